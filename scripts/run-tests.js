@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Runs the compiled test files under dist/test with Node's own test runner.
+// Usage: node scripts/run-tests.js [suite...]   (suites: unit, sim, integration, e2e; default all)
+// Node 20's runner takes no globs, so the files are listed here.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const root = new URL('../dist/test/', import.meta.url).pathname;
+const suites = process.argv.slice(2);
+const files = [];
+function walk(dir) {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (name.endsWith('.test.js')) files.push(path);
+  }
+}
+for (const suite of suites.length > 0 ? suites : readdirSync(root).sort()) {
+  const dir = join(root, suite);
+  try {
+    if (statSync(dir).isDirectory()) walk(dir);
+  } catch {
+    console.error(`no test suite named ${suite} (looked in ${dir})`);
+    process.exit(2);
+  }
+}
+if (files.length === 0) {
+  console.error('no test files found: did the build run?');
+  process.exit(2);
+}
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,82 @@
+// The node core's contract with whatever drives it (the TCP server or the simulator), in the style
+// of etcd's raft "Ready": inputs go in one at a time; the driver then drains the accumulated
+// effects and must apply them in this order:
+//   1. `persist` (append/truncate/epochs/snapshot), made durable (one fsync for the whole batch);
+//   2. `sends` to peers;
+//   3. `replies` to clients;
+//   4. `events` to the event stream.
+// The core never touches a clock, socket, disk or random source itself.
+import type { ElectionMessage } from './election-types.js';
+import type { NodeId, Txn, WallMs } from './types.js';
+import type { Zxid } from './zxid.js';
+import type { PeerMessage } from './zab-messages.js';
+
+export type { PeerMessage };
+
+/** Why a client write failed. Codes are part of the wire protocol (see net/client-protocol.ts). */
+export type WriteErrorCode =
+  | 'NOT_LEADER_YET' // no serving leader known yet (election or sync in progress): retry
+  | 'NO_QUORUM' // the leader lost its quorum before the write could commit: retry
+  | 'LEADER_LOST' // forwarded, then the leader went away: outcome unknown, a retry with the same ids is safe
+  | 'TOO_LARGE'
+  | 'BAD_FRAME';
+
+export type CoreInput =
+  | { readonly type: 'tick'; readonly now: number }
+  | { readonly type: 'message'; readonly now: number; readonly from: NodeId; readonly msg: PeerMessage }
+  /** The link to `peer` came up (both ends can talk). */
+  | { readonly type: 'connected'; readonly now: number; readonly peer: NodeId }
+  /** The link to `peer` broke (connection closed or reset). */
+  | { readonly type: 'disconnected'; readonly now: number; readonly peer: NodeId }
+  | {
+      readonly type: 'write';
+      readonly now: number;
+      /** The driver's handle for the waiting client request; echoed in the reply. */
+      readonly handle: number;
+      readonly clientId: string;
+      readonly requestId: number;
+      readonly path: string;
+      readonly data: Uint8Array;
+    };
+
+export interface PeerSend {
+  readonly to: NodeId;
+  readonly msg: PeerMessage;
+}
+
+export type ClientReply =
+  | { readonly handle: number; readonly ok: true; readonly zxid: Zxid }
+  | { readonly handle: number; readonly ok: false; readonly code: WriteErrorCode };
+
+/** What the core asks the driver to make durable. */
+export type PersistOp =
+  | { readonly op: 'append'; readonly txns: readonly Txn[] }
+  /** Remove every logged txn after `zxid` (TRUNC during sync, or adopting a fetched history). */
+  | { readonly op: 'truncate'; readonly after: Zxid }
+  | { readonly op: 'epochs'; readonly acceptedEpoch: number; readonly currentEpoch: number }
+  /** Replace the whole state by a snapshot taken at `zxid` (SNAP sync) or record a local snapshot. */
+  | { readonly op: 'snapshot'; readonly zxid: Zxid; readonly data: Uint8Array; readonly replacesLog: boolean };
+
+/** A protocol event; the driver adds the timestamp and node name and writes it as one JSON line. */
+export interface CoreEvent {
+  readonly ev: string;
+  readonly [field: string]: unknown;
+}
+
+export interface Ready {
+  readonly persist: PersistOp[];
+  readonly sends: PeerSend[];
+  readonly replies: ClientReply[];
+  readonly events: CoreEvent[];
+}
+
+/** What a node recovers from its disk at start. */
+export interface RecoveredState {
+  readonly acceptedEpoch: number;
+  readonly currentEpoch: number;
+  readonly snapshot?: { readonly zxid: Zxid; readonly data: Uint8Array };
+  /** Txns logged after the snapshot, in zxid order. */
+  readonly txns: readonly Txn[];
+}
+
+export type { ElectionMessage, WallMs };

@@ -1,0 +1,30 @@
+// The score-oracle plug-in interface (POLE's getScore(epoch) and ≺θ). An oracle scores only the
+// node it runs on; the election compares the scores carried in proposals.
+import type { NodeId, Score } from '../types.js';
+import type { Zxid } from '../zxid.js';
+
+/** What a node knows when it scores itself for an election. Measured oracles use the optional parts. */
+export interface ScoreContext {
+  readonly self: NodeId;
+  readonly selfSid: number;
+  /** The election instance being scored. */
+  readonly epoch: number;
+  /** Every member's id, in configuration order. */
+  readonly members: readonly NodeId[];
+  /** This node's last accepted zxid (the history oracle's score). */
+  readonly lastZxid: Zxid;
+  /** Servers left out of the score: the failed (or, for resignation, the current) leader. */
+  readonly excluded: ReadonlySet<NodeId>;
+  /** Mean RTT in ms from this node to every live node it measures (itself = 0). */
+  readonly rttMs?: ReadonlyMap<NodeId, number>;
+  /** θr of every node: client requests per second each one received (F_i). */
+  readonly requestRates?: ReadonlyMap<NodeId, number>;
+}
+
+export interface Oracle {
+  /** The name as written in configuration, e.g. "history" or "latency:10ms,history". */
+  readonly name: string;
+  score(ctx: ScoreContext): Score;
+  /** ≺θ: positive when `a` is the better score, negative when `b` is, zero when equivalent. */
+  compare(a: Score, b: Score): number;
+}
