@@ -53,7 +53,13 @@ export type PersistOp =
   | { readonly op: 'append'; readonly txns: readonly Txn[] }
   /** Remove every logged txn after `zxid` (TRUNC during sync, or adopting a fetched history). */
   | { readonly op: 'truncate'; readonly after: Zxid }
-  | { readonly op: 'epochs'; readonly acceptedEpoch: number; readonly currentEpoch: number }
+  | {
+      readonly op: 'epochs';
+      readonly acceptedEpoch: number;
+      readonly currentEpoch: number;
+      /** Who the accepted epoch came from: a node that crashed after ACKEPOCH may rejoin that same leader. */
+      readonly acceptedLeader?: NodeId;
+    }
   /** Replace the whole state by a snapshot taken at `zxid` (SNAP sync) or record a local snapshot. */
   | { readonly op: 'snapshot'; readonly zxid: Zxid; readonly data: Uint8Array; readonly replacesLog: boolean };
 
@@ -74,6 +80,7 @@ export interface Ready {
 export interface RecoveredState {
   readonly acceptedEpoch: number;
   readonly currentEpoch: number;
+  readonly acceptedLeader?: NodeId;
   readonly snapshot?: { readonly zxid: Zxid; readonly data: Uint8Array };
   /** Txns logged after the snapshot, in zxid order. */
   readonly txns: readonly Txn[];

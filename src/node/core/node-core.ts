@@ -1,0 +1,896 @@
+// One POLE node's protocol, pure: POLE election (election.ts) feeding a Zab-like replication
+// protocol (discovery → catch-up fetch → sync → broadcast). Driven by inputs, it accumulates
+// effects that the driver drains with ready(); see core-types.ts for the order they must be
+// applied in. Time comes only from the `now` of each input.
+import type { CoreEvent, CoreInput, PeerSend, PersistOp, ClientReply, Ready, RecoveredState } from './core-types.js';
+import { DataTree, requestKey, type ApplyResult } from './data-tree.js';
+import type { ElectionDecision, ElectionOutput } from './election-types.js';
+import { PoleElection } from './election.js';
+import type { Oracle, ScoreContext } from './oracles/oracle.js';
+import { TxnHistory } from './txn-history.js';
+import type { Member, NodeId, Score, Txn } from './types.js';
+import type { EpochRange, PeerMessage, SyncPlan, ZabMessage } from './zab-messages.js';
+import { compareZxid, formatZxid, maxZxid, ZERO_ZXID, type Zxid } from './zxid.js';
+
+export interface CoreTimers {
+  readonly tickMs: number;
+  /** Ticks of silence after which a follower gives up on its leader (and a leader on a follower). */
+  readonly syncLimit: number;
+  /** Ticks allowed for discovery and sync before giving up on an epoch. */
+  readonly initLimit: number;
+  readonly electionTimeoutMs: number;
+  readonly retryBaseMs: number;
+}
+
+export interface CoreConfig {
+  readonly self: Member;
+  readonly members: readonly Member[];
+  readonly oracle: Oracle;
+  /** Leader for the first epoch (the paper's runs start with a chosen leader). */
+  readonly initialLeader?: NodeId;
+  readonly timers: CoreTimers;
+  /** Take a local snapshot every this many applied txns. */
+  readonly snapshotEvery: number;
+  /** Most txns in one PROPOSAL; larger batches are split. */
+  readonly maxBatch?: number;
+  /** Supplies measurements (RTT, request rates) to measured oracles; optional. */
+  readonly measurements?: () => Pick<ScoreContext, 'rttMs' | 'requestRates'>;
+  /** Watches state changes (the simulator's invariant checks); never changes behaviour. */
+  readonly observer?: CoreObserver;
+}
+
+export interface CoreObserver {
+  applied(txn: Txn, result: ApplyResult): void;
+  /** The state was replaced by a snapshot taken at `zxid` (SNAP sync). */
+  installed(zxid: Zxid): void;
+}
+
+export type Role = 'looking' | 'following' | 'leading';
+export type Phase = 'election' | 'discovery' | 'sync' | 'serving';
+
+type FollowerStage = 'info' | 'epoch-acked' | 'syncing' | 'synced';
+
+interface FollowerState {
+  stage: FollowerStage;
+  /** From ACKEPOCH: what the follower's log looks like. */
+  currentEpoch: number;
+  lastZxid: Zxid;
+  ranges: readonly EpochRange[];
+  /** Highest zxid the follower has acknowledged as logged (counted for commit once synced). */
+  acked: Zxid;
+  /** The NEWLEADER zxid sent to it. */
+  newLeaderZxid: Zxid;
+  lastHeard: number;
+}
+
+interface LeaderState {
+  readonly epoch: number;
+  readonly since: number;
+  readonly followers: Map<NodeId, FollowerState>;
+  /** The member whose history the leader is fetching, while it does. */
+  fetchingFrom?: NodeId;
+  counter: number;
+  /** Txns proposed since the last ready(): sent as one PROPOSAL per follower. */
+  batch: Txn[];
+  /** Requests proposed and not yet applied: key → zxid (a retry attaches instead of re-proposing). */
+  inflight: Map<string, Zxid>;
+  nextPingAt: number;
+  commitAnnounced: Zxid;
+  firstCommitSeen: boolean;
+}
+
+interface FollowerRole {
+  readonly leader: NodeId;
+  readonly epoch: number;
+  readonly since: number;
+  infoSent: boolean;
+  lastHeard: number;
+  needAck: boolean;
+  /** SYNC applied: from here on our log is a prefix of the leader's, so its commit point applies to it. */
+  synced: boolean;
+}
+
+export class NodeCore {
+  private readonly cfg: CoreConfig;
+  private readonly self: NodeId;
+  private readonly n: number;
+  private readonly quorum: number;
+  private readonly election: PoleElection;
+
+  private acceptedEpoch: number;
+  private acceptedLeader: NodeId | undefined;
+  private currentEpoch: number;
+  private readonly history: TxnHistory;
+  private tree: DataTree;
+  /** Highest zxid known committed; ≥ lastApplied, and applied as soon as it is logged. */
+  private committed: Zxid;
+  private appliedSinceSnapshot = 0;
+
+  private roleName: Role = 'looking';
+  private phaseName: Phase = 'election';
+  private leaderState: LeaderState | undefined;
+  private followerRole: FollowerRole | undefined;
+  private readonly connected = new Set<NodeId>();
+  /** FOLLOWERINFOs that arrived while this node was still electing in that epoch. */
+  private readonly earlyInfos = new Map<NodeId, Extract<ZabMessage, { type: 'FOLLOWERINFO' }>>();
+  /** Client requests waiting for their txn to be applied here: key → driver handles. */
+  private readonly waiters = new Map<string, number[]>();
+  /** Leader last seen serving, excluded from scores of the next election. */
+  private lastLeader: NodeId | undefined;
+  private lastNow = 0;
+
+  private persist: PersistOp[] = [];
+  private sends: PeerSend[] = [];
+  private replies: ClientReply[] = [];
+  private events: CoreEvent[] = [];
+
+  constructor(cfg: CoreConfig, recovered: RecoveredState) {
+    this.cfg = cfg;
+    this.self = cfg.self.id;
+    this.n = cfg.members.length;
+    this.quorum = Math.floor(this.n / 2) + 1;
+    this.acceptedEpoch = recovered.acceptedEpoch;
+    this.acceptedLeader = recovered.acceptedLeader;
+    this.currentEpoch = recovered.currentEpoch;
+    const base = recovered.snapshot?.zxid ?? ZERO_ZXID;
+    this.tree = recovered.snapshot ? DataTree.deserialize(recovered.snapshot.data) : new DataTree();
+    this.history = new TxnHistory(base);
+    for (const t of recovered.txns) this.history.append(t);
+    // Only the snapshot is known committed; the logged tail is confirmed by the next leader's sync.
+    this.committed = base;
+    this.election = new PoleElection({
+      self: cfg.self,
+      members: cfg.members,
+      electionTimeoutMs: cfg.timers.electionTimeoutMs,
+      retryBaseMs: cfg.timers.retryBaseMs,
+      initialEpoch: Math.max(recovered.acceptedEpoch, recovered.currentEpoch),
+      scoreFor: (epoch) => this.scoreFor(epoch),
+      compareScores: (epoch, a, b) => this.compareScores(epoch, a, b),
+    });
+  }
+
+  // ---------------------------------------------------------------- observation
+
+  get role(): Role {
+    return this.roleName;
+  }
+  get phase(): Phase {
+    return this.phaseName;
+  }
+  get epoch(): number {
+    return this.leaderState?.epoch ?? this.followerRole?.epoch ?? this.election.epoch;
+  }
+  get leader(): NodeId | undefined {
+    if (this.leaderState) return this.self;
+    return this.followerRole?.leader;
+  }
+  get lastZxid(): Zxid {
+    return this.history.last;
+  }
+  get commitZxid(): Zxid {
+    return this.committed;
+  }
+  get lastApplied(): Zxid {
+    return this.tree.lastApplied;
+  }
+  get epochs(): { accepted: number; current: number } {
+    return { accepted: this.acceptedEpoch, current: this.currentEpoch };
+  }
+  /** Serving as leader: the role the simulator's "one leader per epoch" check looks at. */
+  get servingLeaderEpoch(): number | undefined {
+    return this.leaderState && this.phaseName === 'serving' ? this.leaderState.epoch : undefined;
+  }
+  read(path: string): ReturnType<DataTree['get']> {
+    return this.tree.get(path);
+  }
+  /** Logged txns after the snapshot point (for checkers and tests). */
+  loggedTxns(): readonly Txn[] {
+    return this.history.slice(this.history.base);
+  }
+  get logBase(): Zxid {
+    return this.history.base;
+  }
+  /** This node's score for the next election under the configured oracle. */
+  currentScore(): Score {
+    return this.cfg.oracle.score(this.scoreContext(this.election.epoch + 1, this.leader));
+  }
+
+  // ---------------------------------------------------------------- driving
+
+  /** Start the node: the first election. */
+  start(now: number): void {
+    this.lastNow = now;
+    this.beginElection(now, 'startup');
+  }
+
+  step(input: CoreInput): void {
+    this.lastNow = input.now;
+    switch (input.type) {
+      case 'tick':
+        this.onTick(input.now);
+        break;
+      case 'message':
+        this.onMessage(input.now, input.from, input.msg);
+        break;
+      case 'connected':
+        this.connected.add(input.peer);
+        this.onConnected(input.now, input.peer);
+        break;
+      case 'disconnected':
+        this.connected.delete(input.peer);
+        this.onDisconnected(input.now, input.peer);
+        break;
+      case 'write':
+        this.onWrite(input.now, input.handle, input.clientId, input.requestId, input.path, input.data);
+        break;
+    }
+  }
+
+  /** Drain the effects accumulated since the last call. */
+  ready(): Ready {
+    this.flushBatches();
+    const r: Ready = { persist: this.persist, sends: this.sends, replies: this.replies, events: this.events };
+    this.persist = [];
+    this.sends = [];
+    this.replies = [];
+    this.events = [];
+    return r;
+  }
+
+  /** When the driver must call step({type:'tick'}) next, at the latest. */
+  nextTimerAt(): number | undefined {
+    const t = this.cfg.timers;
+    const deadlines: number[] = [];
+    const e = this.election.nextDeadline();
+    if (e !== undefined) deadlines.push(e);
+    const ls = this.leaderState;
+    if (ls) {
+      deadlines.push(ls.nextPingAt);
+      if (this.phaseName !== 'serving') deadlines.push(ls.since + t.initLimit * t.tickMs);
+    }
+    const fr = this.followerRole;
+    if (fr) {
+      deadlines.push(fr.lastHeard + t.syncLimit * t.tickMs);
+      if (this.phaseName !== 'serving') deadlines.push(fr.since + t.initLimit * t.tickMs);
+    }
+    return deadlines.length > 0 ? Math.min(...deadlines) : undefined;
+  }
+
+  // ---------------------------------------------------------------- election
+
+  private scoreContext(epoch: number, exclude: NodeId | undefined): ScoreContext {
+    const excluded = new Set<NodeId>();
+    if (exclude !== undefined && exclude !== this.self) excluded.add(exclude);
+    return {
+      self: this.self,
+      selfSid: this.cfg.self.sid,
+      epoch,
+      members: this.cfg.members.map((m) => m.id),
+      lastZxid: this.history.last,
+      excluded,
+      ...(this.cfg.measurements?.() ?? {}),
+    };
+  }
+
+  private usesInitialLeader(epoch: number): boolean {
+    // Only a brand-new cluster (nothing ever accepted) starts with the operator's chosen leader.
+    return this.cfg.initialLeader !== undefined && epoch === 1;
+  }
+
+  private scoreFor(epoch: number): Score {
+    if (this.usesInitialLeader(epoch)) return [this.self === this.cfg.initialLeader ? 1 : 0];
+    return this.cfg.oracle.score(this.scoreContext(epoch, this.lastLeader));
+  }
+
+  private compareScores(epoch: number, a: Score, b: Score): number {
+    if (this.usesInitialLeader(epoch)) return (a[0] ?? 0) - (b[0] ?? 0);
+    return this.cfg.oracle.compare(a, b);
+  }
+
+  private beginElection(now: number, reason: string): void {
+    this.abandonRole(now);
+    this.roleName = 'looking';
+    this.setPhase('election');
+    const out = this.election.newElection(now, this.acceptedEpoch + 1);
+    this.emit({ ev: 'election-started', reason, epoch: this.election.epoch, lastZxid: formatZxid(this.history.last) });
+    this.takeElection(now, out);
+  }
+
+  private takeElection(now: number, out: ElectionOutput): void {
+    for (const s of out.sends) this.sends.push({ to: s.to, msg: s.msg });
+    if (out.decided) this.onDecided(now, out.decided);
+  }
+
+  private onDecided(now: number, d: ElectionDecision): void {
+    this.emit({
+      ev: 'elected',
+      leader: d.leader,
+      epoch: d.epoch,
+      via: d.via,
+      proposals: Object.fromEntries(d.proposals.map((p) => [p.id, p.score])),
+    });
+    if (d.leader === this.self) this.lead(now, d.epoch);
+    else this.follow(now, d.leader, d.epoch);
+  }
+
+  /** Leave the current role: pending client requests get an explicit error. */
+  private abandonRole(_now: number): void {
+    if (this.leaderState || this.followerRole) {
+      for (const [, handles] of this.waiters) {
+        for (const h of handles) this.replies.push({ handle: h, ok: false, code: 'LEADER_LOST' });
+      }
+      this.waiters.clear();
+    }
+    this.leaderState = undefined;
+    this.followerRole = undefined;
+  }
+
+  private setPhase(p: Phase): void {
+    if (this.phaseName === p) return;
+    this.phaseName = p;
+    this.emit({ ev: 'phase', phase: p, epoch: this.epoch });
+  }
+
+  // ---------------------------------------------------------------- leader
+
+  private lead(now: number, epoch: number): void {
+    if (epoch <= this.acceptedEpoch) {
+      // Someone else may already hold this epoch: never reuse it.
+      this.beginElection(now, `stale-epoch:${epoch}<=${this.acceptedEpoch}`);
+      return;
+    }
+    this.acceptedEpoch = epoch;
+    this.acceptedLeader = this.self;
+    this.persistEpochs();
+    this.roleName = 'leading';
+    this.leaderState = {
+      epoch,
+      since: now,
+      followers: new Map(),
+      counter: 0,
+      batch: [],
+      inflight: new Map(),
+      nextPingAt: now,
+      commitAnnounced: ZERO_ZXID,
+      firstCommitSeen: false,
+    };
+    this.emit({ ev: 'leading', epoch, lastZxid: formatZxid(this.history.last) });
+    this.setPhase('discovery');
+    const early = [...this.earlyInfos];
+    this.earlyInfos.clear();
+    for (const [from, info] of early) this.onFollowerInfo(now, from, info);
+    this.maybeFinishDiscovery(now);
+  }
+
+  private onFollowerInfo(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'FOLLOWERINFO' }>): void {
+    const ls = this.leaderState;
+    if (!ls || m.epoch !== ls.epoch) {
+      if (!ls && this.roleName === 'looking' && m.epoch === this.election.epoch) {
+        this.earlyInfos.set(from, m); // we may be about to lead this epoch
+        return;
+      }
+      this.send(from, { type: 'REJECT', epoch: m.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'not-leading' });
+      return;
+    }
+    ls.followers.set(from, {
+      stage: 'info',
+      currentEpoch: 0,
+      lastZxid: m.lastZxid,
+      ranges: [],
+      acked: ZERO_ZXID,
+      newLeaderZxid: ZERO_ZXID,
+      lastHeard: now,
+    });
+    this.send(from, { type: 'LEADERINFO', epoch: ls.epoch });
+  }
+
+  private onAckEpoch(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'ACKEPOCH' }>): void {
+    const ls = this.leaderState;
+    const f = ls?.followers.get(from);
+    if (!ls || !f || m.epoch !== ls.epoch || f.stage !== 'info') return;
+    f.stage = 'epoch-acked';
+    f.currentEpoch = m.currentEpoch;
+    f.lastZxid = m.lastZxid;
+    f.ranges = m.ranges;
+    if (this.phaseName === 'discovery') this.maybeFinishDiscovery(now);
+    else if (this.phaseName === 'sync' || this.phaseName === 'serving') this.syncFollower(from, f);
+  }
+
+  /** With a quorum of ACKEPOCH: catch up from the most up-to-date member of it, then sync. */
+  private maybeFinishDiscovery(now: number): void {
+    const ls = this.leaderState;
+    if (!ls || this.phaseName !== 'discovery' || ls.fetchingFrom !== undefined) return;
+    const acked = [...ls.followers].filter(([, f]) => f.stage === 'epoch-acked');
+    if (acked.length + 1 < this.quorum) return;
+    let best: NodeId = this.self;
+    let bestEpoch = this.currentEpoch;
+    let bestZxid = this.history.last;
+    for (const [id, f] of acked) {
+      const c = f.currentEpoch !== bestEpoch ? f.currentEpoch - bestEpoch : compareZxid(f.lastZxid, bestZxid);
+      if (c > 0) {
+        best = id;
+        bestEpoch = f.currentEpoch;
+        bestZxid = f.lastZxid;
+      }
+    }
+    if (best !== this.self) {
+      ls.fetchingFrom = best;
+      this.emit({ ev: 'fetch-history', from: best, epoch: ls.epoch, have: formatZxid(this.history.last), theirs: formatZxid(bestZxid) });
+      this.send(best, { type: 'FETCH', epoch: ls.epoch, ranges: this.history.ranges(), lastZxid: this.history.last });
+      return;
+    }
+    this.startSync(now);
+  }
+
+  private onFetched(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'FETCHED' }>): void {
+    const ls = this.leaderState;
+    if (!ls || m.epoch !== ls.epoch || ls.fetchingFrom !== from) return;
+    this.applyPlan(m.plan, from, 'fetched');
+    ls.fetchingFrom = undefined;
+    this.startSync(now);
+  }
+
+  private startSync(_now: number): void {
+    const ls = this.leaderState;
+    if (!ls) return;
+    this.setPhase('sync');
+    for (const [id, f] of ls.followers) if (f.stage === 'epoch-acked') this.syncFollower(id, f);
+    this.maybeServe();
+  }
+
+  private syncFollower(id: NodeId, f: FollowerState): void {
+    const ls = this.leaderState;
+    if (!ls) return;
+    const plan = this.history.planSync(f.ranges, f.lastZxid, () => this.snapshotNow());
+    f.stage = 'syncing';
+    f.newLeaderZxid = this.history.last;
+    this.emit({
+      ev: 'sync-sent',
+      to: id,
+      kind: plan.snapshot ? 'SNAP' : plan.truncateTo ? 'TRUNC' : 'DIFF',
+      txns: plan.txns.length,
+      ...(plan.truncateTo ? { truncateTo: formatZxid(plan.truncateTo) } : {}),
+    });
+    if (plan.snapshot) this.emit({ ev: 'snapshot-sent', to: id, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+    this.send(id, { type: 'SYNC', epoch: ls.epoch, plan });
+    this.send(id, { type: 'NEWLEADER', epoch: ls.epoch, lastZxid: f.newLeaderZxid });
+  }
+
+  private onAckNewLeader(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'ACKNEWLEADER' }>): void {
+    const ls = this.leaderState;
+    const f = ls?.followers.get(from);
+    if (!ls || !f || m.epoch !== ls.epoch || f.stage !== 'syncing') return;
+    f.stage = 'synced';
+    f.acked = maxZxid(f.acked, f.newLeaderZxid);
+    f.lastHeard = now;
+    if (this.phaseName === 'serving') {
+      this.send(from, { type: 'UPTODATE', epoch: ls.epoch, commitZxid: this.committed });
+      this.recomputeCommit();
+    } else {
+      this.maybeServe();
+    }
+  }
+
+  private maybeServe(): void {
+    const ls = this.leaderState;
+    if (!ls || this.phaseName !== 'sync') return;
+    const synced = [...ls.followers].filter(([, f]) => f.stage === 'synced');
+    if (synced.length + 1 < this.quorum) return;
+    // A quorum holds our history and has accepted us: all of it is committed now.
+    this.currentEpoch = ls.epoch;
+    this.persistEpochs();
+    this.commitUpTo(this.history.last);
+    ls.commitAnnounced = this.committed;
+    this.setPhase('serving');
+    this.emit({ ev: 'serving', epoch: ls.epoch, followers: synced.map(([id]) => id), lastZxid: formatZxid(this.history.last) });
+    for (const [id] of synced) this.send(id, { type: 'UPTODATE', epoch: ls.epoch, commitZxid: this.committed });
+  }
+
+  private propose(now: number, clientId: string, requestId: number, path: string, data: Uint8Array): Zxid {
+    const ls = this.leaderState!;
+    ls.counter += 1;
+    const txn: Txn = { zxid: { epoch: ls.epoch, counter: ls.counter }, path, data, clientId, requestId };
+    this.history.append(txn);
+    ls.batch.push(txn);
+    ls.inflight.set(requestKey(clientId, requestId), txn.zxid);
+    void now;
+    return txn.zxid;
+  }
+
+  /** Leader side of a write, local or forwarded: propose unless it is a retry. */
+  private leaderAccept(now: number, clientId: string, requestId: number, path: string, data: Uint8Array): void {
+    const ls = this.leaderState!;
+    const key = requestKey(clientId, requestId);
+    if (this.tree.lookupDone(key) || ls.inflight.has(key)) return; // applied or on its way: the waiter is answered on apply
+    this.propose(now, clientId, requestId, path, data);
+  }
+
+  private onAck(from: NodeId, m: Extract<ZabMessage, { type: 'ACK' }>): void {
+    const ls = this.leaderState;
+    const f = ls?.followers.get(from);
+    if (!ls || !f || m.epoch !== ls.epoch) return;
+    if (compareZxid(m.zxid, f.acked) > 0) f.acked = m.zxid;
+    if (f.stage === 'synced' && this.phaseName === 'serving') this.recomputeCommit();
+  }
+
+  private recomputeCommit(): void {
+    const ls = this.leaderState;
+    if (!ls || this.phaseName !== 'serving') return;
+    const acks: Zxid[] = [this.history.last];
+    for (const f of ls.followers.values()) if (f.stage === 'synced') acks.push(f.acked);
+    if (acks.length < this.quorum) return;
+    acks.sort((a, b) => compareZxid(b, a));
+    const candidate = acks[this.quorum - 1]!;
+    // Only this epoch's proposals commit by counting; older ones committed with NEWLEADER.
+    if (candidate.epoch === ls.epoch && compareZxid(candidate, this.committed) > 0) {
+      this.commitUpTo(candidate);
+      if (!ls.firstCommitSeen) {
+        ls.firstCommitSeen = true;
+        this.emit({ ev: 'first-commit', epoch: ls.epoch, zxid: formatZxid(candidate) });
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- follower
+
+  private follow(now: number, leader: NodeId, epoch: number): void {
+    this.roleName = 'following';
+    this.followerRole = { leader, epoch, since: now, infoSent: false, lastHeard: now, needAck: false, synced: false };
+    // Whoever asked to follow us in this epoch must look elsewhere now.
+    for (const [from, info] of this.earlyInfos) {
+      this.send(from, { type: 'REJECT', epoch: info.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'following-another' });
+    }
+    this.earlyInfos.clear();
+    this.lastLeader = leader;
+    this.emit({ ev: 'following', leader, epoch });
+    this.setPhase('discovery');
+    this.sendFollowerInfo();
+  }
+
+  private sendFollowerInfo(): void {
+    const fr = this.followerRole;
+    if (!fr || fr.infoSent || !this.connected.has(fr.leader)) return;
+    fr.infoSent = true;
+    this.send(fr.leader, { type: 'FOLLOWERINFO', epoch: fr.epoch, acceptedEpoch: this.acceptedEpoch, lastZxid: this.history.last });
+  }
+
+  private leaderLost(now: number, reason: string): void {
+    const fr = this.followerRole;
+    this.emit({ ev: 'leader-lost', leader: fr?.leader, epoch: fr?.epoch, reason });
+    this.beginElection(now, `leader-lost:${reason}`);
+  }
+
+  private onLeaderInfo(now: number, m: Extract<ZabMessage, { type: 'LEADERINFO' }>): void {
+    const fr = this.followerRole!;
+    const sameLeaderAgain = m.epoch === this.acceptedEpoch && this.acceptedLeader === fr.leader;
+    if (m.epoch !== fr.epoch || (m.epoch <= this.acceptedEpoch && !sameLeaderAgain)) {
+      this.send(fr.leader, { type: 'REJECT', epoch: m.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'stale-epoch' });
+      this.leaderLost(now, `rejected-epoch:${m.epoch}<=${this.acceptedEpoch}`);
+      return;
+    }
+    this.acceptedEpoch = m.epoch;
+    this.acceptedLeader = fr.leader;
+    this.persistEpochs();
+    this.send(fr.leader, {
+      type: 'ACKEPOCH',
+      epoch: m.epoch,
+      currentEpoch: this.currentEpoch,
+      lastZxid: this.history.last,
+      ranges: this.history.ranges(),
+    });
+  }
+
+  private onFetch(from: NodeId, m: Extract<ZabMessage, { type: 'FETCH' }>): void {
+    const fr = this.followerRole;
+    if (!fr || fr.leader !== from || fr.epoch !== m.epoch) return;
+    const plan = this.history.planSync(m.ranges, m.lastZxid, () => this.snapshotNow());
+    if (plan.snapshot) this.emit({ ev: 'snapshot-sent', to: from, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+    this.send(from, { type: 'FETCHED', epoch: m.epoch, plan });
+  }
+
+  private onSync(from: NodeId, m: Extract<ZabMessage, { type: 'SYNC' }>): void {
+    this.setPhase('sync');
+    this.applyPlan(m.plan, from, 'sync');
+    this.followerRole!.synced = true;
+  }
+
+  private onNewLeader(m: Extract<ZabMessage, { type: 'NEWLEADER' }>): void {
+    const fr = this.followerRole!;
+    this.currentEpoch = m.epoch;
+    this.persistEpochs();
+    this.send(fr.leader, { type: 'ACKNEWLEADER', epoch: m.epoch });
+  }
+
+  private onUpToDate(m: Extract<ZabMessage, { type: 'UPTODATE' }>): void {
+    this.learnCommit(m.commitZxid);
+    this.setPhase('serving');
+    this.emit({ ev: 'serving', epoch: m.epoch, leader: this.followerRole?.leader, lastZxid: formatZxid(this.history.last) });
+  }
+
+  private onProposal(m: Extract<ZabMessage, { type: 'PROPOSAL' }>): void {
+    const fr = this.followerRole!;
+    const fresh: Txn[] = [];
+    for (const t of m.txns) {
+      if (compareZxid(t.zxid, this.history.last) <= 0) continue; // already logged via SYNC
+      this.history.append(t);
+      fresh.push(t);
+    }
+    if (fresh.length > 0) this.persist.push({ op: 'append', txns: fresh });
+    fr.needAck = true;
+  }
+
+  // ---------------------------------------------------------------- both roles
+
+  /** Bring this log in line with a plan (a SYNC from the leader or a FETCHED from a follower). */
+  private applyPlan(plan: SyncPlan, from: NodeId, why: 'sync' | 'fetched'): void {
+    if (plan.snapshot) {
+      this.tree = DataTree.deserialize(plan.snapshot.data);
+      this.cfg.observer?.installed(plan.snapshot.zxid);
+      this.history.reset(plan.snapshot.zxid);
+      this.committed = plan.snapshot.zxid;
+      this.appliedSinceSnapshot = 0;
+      this.persist.push({ op: 'snapshot', zxid: plan.snapshot.zxid, data: plan.snapshot.data, replacesLog: true });
+      this.emit({ ev: 'snapshot-received', from, why, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+    }
+    if (plan.truncateTo) {
+      if (compareZxid(plan.truncateTo, this.tree.lastApplied) < 0) {
+        // Never happens if the protocol is right: committed txns are never truncated.
+        throw new Error(`asked to truncate to ${formatZxid(plan.truncateTo)} below applied ${formatZxid(this.tree.lastApplied)}`);
+      }
+      this.history.truncateAfter(plan.truncateTo);
+      this.persist.push({ op: 'truncate', after: plan.truncateTo });
+    }
+    const fresh: Txn[] = [];
+    for (const t of plan.txns) {
+      if (compareZxid(t.zxid, this.history.last) <= 0) continue;
+      this.history.append(t);
+      fresh.push(t);
+    }
+    if (fresh.length > 0) this.persist.push({ op: 'append', txns: fresh });
+    this.emit({
+      ev: why === 'sync' ? 'synced' : 'fetched',
+      from,
+      kind: plan.snapshot ? 'SNAP' : plan.truncateTo ? 'TRUNC' : 'DIFF',
+      txns: plan.txns.length,
+      lastZxid: formatZxid(this.history.last),
+    });
+  }
+
+  private learnCommit(z: Zxid): void {
+    // Before SYNC our tail may hold txns the leader never committed: its commit point says nothing of them.
+    if (this.followerRole && !this.followerRole.synced) return;
+    const upTo = compareZxid(z, this.history.last) <= 0 ? z : this.history.last;
+    if (compareZxid(z, this.committed) > 0) this.committed = z;
+    this.applyUpTo(upTo);
+  }
+
+  /** Leader: mark committed and apply. */
+  private commitUpTo(z: Zxid): void {
+    if (compareZxid(z, this.committed) > 0) this.committed = z;
+    this.applyUpTo(z);
+  }
+
+  private applyUpTo(z: Zxid): void {
+    if (compareZxid(z, this.tree.lastApplied) <= 0) return;
+    const ls = this.leaderState;
+    for (const t of this.history.slice(this.tree.lastApplied, z)) {
+      const r = this.tree.apply(t);
+      this.cfg.observer?.applied(t, r);
+      const key = requestKey(t.clientId, t.requestId);
+      ls?.inflight.delete(key);
+      const handles = this.waiters.get(key);
+      if (handles) {
+        this.waiters.delete(key);
+        for (const h of handles) this.replies.push({ handle: h, ok: true, zxid: r.zxid });
+      }
+      this.appliedSinceSnapshot += 1;
+    }
+    if (this.appliedSinceSnapshot >= this.cfg.snapshotEvery) this.takeLocalSnapshot();
+  }
+
+  private snapshotNow(): { zxid: Zxid; data: Uint8Array } {
+    return { zxid: this.tree.lastApplied, data: this.tree.serialize() };
+  }
+
+  private takeLocalSnapshot(): void {
+    const snap = this.snapshotNow();
+    this.persist.push({ op: 'snapshot', zxid: snap.zxid, data: snap.data, replacesLog: false });
+    this.history.compactTo(snap.zxid);
+    this.appliedSinceSnapshot = 0;
+    this.emit({ ev: 'snapshot-taken', zxid: formatZxid(snap.zxid), bytes: snap.data.byteLength });
+  }
+
+  private onWrite(now: number, handle: number, clientId: string, requestId: number, path: string, data: Uint8Array): void {
+    if (this.phaseName !== 'serving') {
+      this.replies.push({ handle, ok: false, code: 'NOT_LEADER_YET' });
+      return;
+    }
+    const key = requestKey(clientId, requestId);
+    const done = this.tree.lookupDone(key);
+    if (done) {
+      this.replies.push({ handle, ok: true, zxid: done });
+      return;
+    }
+    const waiting = this.waiters.get(key);
+    if (waiting) waiting.push(handle);
+    else this.waiters.set(key, [handle]);
+    if (this.leaderState) {
+      this.leaderAccept(now, clientId, requestId, path, data);
+    } else if (this.followerRole && !waiting) {
+      this.send(this.followerRole.leader, { type: 'REQUEST', epoch: this.followerRole.epoch, clientId, requestId, path, data });
+    }
+  }
+
+  private onTick(now: number): void {
+    this.takeElection(now, this.election.tick(now));
+    const t = this.cfg.timers;
+    const ls = this.leaderState;
+    if (ls) {
+      if (this.phaseName !== 'serving' && now >= ls.since + t.initLimit * t.tickMs) {
+        this.stepDown(now, `no-quorum-within-initLimit:${this.phaseName}`);
+        return;
+      }
+      if (this.phaseName === 'serving') {
+        let inTouch = 1;
+        for (const f of ls.followers.values()) if (f.stage === 'synced' && now - f.lastHeard <= t.syncLimit * t.tickMs) inTouch += 1;
+        if (inTouch < this.quorum) {
+          this.stepDown(now, 'lost-quorum');
+          return;
+        }
+      }
+      if (now >= ls.nextPingAt) {
+        ls.nextPingAt = now + t.tickMs / 2;
+        for (const id of ls.followers.keys()) this.send(id, { type: 'PING', epoch: ls.epoch, commitZxid: this.committed });
+      }
+    }
+    const fr = this.followerRole;
+    if (fr) {
+      // Same expressions as nextTimerAt(), so a timer set for a deadline always finds it due.
+      if (now >= fr.lastHeard + t.syncLimit * t.tickMs) this.leaderLost(now, 'timeout');
+      else if (this.phaseName !== 'serving' && now >= fr.since + t.initLimit * t.tickMs) this.leaderLost(now, 'sync-timeout');
+    }
+  }
+
+  private stepDown(now: number, reason: string): void {
+    this.emit({ ev: 'stepped-down', epoch: this.leaderState?.epoch, reason });
+    this.beginElection(now, `stepped-down:${reason}`);
+  }
+
+  private onConnected(now: number, peer: NodeId): void {
+    void now;
+    if (this.followerRole?.leader === peer) this.sendFollowerInfo();
+  }
+
+  private onDisconnected(now: number, peer: NodeId): void {
+    this.earlyInfos.delete(peer);
+    if (this.followerRole?.leader === peer) {
+      this.leaderLost(now, 'connection-lost');
+      return;
+    }
+    const ls = this.leaderState;
+    if (ls?.followers.delete(peer)) {
+      if (ls.fetchingFrom === peer) {
+        this.stepDown(now, 'fetch-source-lost');
+        return;
+      }
+      if (this.phaseName === 'serving') {
+        const synced = [...ls.followers.values()].filter((f) => f.stage === 'synced').length;
+        if (synced + 1 < this.quorum) this.stepDown(now, 'lost-quorum');
+      }
+    }
+  }
+
+  private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
+    if (msg.type === 'P' || msg.type === 'V') {
+      this.takeElection(now, this.election.onMessage(now, from, msg));
+      return;
+    }
+    const fr = this.followerRole;
+    if (fr && from === fr.leader && msg.epoch === fr.epoch) {
+      fr.lastHeard = now;
+      switch (msg.type) {
+        case 'LEADERINFO':
+          return this.onLeaderInfo(now, msg);
+        case 'FETCH':
+          return this.onFetch(from, msg);
+        case 'SYNC':
+          return this.onSync(from, msg);
+        case 'NEWLEADER':
+          return this.onNewLeader(msg);
+        case 'UPTODATE':
+          return this.onUpToDate(msg);
+        case 'PROPOSAL':
+          return this.onProposal(msg);
+        case 'COMMIT':
+          return this.learnCommit(msg.zxid);
+        case 'PING':
+          this.learnCommit(msg.commitZxid);
+          this.send(from, { type: 'PONG', epoch: msg.epoch });
+          return;
+        case 'REJECT':
+          return this.leaderLost(now, `rejected:${msg.reason}`);
+        default:
+          return;
+      }
+    }
+    const ls = this.leaderState;
+    if (msg.type === 'FOLLOWERINFO') return this.onFollowerInfo(now, from, msg);
+    if (!ls || msg.epoch !== ls.epoch) return; // stale: from an old epoch or for a role we left
+    const f = ls.followers.get(from);
+    if (f) f.lastHeard = now;
+    switch (msg.type) {
+      case 'ACKEPOCH':
+        return this.onAckEpoch(now, from, msg);
+      case 'FETCHED':
+        return this.onFetched(now, from, msg);
+      case 'ACKNEWLEADER':
+        return this.onAckNewLeader(now, from, msg);
+      case 'ACK':
+        return this.onAck(from, msg);
+      case 'REQUEST':
+        if (this.phaseName === 'serving') this.leaderAccept(now, msg.clientId, msg.requestId, msg.path, msg.data);
+        return;
+      case 'REJECT':
+        if (ls.followers.delete(from) && ls.fetchingFrom === from) this.stepDown(now, 'fetch-source-rejected');
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ---------------------------------------------------------------- effects
+
+  /** Per ready(): one PROPOSAL per follower for the batch, one COMMIT, one ACK. */
+  private flushBatches(): void {
+    const ls = this.leaderState;
+    if (ls) {
+      if (ls.batch.length > 0) {
+        const batch = ls.batch;
+        ls.batch = [];
+        this.persist.push({ op: 'append', txns: batch });
+        const max = this.cfg.maxBatch ?? 1000;
+        for (let i = 0; i < batch.length; i += max) {
+          const part = batch.slice(i, i + max);
+          for (const [id, f] of ls.followers) {
+            if (f.stage === 'syncing' || f.stage === 'synced') this.send(id, { type: 'PROPOSAL', epoch: ls.epoch, txns: part });
+          }
+        }
+        // A leader alone in a quorum of one commits what it has just logged.
+        this.recomputeCommit();
+      }
+      if (this.phaseName === 'serving' && compareZxid(this.committed, ls.commitAnnounced) > 0) {
+        ls.commitAnnounced = this.committed;
+        for (const [id, f] of ls.followers) {
+          if (f.stage === 'syncing' || f.stage === 'synced') this.send(id, { type: 'COMMIT', epoch: ls.epoch, zxid: this.committed });
+        }
+      }
+    }
+    const fr = this.followerRole;
+    if (fr?.needAck) {
+      fr.needAck = false;
+      this.send(fr.leader, { type: 'ACK', epoch: fr.epoch, zxid: this.history.last });
+    }
+  }
+
+  private persistEpochs(): void {
+    this.persist.push({
+      op: 'epochs',
+      acceptedEpoch: this.acceptedEpoch,
+      currentEpoch: this.currentEpoch,
+      ...(this.acceptedLeader !== undefined ? { acceptedLeader: this.acceptedLeader } : {}),
+    });
+  }
+
+  private send(to: NodeId, msg: PeerMessage): void {
+    this.sends.push({ to, msg });
+  }
+
+  private emit(e: CoreEvent): void {
+    this.events.push(e);
+  }
+
+  /** For diagnostics: the time of the last input. */
+  get now(): number {
+    return this.lastNow;
+  }
+}

@@ -1,0 +1,148 @@
+// A node's in-memory log: the txns after its snapshot point (`base`), in zxid order. It also
+// knows how to describe itself compactly (epoch ranges) and how to bring another log in line
+// with it (DIFF, TRUNC + DIFF, or SNAP), which both sync directions use: leader → follower, and
+// the most up-to-date follower → a new leader that lacks history.
+import type { Txn } from './types.js';
+import type { EpochRange, SyncPlan } from './zab-messages.js';
+import { compareZxid, zxidEquals, type Zxid } from './zxid.js';
+
+export class TxnHistory {
+  private txns: Txn[] = [];
+
+  constructor(private baseZxid: Zxid) {}
+
+  get base(): Zxid {
+    return this.baseZxid;
+  }
+
+  get last(): Zxid {
+    return this.txns.length > 0 ? this.txns[this.txns.length - 1]!.zxid : this.baseZxid;
+  }
+
+  get length(): number {
+    return this.txns.length;
+  }
+
+  append(txn: Txn): void {
+    if (compareZxid(txn.zxid, this.last) <= 0) {
+      throw new Error(`log append out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.last.epoch}:${this.last.counter}`);
+    }
+    this.txns.push(txn);
+  }
+
+  /** Index of the first txn with zxid > z. */
+  private upperBound(z: Zxid): number {
+    let lo = 0;
+    let hi = this.txns.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareZxid(this.txns[mid]!.zxid, z) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** True when z is the base or a logged txn. */
+  has(z: Zxid): boolean {
+    if (zxidEquals(z, this.baseZxid)) return true;
+    const i = this.upperBound(z) - 1;
+    return i >= 0 && zxidEquals(this.txns[i]!.zxid, z);
+  }
+
+  /** Txns with zxid in (from, to]; `to` defaults to the end. */
+  slice(from: Zxid, to?: Zxid): Txn[] {
+    const start = this.upperBound(from);
+    const end = to ? this.upperBound(to) : this.txns.length;
+    return this.txns.slice(start, end);
+  }
+
+  get(z: Zxid): Txn | undefined {
+    const i = this.upperBound(z) - 1;
+    const t = this.txns[i];
+    return t && zxidEquals(t.zxid, z) ? t : undefined;
+  }
+
+  truncateAfter(z: Zxid): void {
+    if (compareZxid(z, this.baseZxid) < 0) throw new Error('cannot truncate below the snapshot');
+    this.txns.length = this.upperBound(z);
+  }
+
+  /** Forget txns up to z (they are in a snapshot now). */
+  compactTo(z: Zxid): void {
+    const i = this.upperBound(z);
+    this.txns = this.txns.slice(i);
+    if (compareZxid(z, this.baseZxid) > 0) this.baseZxid = z;
+  }
+
+  /** Start over from a snapshot at z. */
+  reset(z: Zxid): void {
+    this.txns = [];
+    this.baseZxid = z;
+  }
+
+  /**
+   * The log as runs of consecutive counters per epoch, the base included. Two logs that hold the
+   * same zxid agree on everything before it (one leader per epoch), so these runs are enough to
+   * find the common prefix of two logs.
+   */
+  ranges(): EpochRange[] {
+    const out: { epoch: number; first: number; last: number }[] = [
+      { epoch: this.baseZxid.epoch, first: this.baseZxid.counter, last: this.baseZxid.counter },
+    ];
+    for (const t of this.txns) {
+      const r = out[out.length - 1]!;
+      if (t.zxid.epoch === r.epoch && t.zxid.counter === r.last + 1) r.last = t.zxid.counter;
+      else out.push({ epoch: t.zxid.epoch, first: t.zxid.counter, last: t.zxid.counter });
+    }
+    return out;
+  }
+
+  /**
+   * The newest zxid held by both this log and the one described by (ranges, last), or undefined
+   * when they share nothing this log still holds (its history is only in its snapshot).
+   */
+  commonPoint(ranges: readonly EpochRange[], last: Zxid): Zxid | undefined {
+    let best: Zxid | undefined;
+    const consider = (z: Zxid): void => {
+      if (compareZxid(z, last) <= 0 && (!best || compareZxid(z, best) > 0)) best = z;
+    };
+    // Both bases are committed state; a snapshot point we are past is on the other log's path too.
+    const otherBase = ranges[0];
+    if (otherBase && compareZxid(this.baseZxid, { epoch: otherBase.epoch, counter: otherBase.first }) <= 0) {
+      // The other log starts at or after our base: our base is in its (snapshotted) past.
+      consider(this.baseZxid);
+    }
+    for (const r of ranges) {
+      if (r.epoch === this.baseZxid.epoch && this.baseZxid.counter >= r.first && this.baseZxid.counter <= r.last) {
+        consider(this.baseZxid);
+      }
+      // Our newest txn in [(epoch, first), (epoch, last)]; our runs within an epoch are gap-free
+      // after the base, so if it exists everything from the range start up to it is shared.
+      const hi = this.upperBound({ epoch: r.epoch, counter: r.last }) - 1;
+      const t = this.txns[hi];
+      if (t && t.zxid.epoch === r.epoch && t.zxid.counter >= r.first) consider(t.zxid);
+    }
+    return best;
+  }
+
+  /**
+   * How to bring the log described by (ranges, last) in line with this one. `snapshot` is called
+   * only when a SNAP is needed and must return this node's state at some zxid ≥ base (with the
+   * txns after that zxid following in the plan).
+   */
+  planSync(ranges: readonly EpochRange[], last: Zxid, snapshot: () => { zxid: Zxid; data: Uint8Array }): SyncPlan {
+    const common = this.commonPoint(ranges, last);
+    const otherBase = ranges[0];
+    const otherBaseZxid = otherBase ? { epoch: otherBase.epoch, counter: otherBase.first } : undefined;
+    const tooOld =
+      common === undefined ||
+      compareZxid(common, this.baseZxid) < 0 ||
+      (otherBaseZxid !== undefined && compareZxid(common, otherBaseZxid) < 0);
+    if (tooOld) {
+      const snap = snapshot();
+      return { snapshot: snap, txns: this.slice(snap.zxid) };
+    }
+    const txns = this.slice(common);
+    return zxidEquals(common, last) ? { txns } : { truncateTo: common, txns };
+  }
+}

@@ -1,0 +1,158 @@
+// The physical steps a flush round performs, in the order the ops were applied. DurableStore.apply()
+// turns ops into these at once (updating its in-memory index), so a flush only does I/O.
+import type { FileHandle } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Epochs } from './epoch-file.js';
+import { writeEpochs } from './epoch-file.js';
+import { segmentName } from './file-names.js';
+import { fsyncDir, unlinkIfExists } from './fs-helpers.js';
+import { markSyncPoint } from './record-codec.js';
+import type { SnapshotMeta } from './snapshot-file.js';
+import { writeSnapshot } from './snapshot-file.js';
+
+export type DiskAction =
+  /** Write encoded records at `position` of segment `seq`; one writev for all chunks. */
+  | {
+      readonly kind: 'write';
+      readonly seq: number;
+      readonly position: number;
+      readonly chunks: Buffer[];
+      /** Offset, inside the last chunk, of its last record (gets the sync-point flag). */
+      lastRecordOffset: number;
+      bytes: number;
+    }
+  /** Start segment `seq`; `fromSeq` stops receiving appends (synced first unless it is being discarded). */
+  | { readonly kind: 'roll'; readonly fromSeq: number; readonly seq: number; readonly syncFrom: boolean }
+  /** Delete segments `deleteSeqs` (newest first), then cut segment `seq` to `length` bytes. */
+  | {
+      readonly kind: 'truncate';
+      readonly seq: number;
+      readonly length: number;
+      readonly deleteSeqs: readonly number[];
+    }
+  | { readonly kind: 'epochs'; readonly epochs: Epochs }
+  /** Write a snapshot; once it is durable, delete the segments and snapshot files it makes obsolete. */
+  | {
+      readonly kind: 'snapshot';
+      readonly meta: SnapshotMeta;
+      readonly data: Uint8Array;
+      readonly deleteSeqs: readonly number[];
+      readonly deleteSnapshots: readonly string[];
+    };
+
+/**
+ * Mark the last record written to a segment before each point where that segment is synced (a
+ * roll, a truncate, the end of the round). Recovery relies on every such flag being a true sync
+ * point, so a write followed by another write to the same segment with no sync between is not marked.
+ */
+function markSyncPoints(actions: readonly DiskAction[]): void {
+  const pending = new Map<number, DiskAction & { kind: 'write' }>();
+  const mark = (seq: number): void => {
+    const w = pending.get(seq);
+    if (w) markSyncPoint(w.chunks[w.chunks.length - 1]!, w.lastRecordOffset);
+    pending.delete(seq);
+  };
+  for (const a of actions) {
+    if (a.kind === 'write') pending.set(a.seq, a);
+    else if (a.kind === 'roll') mark(a.fromSeq);
+    else if (a.kind === 'truncate') mark(a.seq);
+  }
+  for (const seq of [...pending.keys()]) mark(seq);
+}
+
+/** Performs flush rounds for one data directory; owns the open segment file handles. */
+export class DiskExecutor {
+  bytesWritten = 0;
+  private readonly handles = new Map<number, FileHandle>();
+
+  constructor(
+    private readonly dir: string,
+    private readonly fsync: boolean,
+  ) {}
+
+  /** Perform `actions` in order, then (fsync on) fdatasync every segment written and not yet synced. */
+  async run(actions: readonly DiskAction[]): Promise<void> {
+    markSyncPoints(actions);
+    const dirty = new Set<number>();
+    for (const a of actions) {
+      switch (a.kind) {
+        case 'write': {
+          const h = await this.handle(a.seq);
+          const { bytesWritten } = await h.writev(a.chunks, a.position);
+          if (bytesWritten !== a.bytes) {
+            throw new Error(`short write to ${this.path(a.seq)}: ${bytesWritten} of ${a.bytes} bytes`);
+          }
+          this.bytesWritten += bytesWritten;
+          dirty.add(a.seq);
+          break;
+        }
+        case 'roll': {
+          if (a.syncFrom && this.fsync && dirty.has(a.fromSeq)) await this.handles.get(a.fromSeq)?.datasync();
+          dirty.delete(a.fromSeq);
+          await this.closeHandle(a.fromSeq);
+          // 'wx': a segment name is never live twice; an existing file means a bookkeeping bug.
+          this.handles.set(a.seq, await open(this.path(a.seq), 'wx'));
+          if (this.fsync) await fsyncDir(this.dir);
+          break;
+        }
+        case 'truncate': {
+          // Newest first: a crash part-way leaves a prefix of the old log, never a log with a hole.
+          for (const seq of [...a.deleteSeqs].sort((x, y) => y - x)) {
+            await this.closeHandle(seq);
+            dirty.delete(seq);
+            await unlink(this.path(seq));
+          }
+          if (this.fsync && a.deleteSeqs.length > 0) await fsyncDir(this.dir);
+          const h = await this.handle(a.seq);
+          await h.truncate(a.length);
+          // Synced before anything is written over the cut, so a power cut cannot leave new
+          // records followed by remnants of the old ones.
+          if (this.fsync) await h.datasync();
+          dirty.delete(a.seq);
+          break;
+        }
+        case 'epochs':
+          this.bytesWritten += await writeEpochs(this.dir, a.epochs, this.fsync);
+          break;
+        case 'snapshot': {
+          this.bytesWritten += await writeSnapshot(this.dir, a.meta, a.data, this.fsync);
+          for (const seq of a.deleteSeqs) {
+            await this.closeHandle(seq);
+            dirty.delete(seq);
+            await unlinkIfExists(this.path(seq));
+          }
+          for (const name of a.deleteSnapshots) await unlinkIfExists(join(this.dir, name));
+          // Made durable so that at most two snapshots (this one and the one before) ever coexist:
+          // recovery may fall back one generation, never to a state older than that.
+          if (this.fsync && a.deleteSeqs.length + a.deleteSnapshots.length > 0) await fsyncDir(this.dir);
+          break;
+        }
+      }
+    }
+    if (this.fsync) await Promise.all([...dirty].map((seq) => this.handles.get(seq)?.datasync()));
+  }
+
+  async closeAll(): Promise<void> {
+    for (const seq of [...this.handles.keys()]) await this.closeHandle(seq);
+  }
+
+  private path(seq: number): string {
+    return join(this.dir, segmentName(seq));
+  }
+
+  private async handle(seq: number): Promise<FileHandle> {
+    let h = this.handles.get(seq);
+    if (!h) {
+      h = await open(this.path(seq), 'r+');
+      this.handles.set(seq, h);
+    }
+    return h;
+  }
+
+  private async closeHandle(seq: number): Promise<void> {
+    const h = this.handles.get(seq);
+    this.handles.delete(seq);
+    await h?.close();
+  }
+}

@@ -1,0 +1,302 @@
+// A node's durable storage: applies the core's PersistOps to a segmented transaction log, an epochs
+// file and snapshots, and rebuilds the core's RecoveredState from them at start.
+//
+// apply() is synchronous and does no I/O: it checks each op, updates the in-memory index of the
+// log and queues the disk actions (appends are encoded into one buffer per op). flush() performs
+// everything queued in one round (one writev per segment, one fdatasync per segment touched) and
+// shares that round among all concurrent callers (group commit).
+import type { PersistOp, RecoveredState } from '../core/core-types.js';
+import type { Txn } from '../core/types.js';
+import type { Zxid } from '../core/zxid.js';
+import { compareZxid, formatZxid, maxZxid } from '../core/zxid.js';
+import type { DiskAction } from './disk-actions.js';
+import { DiskExecutor } from './disk-actions.js';
+import type { Epochs } from './epoch-file.js';
+import { encodeEpochs } from './epoch-file.js';
+import { snapshotName } from './file-names.js';
+import { encodeTxns } from './record-codec.js';
+import type { RecoveredLayout, RecoveryReport } from './recovery.js';
+import { recover } from './recovery.js';
+import { SegmentIndex } from './segment-index.js';
+import type { SnapshotMeta } from './snapshot-file.js';
+
+export type { RecoveryReport } from './recovery.js';
+export { LogCorruptionError } from './recovery.js';
+
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+
+export interface StoreOptions {
+  readonly dir: string;
+  /** fdatasync before flush() resolves (default true). Off only where a power cut loses the disk anyway (tmpfs). */
+  readonly fsync?: boolean;
+  /** A segment that has reached this size is closed and appends go to a new one (default 64 MiB). */
+  readonly segmentBytes?: number;
+}
+
+interface Waiter {
+  readonly target: number;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+export class DurableStore {
+  private readonly executor: DiskExecutor;
+  private readonly segmentBytes: number;
+  private segments: SegmentIndex[];
+  private snapshot: SnapshotMeta | undefined;
+  /** Snapshot files on disk (or queued to be) other than ones already queued for deletion. */
+  private snapshotFiles: string[];
+  private nextSeq: number;
+  private nextGeneration: number;
+  /** Highest zxid the log or snapshot holds: every append must go past it. */
+  private last: Zxid | undefined;
+
+  private queue: DiskAction[] = [];
+  private applied = 0;
+  private durable = 0;
+  private rounds = 0;
+  private waiters: Waiter[] = [];
+  private running: Promise<void> | undefined;
+  private failure: unknown;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  private constructor(opts: StoreOptions, layout: RecoveredLayout) {
+    this.executor = new DiskExecutor(opts.dir, opts.fsync ?? true);
+    this.segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.segments = layout.segments;
+    this.snapshot = layout.snapshot;
+    this.snapshotFiles = layout.snapshot ? [snapshotName(layout.snapshot.zxid)] : [];
+    this.nextSeq = layout.nextSeq;
+    this.nextGeneration = layout.nextGeneration;
+    this.last = this.computeLast();
+  }
+
+  static async open(
+    opts: StoreOptions,
+  ): Promise<{ store: DurableStore; recovered: RecoveredState; report: RecoveryReport }> {
+    const layout = await recover(opts.dir, opts.fsync ?? true);
+    return { store: new DurableStore(opts, layout), recovered: layout.state, report: layout.report };
+  }
+
+  /** Flush rounds performed (each one writev + fdatasync per segment touched): group commit shares them. */
+  get flushRounds(): number {
+    return this.rounds;
+  }
+
+  /** Bytes written to the data directory by this store (log records, snapshots, epochs). */
+  get bytesWritten(): number {
+    return this.executor.bytesWritten;
+  }
+
+  /**
+   * Apply ops in order (append / truncate / epochs / snapshot). Buffers; nothing is durable until
+   * flush(). Throws on an op that would break the log's invariants (an append not past the last
+   * zxid, a local snapshot older than the current one): those are bugs in the caller, and the ops
+   * before the bad one stay applied. A snapshot's data must not be mutated until flush() resolves.
+   */
+  apply(ops: readonly PersistOp[]): void {
+    this.checkUsable();
+    for (const op of ops) {
+      switch (op.op) {
+        case 'append':
+          this.append(op.txns);
+          break;
+        case 'truncate':
+          this.truncate(op.after);
+          break;
+        case 'epochs':
+          this.setEpochs({
+            acceptedEpoch: op.acceptedEpoch,
+            currentEpoch: op.currentEpoch,
+            ...(op.acceptedLeader !== undefined ? { acceptedLeader: op.acceptedLeader } : {}),
+          });
+          break;
+        case 'snapshot':
+          this.recordSnapshot(op.zxid, op.data, op.replacesLog);
+          break;
+      }
+      this.applied++;
+    }
+  }
+
+  /**
+   * Write everything buffered and, when fsync is on, fdatasync the files touched. Group commit:
+   * concurrent callers share one flush; resolves when all ops applied before the call are durable.
+   */
+  flush(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.closed) return Promise.reject(new Error('DurableStore is closed'));
+    const target = this.applied;
+    if (this.durable >= target) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ target, resolve, reject });
+      this.running ??= this.drain();
+    });
+  }
+
+  /**
+   * Flush what is buffered, then close the files. apply() fails from the moment close() is called,
+   * flush() once it has finished. Rejects if that last flush fails (the files are closed anyway).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    try {
+      if (this.failure === undefined) await this.flush();
+    } finally {
+      this.closed = true;
+      await this.running;
+      await this.executor.closeAll();
+    }
+  }
+
+  private checkUsable(): void {
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closing) throw new Error('DurableStore is closed');
+  }
+
+  /** Flush rounds until no caller is waiting; each round takes everything queued when it starts. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.waiters.length > 0) {
+        const actions = this.queue;
+        const upTo = this.applied;
+        this.queue = [];
+        await this.executor.run(actions);
+        this.rounds++;
+        this.durable = upTo;
+        const still: Waiter[] = [];
+        for (const w of this.waiters) {
+          if (w.target <= upTo) w.resolve();
+          else still.push(w);
+        }
+        this.waiters = still;
+      }
+    } catch (err) {
+      // The disk state is now unknown: refuse all further work rather than guess.
+      this.failure = err;
+      for (const w of this.waiters) w.reject(err);
+      this.waiters = [];
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private get active(): SegmentIndex {
+    return this.segments[this.segments.length - 1]!;
+  }
+
+  private computeLast(): Zxid | undefined {
+    let last: Zxid | undefined;
+    for (let i = this.segments.length - 1; i >= 0 && !last; i--) last = this.segments[i]!.lastZxid();
+    const snap = this.snapshot?.zxid;
+    if (!last) return snap;
+    return snap ? maxZxid(last, snap) : last;
+  }
+
+  private roll(syncFrom: boolean): SegmentIndex {
+    const next = new SegmentIndex(this.nextSeq++);
+    this.queue.push({ kind: 'roll', fromSeq: this.active.seq, seq: next.seq, syncFrom });
+    return next;
+  }
+
+  private append(txns: readonly Txn[]): void {
+    if (txns.length === 0) return;
+    let prev = this.last;
+    for (const t of txns) {
+      if (prev && compareZxid(t.zxid, prev) <= 0) {
+        throw new Error(`append out of order: ${formatZxid(t.zxid)} does not follow ${formatZxid(prev)}`);
+      }
+      prev = t.zxid;
+    }
+    const { buffer, offsets } = encodeTxns(txns);
+    if (this.active.count > 0 && this.active.size >= this.segmentBytes) this.segments.push(this.roll(true));
+    const seg = this.active;
+    const position = seg.size;
+    for (let i = 0; i < txns.length; i++) {
+      const end = i + 1 < offsets.length ? offsets[i + 1]! : buffer.length;
+      seg.push(txns[i]!.zxid, end - offsets[i]!);
+    }
+    this.last = prev;
+    const lastRecordOffset = offsets[offsets.length - 1]!;
+    const tail = this.queue[this.queue.length - 1];
+    if (tail?.kind === 'write' && tail.seq === seg.seq && tail.position + tail.bytes === position) {
+      tail.chunks.push(buffer);
+      tail.bytes += buffer.length;
+      tail.lastRecordOffset = lastRecordOffset;
+    } else {
+      this.queue.push({
+        kind: 'write',
+        seq: seg.seq,
+        position,
+        chunks: [buffer],
+        lastRecordOffset,
+        bytes: buffer.length,
+      });
+    }
+  }
+
+  private truncate(after: Zxid): void {
+    // The segment holding the first record past `after`: walk back from the newest non-empty one.
+    let i = -1;
+    for (let j = this.segments.length - 1; j >= 0; j--) {
+      const last = this.segments[j]!.lastZxid();
+      if (last === undefined) continue;
+      if (compareZxid(last, after) <= 0) break;
+      i = j;
+    }
+    if (i < 0) return; // nothing logged after `after`
+    const seg = this.segments[i]!;
+    const keep = seg.firstAfter(after);
+    const deleteSeqs = this.segments.slice(i + 1).map((s) => s.seq);
+    this.segments.length = i + 1;
+    const length = seg.cut(keep);
+    // The deleted names are free again: keeping segment numbers contiguous is what recovery checks.
+    if (deleteSeqs.length > 0) this.nextSeq = seg.seq + 1;
+    this.queue.push({ kind: 'truncate', seq: seg.seq, length, deleteSeqs });
+    this.last = this.computeLast();
+  }
+
+  private setEpochs(epochs: Epochs): void {
+    encodeEpochs(epochs); // throws now, not in the middle of a flush, on a value the file cannot hold
+    const tail = this.queue[this.queue.length - 1];
+    // Only the latest of consecutive epoch changes needs writing.
+    if (tail?.kind === 'epochs') this.queue[this.queue.length - 1] = { kind: 'epochs', epochs };
+    else this.queue.push({ kind: 'epochs', epochs });
+  }
+
+  private recordSnapshot(zxid: Zxid, data: Uint8Array, replacesLog: boolean): void {
+    for (const v of [zxid.epoch, zxid.counter]) {
+      if (!Number.isInteger(v) || v < 0 || v > 0xffffffff)
+        throw new RangeError(`snapshot zxid out of range: ${formatZxid(zxid)}`);
+    }
+    if (!replacesLog && this.snapshot && compareZxid(zxid, this.snapshot.zxid) < 0) {
+      throw new Error(
+        `local snapshot at ${formatZxid(zxid)} is older than the current one at ${formatZxid(this.snapshot.zxid)}`,
+      );
+    }
+    const fresh = this.roll(!replacesLog);
+    // The log after the snapshot starts at the first segment still holding a txn past `zxid`.
+    let k = replacesLog ? this.segments.length : 0;
+    while (k < this.segments.length && compareZxid(this.segments[k]!.lastZxid() ?? zxid, zxid) <= 0) k++;
+    const kept = this.segments.slice(k);
+    const deleteSeqs = this.segments.slice(0, k).map((s) => s.seq);
+    const meta: SnapshotMeta = {
+      zxid,
+      firstSeq: kept[0]?.seq ?? fresh.seq,
+      generation: this.nextGeneration++,
+      replacesLog,
+    };
+    const name = snapshotName(zxid);
+    const deleteSnapshots = this.snapshotFiles.filter((n) => n !== name);
+    this.queue.push({ kind: 'snapshot', meta, data, deleteSeqs, deleteSnapshots });
+    this.segments = [...kept, fresh];
+    this.snapshot = meta;
+    this.snapshotFiles = [name];
+    this.last = this.computeLast();
+  }
+}

@@ -1,0 +1,452 @@
+// A deterministic simulator for the pure node core: virtual time, an in-memory network of FIFO
+// links with seeded delays, link breaks, partitions, crashes and restarts from each node's
+// (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing
+// schedule replays exactly. Invariants are checked after every event (see invariants.ts).
+import type { CoreEvent, PeerMessage } from '../core/core-types.js';
+import { requestKey } from '../core/data-tree.js';
+import { NodeCore, type CoreTimers } from '../core/node-core.js';
+import { createOracle } from '../core/oracles/registry.js';
+import type { Member, NodeId } from '../core/types.js';
+import { formatZxid, type Zxid } from '../core/zxid.js';
+import { Random } from '../../util/random.js';
+import { EventQueue } from './event-queue.js';
+import { InvariantChecker } from './invariants.js';
+import { MemoryStore } from './memory-store.js';
+
+export interface SimOptions {
+  readonly seed: number;
+  readonly nodes?: number;
+  readonly oracle?: string;
+  readonly initialLeader?: NodeId;
+  readonly timers?: CoreTimers;
+  /** Virtual ms of faults and load. */
+  readonly chaosMs?: number;
+  /** Virtual ms after the faults stop within which a leader must serve and a write commit. */
+  readonly calmMs?: number;
+  readonly snapshotEvery?: number;
+  /** Keep a trace of every event (for replaying a failure by hand). */
+  readonly trace?: boolean;
+}
+
+export interface SimResult {
+  readonly seed: number;
+  readonly violations: string[];
+  readonly stats: {
+    readonly events: number;
+    readonly acked: number;
+    readonly leaders: number;
+    readonly crashes: number;
+    readonly partitions: number;
+    readonly linkBreaks: number;
+    readonly snapshotsInstalled: number;
+  };
+  readonly trace: string[];
+}
+
+const DEFAULT_TIMERS: CoreTimers = { tickMs: 100, syncLimit: 3, initLimit: 10, electionTimeoutMs: 150, retryBaseMs: 150 };
+
+interface SimNode {
+  readonly member: Member;
+  readonly store: MemoryStore;
+  core: NodeCore | undefined;
+  incarnation: number;
+  timerToken: number;
+  /** The deadline the pending timer event is for (undefined: none pending). */
+  timerAt: number | undefined;
+  /** handle → the client request it answers. */
+  readonly pending: Map<number, ClientRequest>;
+}
+
+interface Link {
+  up: boolean;
+  gen: number;
+  /** Last delivery time per direction, keyed by sender: keeps each direction FIFO. */
+  readonly lastDeliver: Map<NodeId, number>;
+  connecting: boolean;
+}
+
+interface ClientRequest {
+  readonly clientId: string;
+  readonly requestId: number;
+  readonly path: string;
+  attempts: number;
+}
+
+type SimEvent =
+  | { kind: 'deliver'; from: NodeId; to: NodeId; gen: number; msg: PeerMessage }
+  | { kind: 'connect'; a: NodeId; b: NodeId }
+  | { kind: 'timer'; node: NodeId; token: number }
+  | { kind: 'write'; req: ClientRequest }
+  | { kind: 'arrival' }
+  | { kind: 'fault' }
+  | { kind: 'restart'; node: NodeId }
+  | { kind: 'heal' };
+
+export class Simulation {
+  private readonly rng: Random;
+  private readonly queue = new EventQueue<SimEvent>();
+  private readonly nodes = new Map<NodeId, SimNode>();
+  private readonly links = new Map<string, Link>();
+  /** Partition groups: nodes in different groups cannot talk. Empty = no partition. */
+  private partition = new Map<NodeId, number>();
+  private readonly checker: InvariantChecker;
+  private readonly timers: CoreTimers;
+  private readonly members: Member[];
+  private readonly chaosMs: number;
+  private readonly calmMs: number;
+  private readonly opts: SimOptions;
+  private now = 0;
+  private handleSeq = 0;
+  private requestSeq = 0;
+  private readonly traceLines: string[] = [];
+  private readonly stats = { events: 0, acked: 0, leaders: 0, crashes: 0, partitions: 0, linkBreaks: 0, snapshotsInstalled: 0 };
+  private probeAckedAt: number | undefined;
+  private probe: ClientRequest | undefined;
+  // The fault mix differs per seed so the schedules cover different regimes.
+  private readonly faultEveryMs: number;
+  private readonly writeEveryMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(opts: SimOptions) {
+    this.opts = opts;
+    this.rng = new Random(opts.seed);
+    this.timers = opts.timers ?? DEFAULT_TIMERS;
+    this.chaosMs = opts.chaosMs ?? 3000;
+    this.calmMs = opts.calmMs ?? 4000;
+    const n = opts.nodes ?? 5;
+    this.members = Array.from({ length: n }, (_, i) => ({ id: `p${i + 1}`, sid: i + 1 }));
+    this.checker = new InvariantChecker(this.members.map((m) => m.id));
+    this.faultEveryMs = this.rng.pick([150, 300, 600, 1200]);
+    this.writeEveryMs = this.rng.pick([10, 25, 50]);
+    this.maxDelayMs = this.rng.pick([2, 10, 40]);
+    for (const m of this.members) {
+      this.nodes.set(m.id, { member: m, store: new MemoryStore(), core: undefined, incarnation: 0, timerToken: 0, timerAt: undefined, pending: new Map() });
+    }
+  }
+
+  run(): SimResult {
+    for (const node of this.nodes.values()) this.boot(node);
+    for (const a of this.members) for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(0, 5));
+    this.queue.push(this.rng.int(10, this.faultEveryMs), { kind: 'fault' });
+    this.queue.push(this.rng.int(50, 150), { kind: 'arrival' });
+    this.queue.push(this.chaosMs, { kind: 'heal' });
+    const end = this.chaosMs + this.calmMs;
+    while (this.checker.violations.length === 0) {
+      const next = this.queue.pop();
+      if (!next || next.time > end) break;
+      this.now = next.time;
+      this.stats.events += 1;
+      this.handle(next.item);
+      this.checker.afterStep(this.now, this.liveCores());
+    }
+    this.checkLiveness();
+    return {
+      seed: this.opts.seed,
+      violations: [...this.checker.violations],
+      stats: { ...this.stats, leaders: this.checker.leadersSeen },
+      trace: this.traceLines,
+    };
+  }
+
+  // ------------------------------------------------------------------ nodes
+
+  private boot(node: SimNode): void {
+    node.incarnation += 1;
+    const id = node.member.id;
+    const recovered = node.store.recover();
+    node.core = new NodeCore(
+      {
+        self: node.member,
+        members: this.members,
+        oracle: createOracle(this.opts.oracle ?? 'history'),
+        ...(this.opts.initialLeader !== undefined ? { initialLeader: this.opts.initialLeader } : {}),
+        timers: this.timers,
+        snapshotEvery: this.opts.snapshotEvery ?? 40,
+        observer: {
+          applied: (txn, r) => this.checker.applied(id, txn, r),
+          installed: (z) => {
+            this.stats.snapshotsInstalled += 1;
+            this.checker.installed(id, z);
+          },
+        },
+      },
+      recovered,
+    );
+    this.checker.restarted(id, recovered.snapshot?.zxid);
+    node.core.start(this.now);
+    this.drive(node);
+  }
+
+  private crash(node: SimNode): void {
+    if (!node.core) return;
+    this.trace(`crash ${node.member.id}`);
+    this.stats.crashes += 1;
+    node.core = undefined;
+    node.timerToken += 1;
+    node.timerAt = undefined;
+    // Its clients see the connection drop: the outcome of those writes is unknown, so they retry.
+    for (const req of node.pending.values()) this.retryLater(req);
+    node.pending.clear();
+    for (const other of this.members) if (other.id !== node.member.id) this.breakLink(node.member.id, other.id, false);
+  }
+
+  private liveCores(): Map<NodeId, NodeCore> {
+    const out = new Map<NodeId, NodeCore>();
+    for (const [id, n] of this.nodes) if (n.core) out.set(id, n.core);
+    return out;
+  }
+
+  /** Apply a node's effects in the driver's order: persist, sends, replies, events; then its timer. */
+  private drive(node: SimNode): void {
+    const core = node.core;
+    if (!core) return;
+    const r = core.ready();
+    node.store.apply(r.persist);
+    for (const s of r.sends) this.transmit(node.member.id, s.to, s.msg);
+    for (const rep of r.replies) {
+      const req = node.pending.get(rep.handle);
+      if (!req) continue;
+      node.pending.delete(rep.handle);
+      if (rep.ok) this.acked(req, rep.zxid);
+      else this.retryLater(req);
+    }
+    for (const e of r.events) this.onEvent(node.member.id, e);
+    const at = core.nextTimerAt();
+    if (at !== node.timerAt) {
+      node.timerToken += 1;
+      node.timerAt = at;
+      if (at !== undefined) this.queue.push(Math.max(at, this.now), { kind: 'timer', node: node.member.id, token: node.timerToken });
+    }
+  }
+
+  private onEvent(id: NodeId, e: CoreEvent): void {
+    if (this.opts.trace) this.trace(`${id} ${JSON.stringify(e)}`);
+  }
+
+  // ------------------------------------------------------------------ network
+
+  private linkOf(a: NodeId, b: NodeId): Link {
+    const key = a < b ? `${a}|${b}` : `${b}|${a}`;
+    let l = this.links.get(key);
+    if (!l) {
+      l = { up: false, gen: 0, lastDeliver: new Map(), connecting: false };
+      this.links.set(key, l);
+    }
+    return l;
+  }
+
+  private canTalk(a: NodeId, b: NodeId): boolean {
+    return !!this.nodes.get(a)?.core && !!this.nodes.get(b)?.core && (this.partition.get(a) ?? 0) === (this.partition.get(b) ?? 0);
+  }
+
+  private scheduleConnect(a: NodeId, b: NodeId, afterMs: number): void {
+    const l = this.linkOf(a, b);
+    if (l.connecting || l.up) return;
+    l.connecting = true;
+    this.queue.push(this.now + afterMs, { kind: 'connect', a, b });
+  }
+
+  private connect(a: NodeId, b: NodeId): void {
+    const l = this.linkOf(a, b);
+    l.connecting = false;
+    if (l.up) return;
+    if (!this.canTalk(a, b)) {
+      // Like a dialer that keeps retrying: try again later.
+      this.scheduleConnect(a, b, 50);
+      return;
+    }
+    l.up = true;
+    l.gen += 1;
+    l.lastDeliver.clear();
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      const node = this.nodes.get(x)!;
+      node.core!.step({ type: 'connected', now: this.now, peer: y });
+      this.drive(node);
+    }
+  }
+
+  /** A TCP connection breaks: whatever is in flight on it is gone and both ends are told. */
+  private breakLink(a: NodeId, b: NodeId, counted = true): void {
+    const l = this.linkOf(a, b);
+    if (!l.up) return;
+    if (counted) this.stats.linkBreaks += 1;
+    l.up = false;
+    l.gen += 1;
+    for (const [x, y] of [[a, b], [b, a]] as const) {
+      const node = this.nodes.get(x)!;
+      if (!node.core) continue;
+      node.core.step({ type: 'disconnected', now: this.now, peer: y });
+      this.drive(node);
+    }
+    this.scheduleConnect(a, b, this.rng.int(20, 80));
+  }
+
+  private transmit(from: NodeId, to: NodeId, msg: PeerMessage): void {
+    const l = this.linkOf(from, to);
+    if (!l.up) return; // no connection: the message is never sent
+    const delay = 0.2 + this.rng.next() * this.maxDelayMs;
+    const at = Math.max(this.now + delay, l.lastDeliver.get(from) ?? 0);
+    l.lastDeliver.set(from, at);
+    this.queue.push(at, { kind: 'deliver', from, to, gen: l.gen, msg });
+  }
+
+  // ------------------------------------------------------------------ clients
+
+  private newRequest(): ClientRequest {
+    this.requestSeq += 1;
+    const clientId = `c${this.rng.int(1, 3)}`;
+    return { clientId, requestId: this.requestSeq, path: `/k${this.rng.int(1, 20)}`, attempts: 0 };
+  }
+
+  private submit(req: ClientRequest): void {
+    const live = [...this.nodes.values()].filter((n) => n.core);
+    if (live.length === 0) return this.retryLater(req);
+    const node = this.rng.pick(live);
+    req.attempts += 1;
+    const handle = ++this.handleSeq;
+    node.pending.set(handle, req);
+    const data = new TextEncoder().encode(`${req.clientId}:${req.requestId}`);
+    node.core!.step({ type: 'write', now: this.now, handle, clientId: req.clientId, requestId: req.requestId, path: req.path, data });
+    this.drive(node);
+  }
+
+  private retryLater(req: ClientRequest): void {
+    // Clients keep retrying (same ids) until acknowledged: a retry must never apply twice.
+    if (req.attempts < 30) this.queue.push(this.now + this.rng.int(20, 120), { kind: 'write', req });
+  }
+
+  private acked(req: ClientRequest, zxid: Zxid): void {
+    this.stats.acked += 1;
+    this.checker.acked(requestKey(req.clientId, req.requestId), zxid, this.now);
+    if (req === this.probe && this.probeAckedAt === undefined) this.probeAckedAt = this.now;
+  }
+
+  // ------------------------------------------------------------------ faults
+
+  private injectFault(): void {
+    const ids = this.members.map((m) => m.id);
+    const roll = this.rng.next();
+    const dead = [...this.nodes.values()].filter((n) => !n.core);
+    if (roll < 0.3) {
+      // Crash: often the leader, since that is what the harness does.
+      const live = [...this.nodes.values()].filter((n) => n.core);
+      const leader = live.find((n) => n.core!.role === 'leading');
+      const victim = leader && this.rng.chance(0.6) ? leader : live.length > 0 ? this.rng.pick(live) : undefined;
+      if (victim) {
+        this.crash(victim);
+        this.queue.push(this.now + this.rng.int(50, 1500), { kind: 'restart', node: victim.member.id });
+      }
+    } else if (roll < 0.45 && dead.length === 0) {
+      this.stats.partitions += 1;
+      this.partition = new Map(ids.map((id) => [id, this.rng.int(0, 1)]));
+      this.trace(`partition ${JSON.stringify([...this.partition])}`);
+      for (const a of ids) for (const b of ids) if (a < b && !this.canTalk(a, b)) this.breakLink(a, b);
+      this.queue.push(this.now + this.rng.int(100, 1000), { kind: 'heal' });
+    } else if (roll < 0.75) {
+      const a = this.rng.pick(ids);
+      const b = this.rng.pick(ids.filter((x) => x !== a));
+      this.trace(`break ${a}-${b}`);
+      this.breakLink(a, b);
+    }
+    // else: a quiet period
+  }
+
+  private heal(): void {
+    this.partition = new Map();
+    for (const a of this.members) for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(1, 20));
+  }
+
+  // ------------------------------------------------------------------ main loop
+
+  private handle(ev: SimEvent): void {
+    switch (ev.kind) {
+      case 'deliver': {
+        const l = this.linkOf(ev.from, ev.to);
+        const node = this.nodes.get(ev.to)!;
+        if (l.gen !== ev.gen || !l.up || !node.core) return;
+        node.core.step({ type: 'message', now: this.now, from: ev.from, msg: ev.msg });
+        this.drive(node);
+        return;
+      }
+      case 'connect':
+        return this.connect(ev.a, ev.b);
+      case 'timer': {
+        const node = this.nodes.get(ev.node)!;
+        if (!node.core || node.timerToken !== ev.token) return;
+        node.timerAt = undefined;
+        this.checker.timerFired(ev.node, this.now);
+        node.core.step({ type: 'tick', now: this.now });
+        this.drive(node);
+        return;
+      }
+      case 'write':
+        return this.submit(ev.req);
+      case 'arrival':
+        // Open-loop Poisson arrivals of new requests while the faults go on.
+        if (this.now < this.chaosMs) {
+          this.submit(this.newRequest());
+          this.queue.push(this.now + this.rng.exponential(this.writeEveryMs), { kind: 'arrival' });
+        }
+        return;
+      case 'fault':
+        if (this.now < this.chaosMs) {
+          this.injectFault();
+          this.queue.push(this.now + this.rng.exponential(this.faultEveryMs), { kind: 'fault' });
+        }
+        return;
+      case 'restart': {
+        const node = this.nodes.get(ev.node)!;
+        if (node.core) return;
+        this.trace(`restart ${ev.node}`);
+        this.boot(node);
+        for (const m of this.members) if (m.id !== ev.node) this.scheduleConnect(ev.node, m.id, this.rng.int(1, 20));
+        return;
+      }
+      case 'heal':
+        this.heal();
+        if (this.now >= this.chaosMs) this.calm();
+        return;
+    }
+  }
+
+  /** Faults are over: every node comes back, and one more write must get through. */
+  private calm(): void {
+    for (const node of this.nodes.values()) {
+      if (!node.core) {
+        this.boot(node);
+        for (const m of this.members) if (m.id !== node.member.id) this.scheduleConnect(node.member.id, m.id, 1);
+      }
+    }
+    this.probe = this.newRequest();
+    this.queue.push(this.now + 1, { kind: 'write', req: this.probe });
+  }
+
+  private checkLiveness(): void {
+    if (this.checker.violations.length > 0) return;
+    const cores = this.liveCores();
+    const leaders = [...cores].filter(([, c]) => c.servingLeaderEpoch !== undefined);
+    if (leaders.length === 0) {
+      const states = [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
+      this.checker.violations.push(`liveness: no leader serving ${this.calmMs} ms after faults stopped (${states})`);
+      return;
+    }
+    if (this.probeAckedAt === undefined) {
+      this.checker.violations.push(`liveness: a write submitted after faults stopped was not acknowledged within ${this.calmMs} ms`);
+    }
+    this.checker.finalCheck(cores);
+  }
+
+  private trace(line: string): void {
+    if (this.opts.trace) this.traceLines.push(`${this.now.toFixed(3)} ${line}`);
+  }
+}
+
+export function runSimulation(opts: SimOptions): SimResult {
+  return new Simulation(opts).run();
+}
+
+export function describeFailure(r: SimResult): string {
+  return `seed ${r.seed} failed: ${r.violations.join('; ')} (replay: SIM_SEED=${r.seed} npm run test:sim)`;
+}
+
+export { formatZxid };

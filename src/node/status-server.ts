@@ -1,0 +1,108 @@
+// The node's small HTTP side door: GET /status (JSON) for the harness and people, GET /metrics
+// (Prometheus text) for scrapers. Read-only; everything else is 404.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NodeId } from './core/types.js';
+import { PROMETHEUS_CONTENT_TYPE } from './metrics.js';
+import type { MetricsRegistry } from './metrics.js';
+
+export type NodeRole = 'looking' | 'leading' | 'following';
+export type NodePhase = 'election' | 'discovery' | 'sync' | 'serving';
+
+/** What GET /status returns. The server may extend it (`interface X extends NodeStatus`). */
+export interface NodeStatus {
+  readonly id: NodeId;
+  readonly sid: number;
+  readonly datacenter: string;
+  readonly role: NodeRole;
+  readonly phase: NodePhase;
+  readonly epoch: number;
+  readonly leader?: NodeId;
+  /** "epoch:counter" (formatZxid). */
+  readonly lastZxid: string;
+  readonly commitZxid: string;
+  /** The latest score of every node this one knows, by node id, as the oracle reports it. */
+  readonly scores: Readonly<Record<string, unknown>>;
+  /** Mean RTT to every live node, ms (self = 0). */
+  readonly rttMs?: Readonly<Record<string, number>>;
+  /** Client requests per second this node received (θr). */
+  readonly requestRate?: number;
+}
+
+export interface StatusServerOptions<S extends NodeStatus> {
+  readonly host: string;
+  /** 0 = ephemeral. */
+  readonly port: number;
+  readonly status: () => S;
+  readonly metrics: MetricsRegistry;
+}
+
+export interface StatusServer {
+  readonly host: string;
+  /** The bound port (the real one when 0 was asked for). */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Start listening; resolves once the port is bound. */
+export async function startStatusServer<S extends NodeStatus>(
+  opts: StatusServerOptions<S>,
+): Promise<StatusServer> {
+  const server = createServer((req, res) => handle(req, res, opts));
+  // Scrapers keep connections alive; do not let one idle socket hold the process open.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: opts.host,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function handle<S extends NodeStatus>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: StatusServerOptions<S>,
+): void {
+  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  const known = path === '/status' || path === '/metrics';
+  if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /status or /metrics\n');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return reply(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
+  }
+  let body: string;
+  try {
+    body = path === '/status' ? JSON.stringify(opts.status()) + '\n' : opts.metrics.render();
+  } catch (err) {
+    return reply(res, 500, 'text/plain; charset=utf-8', `${(err as Error).message}\n`);
+  }
+  reply(
+    res,
+    200,
+    path === '/status' ? 'application/json' : PROMETHEUS_CONTENT_TYPE,
+    body,
+    req.method === 'HEAD',
+  );
+}
+
+function reply(res: ServerResponse, code: number, type: string, body: string, headOnly = false): void {
+  res.writeHead(code, {
+    'Content-Type': type,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
+  res.end(headOnly ? undefined : body);
+}
