@@ -35,8 +35,8 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
     { type: 'P', epoch: 4, proposal: { score: [Infinity, -Infinity, NaN], id: 'p3', sid: 3 } },
   ],
   V: [{ type: 'V', epoch: 4, leader: 'p3' }],
-  FOLLOWERINFO: [{ type: 'FOLLOWERINFO', epoch: 5, acceptedEpoch: 4, lastZxid: z(4, 99) }],
-  LEADERINFO: [{ type: 'LEADERINFO', epoch: 5 }],
+  FOLLOWERINFO: [{ type: 'FOLLOWERINFO', epoch: 5, acceptedEpoch: 4, lastZxid: z(4, 99), session: 3 }],
+  LEADERINFO: [{ type: 'LEADERINFO', epoch: 5, session: 3 }],
   ACKEPOCH: [
     {
       type: 'ACKEPOCH',

@@ -88,6 +88,10 @@ interface FollowerRole {
   needAck: boolean;
   /** SYNC applied: from here on our log is a prefix of the leader's, so its commit point applies to it. */
   synced: boolean;
+  /** This attempt's number, echoed by the leader's LEADERINFO. */
+  readonly session: number;
+  /** The LEADERINFO of this attempt arrived: what follows on the link belongs to it. */
+  inSession: boolean;
 }
 
 export class NodeCore {
@@ -118,6 +122,7 @@ export class NodeCore {
   /** Leader last seen serving, excluded from scores of the next election. */
   private lastLeader: NodeId | undefined;
   private lastNow = 0;
+  private sessionSeq = 0;
 
   private persist: PersistOp[] = [];
   private sends: PeerSend[] = [];
@@ -381,7 +386,7 @@ export class NodeCore {
       newLeaderZxid: ZERO_ZXID,
       lastHeard: now,
     });
-    this.send(from, { type: 'LEADERINFO', epoch: ls.epoch });
+    this.send(from, { type: 'LEADERINFO', epoch: ls.epoch, session: m.session });
   }
 
   private onAckEpoch(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'ACKEPOCH' }>): void {
@@ -535,7 +540,18 @@ export class NodeCore {
 
   private follow(now: number, leader: NodeId, epoch: number): void {
     this.roleName = 'following';
-    this.followerRole = { leader, epoch, since: now, infoSent: false, lastHeard: now, needAck: false, synced: false };
+    this.sessionSeq += 1;
+    this.followerRole = {
+      leader,
+      epoch,
+      since: now,
+      infoSent: false,
+      lastHeard: now,
+      needAck: false,
+      synced: false,
+      session: this.sessionSeq,
+      inSession: false,
+    };
     // Whoever asked to follow us in this epoch must look elsewhere now.
     for (const [from, info] of this.earlyInfos) {
       this.send(from, { type: 'REJECT', epoch: info.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'following-another' });
@@ -551,7 +567,13 @@ export class NodeCore {
     const fr = this.followerRole;
     if (!fr || fr.infoSent || !this.connected.has(fr.leader)) return;
     fr.infoSent = true;
-    this.send(fr.leader, { type: 'FOLLOWERINFO', epoch: fr.epoch, acceptedEpoch: this.acceptedEpoch, lastZxid: this.history.last });
+    this.send(fr.leader, {
+      type: 'FOLLOWERINFO',
+      epoch: fr.epoch,
+      acceptedEpoch: this.acceptedEpoch,
+      lastZxid: this.history.last,
+      session: fr.session,
+    });
   }
 
   private leaderLost(now: number, reason: string): void {
@@ -570,6 +592,7 @@ export class NodeCore {
     }
     this.acceptedEpoch = m.epoch;
     this.acceptedLeader = fr.leader;
+    fr.inSession = true;
     this.persistEpochs();
     this.send(fr.leader, {
       type: 'ACKEPOCH',
@@ -782,15 +805,30 @@ export class NodeCore {
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
     if (msg.type === 'P' || msg.type === 'V') {
+      if (msg.type === 'P' && msg.epoch > this.election.epoch && this.roleName !== 'looking' && this.phaseName !== 'serving') {
+        // Someone started a newer election while our own epoch has not been established: the
+        // selection we acted on did not take (POLE's selection is unreliable), so join theirs
+        // rather than answer with a leader nobody follows. Established leaders keep answering V.
+        this.emit({ ev: 'leader-lost', leader: this.leader, epoch: this.epoch, reason: `newer-election:${msg.epoch}` });
+        this.abandonRole(now);
+        this.roleName = 'looking';
+        this.setPhase('election');
+        const out = this.election.newElection(now, Math.max(msg.epoch, this.acceptedEpoch + 1));
+        this.emit({ ev: 'election-started', reason: 'newer-election', epoch: this.election.epoch, lastZxid: formatZxid(this.history.last) });
+        this.takeElection(now, out);
+      }
       this.takeElection(now, this.election.onMessage(now, from, msg));
       return;
     }
     const fr = this.followerRole;
     if (fr && from === fr.leader && msg.epoch === fr.epoch) {
       fr.lastHeard = now;
+      if (msg.type === 'LEADERINFO') {
+        if (msg.session === fr.session && !fr.inSession) this.onLeaderInfo(now, msg);
+        return;
+      }
+      if (!fr.inSession) return; // left over from an earlier attempt to follow this leader
       switch (msg.type) {
-        case 'LEADERINFO':
-          return this.onLeaderInfo(now, msg);
         case 'FETCH':
           return this.onFetch(from, msg);
         case 'SYNC':

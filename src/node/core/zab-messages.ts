@@ -23,8 +23,19 @@ export interface SyncPlan {
 
 export type ZabMessage =
   // discovery
-  | { readonly type: 'FOLLOWERINFO'; readonly epoch: number; readonly acceptedEpoch: number; readonly lastZxid: Zxid }
-  | { readonly type: 'LEADERINFO'; readonly epoch: number }
+  /**
+   * `session` numbers the follower's attempts to follow: the leader echoes it in LEADERINFO, and the
+   * follower ignores everything from the leader before that echo, since a link that stayed up
+   * across an abandoned attempt may still carry that attempt's SYNC and PROPOSALs.
+   */
+  | {
+      readonly type: 'FOLLOWERINFO';
+      readonly epoch: number;
+      readonly acceptedEpoch: number;
+      readonly lastZxid: Zxid;
+      readonly session: number;
+    }
+  | { readonly type: 'LEADERINFO'; readonly epoch: number; readonly session: number }
   | {
       readonly type: 'ACKEPOCH';
       readonly epoch: number;
