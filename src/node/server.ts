@@ -1,5 +1,270 @@
-// placeholder replaced below
-import type { NodeConfig } from './config.js';
-export async function runNode(_config: NodeConfig): Promise<void> {
-  throw new Error('not yet');
+// Wires the pure node core to the real world: TCP peer links, the client API, the durable store,
+// a monotonic clock, the event stream on stdout and the HTTP status page. Effects are applied in
+// the core's required order (persist + fsync, then sends, replies); effects drained while an fsync
+// is in progress wait for it and share the next one (group commit).
+import { performance } from 'node:perf_hooks';
+import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
+import { NodeCore } from './core/node-core.js';
+import { createOracle } from './core/oracles/registry.js';
+import { formatZxid } from './core/zxid.js';
+import { membersOf, type NodeConfig } from './config.js';
+import { EventLog, type EventLogOptions } from './event-log.js';
+import { DurableStore } from './log/durable-store.js';
+import { MetricsRegistry } from './metrics.js';
+import { ClientApiServer, type WriteOutcome } from './net/client-server.js';
+import { PeerNetwork } from './net/peer-network.js';
+import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
+
+export interface NodeServerOptions {
+  /** Where events go (default: stdout). */
+  readonly events?: EventLogOptions['out'];
+}
+
+export interface BoundPorts {
+  readonly peerPort: number;
+  readonly clientPort: number;
+  readonly httpPort: number;
+}
+
+export class NodeServer {
+  private readonly pendingReadies: Ready[] = [];
+  private readonly replyTo = new Map<number, (o: WriteOutcome) => void>();
+  private handleSeq = 0;
+  private readyScheduled = false;
+  private draining = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt: number | undefined;
+  private stopped = false;
+  private readonly metrics = new MetricsRegistry();
+  private readonly counters;
+
+  private constructor(
+    readonly config: NodeConfig,
+    private readonly core: NodeCore,
+    private readonly store: DurableStore,
+    private readonly events: EventLog,
+    private net: PeerNetwork | undefined,
+    private clients: ClientApiServer | undefined,
+    private http: StatusServer | undefined,
+  ) {
+    this.counters = {
+      writes: this.metrics.counter('pole_client_writes_total', 'Client write requests received'),
+      replies: this.metrics.counter('pole_client_replies_total', 'Client write replies by outcome', ['outcome']),
+      events: this.metrics.counter('pole_events_total', 'Protocol events by kind', ['ev']),
+    };
+    const epoch = this.metrics.gauge('pole_epoch', 'Epoch of the current leadership or election');
+    const role = this.metrics.gauge('pole_role', 'Current role (1 for the active one)', ['role']);
+    const committed = this.metrics.gauge('pole_commit_counter', 'Counter of the last committed zxid');
+    const logged = this.metrics.gauge('pole_log_counter', 'Counter of the last logged zxid');
+    const bytes = this.metrics.gauge('pole_log_bytes_written', 'Bytes written to the durable store');
+    const peerBytes = this.metrics.gauge('pole_peer_bytes', 'Bytes on peer links', ['direction']);
+    this.metrics.onCollect(() => {
+      epoch.set(core.epoch);
+      for (const r of ['looking', 'following', 'leading']) role.set(core.role === r ? 1 : 0, { role: r });
+      committed.set(core.commitZxid.counter);
+      logged.set(core.lastZxid.counter);
+      bytes.set(store.bytesWritten);
+      const s = this.net?.stats();
+      if (s) {
+        peerBytes.set(s.bytesIn, { direction: 'in' });
+        peerBytes.set(s.bytesOut, { direction: 'out' });
+      }
+    });
+  }
+
+  static async start(config: NodeConfig, opts: NodeServerOptions = {}): Promise<NodeServer> {
+    const events = new EventLog(config.id, opts.events !== undefined ? { out: opts.events } : {});
+    const { store, recovered, report } = await DurableStore.open({ dir: config.dataDir, fsync: config.fsync });
+    const members = membersOf(config);
+    const core = new NodeCore(
+      {
+        self: { id: config.id, sid: config.sid },
+        members,
+        oracle: createOracle(config.oracle, config.preference ? { preference: config.preference } : {}),
+        ...(config.initialLeader !== undefined ? { initialLeader: config.initialLeader } : {}),
+        timers: config.timers,
+        snapshotEvery: config.snapshotEvery,
+      },
+      recovered,
+    );
+    const server = new NodeServer(config, core, store, events, undefined, undefined, undefined);
+    try {
+      await server.listen();
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    events.emit('started', {
+      pid: process.pid,
+      datacenter: config.datacenter,
+      ...server.ports(),
+      recovered: {
+        txns: report.txns,
+        snapshot: report.snapshotZxid ? formatZxid(report.snapshotZxid) : null,
+        tornTailBytes: report.tornTailBytes,
+        acceptedEpoch: recovered.acceptedEpoch,
+        currentEpoch: recovered.currentEpoch,
+      },
+    });
+    core.start(performance.now());
+    server.scheduleReady();
+    return server;
+  }
+
+  private async listen(): Promise<void> {
+    const c = this.config;
+    this.net = new PeerNetwork({
+      self: { id: c.id, sid: c.sid },
+      listenHost: c.listen.host,
+      listenPort: c.listen.peerPort,
+      peers: c.peers.map((p) => ({ member: { id: p.id, sid: p.sid }, host: p.host, port: p.port })),
+      onMessage: (from, msg) => this.input({ type: 'message', now: performance.now(), from, msg }),
+      onConnected: (peer) => this.input({ type: 'connected', now: performance.now(), peer }),
+      onDisconnected: (peer) => this.input({ type: 'disconnected', now: performance.now(), peer }),
+      onLinkError: (info) => process.stderr.write(`${c.id}: peer link ${info.peer ?? '?'}: ${info.reason}\n`),
+    });
+    await this.net.start();
+    this.clients = new ClientApiServer({
+      host: c.listen.host,
+      port: c.listen.clientPort,
+      maxWriteBytes: c.maxWriteBytes,
+      handler: {
+        write: (req, reply) => {
+          this.counters.writes.inc();
+          const handle = ++this.handleSeq;
+          this.replyTo.set(handle, reply);
+          this.input({ type: 'write', now: performance.now(), handle, ...req });
+        },
+        read: (path) => {
+          const z = this.core.read(path);
+          return z ? { zxid: z.zxid, version: z.version, data: z.data } : undefined;
+        },
+        status: () => this.status(),
+      },
+    });
+    await this.clients.start();
+    this.http = await startStatusServer({ host: c.listen.host, port: c.listen.httpPort, status: () => this.status(), metrics: this.metrics });
+  }
+
+  ports(): BoundPorts {
+    return { peerPort: this.net?.port ?? 0, clientPort: this.clients?.port ?? 0, httpPort: this.http?.port ?? 0 };
+  }
+
+  status(): NodeStatus & { commitCounter: number; connectedPeers: readonly string[] } {
+    const core = this.core;
+    return {
+      id: this.config.id,
+      sid: this.config.sid,
+      datacenter: this.config.datacenter,
+      role: core.role,
+      phase: core.phase,
+      epoch: core.epoch,
+      ...(core.leader !== undefined ? { leader: core.leader } : {}),
+      lastZxid: formatZxid(core.lastZxid),
+      commitZxid: formatZxid(core.commitZxid),
+      commitCounter: core.commitZxid.counter,
+      scores: { [this.config.oracle]: core.currentScore() },
+      connectedPeers: this.net?.connectedPeers() ?? [],
+    };
+  }
+
+  private input(i: CoreInput): void {
+    if (this.stopped) return;
+    this.core.step(i);
+    this.scheduleReady();
+  }
+
+  /** Drain once per turn of the event loop, so a burst of inputs becomes one batch (one fsync). */
+  private scheduleReady(): void {
+    if (this.readyScheduled || this.stopped) return;
+    this.readyScheduled = true;
+    setImmediate(() => {
+      this.readyScheduled = false;
+      if (this.stopped) return;
+      const r = this.core.ready();
+      // Events are observations: stamp them now, not after the fsync.
+      for (const e of r.events) {
+        this.counters.events.inc({ ev: e.ev });
+        this.events.emitEvent(e);
+      }
+      if (r.persist.length + r.sends.length + r.replies.length > 0) {
+        this.pendingReadies.push(r);
+        void this.drain();
+      }
+      this.armTimer();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.pendingReadies.length > 0 && !this.stopped) {
+        const batch = this.pendingReadies.splice(0);
+        const persist = batch.flatMap((r) => r.persist);
+        if (persist.length > 0) {
+          this.store.apply(persist);
+          await this.store.flush();
+        }
+        for (const r of batch) {
+          for (const s of r.sends) this.net?.send(s.to, s.msg);
+          for (const rep of r.replies) this.reply(rep);
+        }
+      }
+    } catch (err) {
+      // The disk failed: nothing more can be made durable, so this node must stop rather than ack.
+      process.stderr.write(`${this.config.id}: fatal: ${(err as Error).stack ?? String(err)}\n`);
+      this.events.emit('fatal', { error: String(err) });
+      await this.stop();
+      process.exitCode = 3;
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private reply(rep: ClientReply): void {
+    const fn = this.replyTo.get(rep.handle);
+    if (!fn) return;
+    this.replyTo.delete(rep.handle);
+    this.counters.replies.inc({ outcome: rep.ok ? 'ok' : rep.code });
+    fn(rep.ok ? { ok: true, zxid: rep.zxid } : { ok: false, code: rep.code });
+  }
+
+  private armTimer(): void {
+    const at = this.core.nextTimerAt();
+    if (at === this.timerAt) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = at;
+    if (at === undefined || this.stopped) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = undefined;
+        this.input({ type: 'tick', now: Math.max(performance.now(), at) });
+      },
+      Math.max(0, at - performance.now()),
+    );
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([this.net?.close(), this.clients?.close(), this.http?.close()]);
+    await this.store.close().catch(() => undefined);
+    this.events.emit('stopped', {});
+    await this.events.flush();
+  }
+}
+
+/** `pole-bench node`: run until SIGTERM or SIGINT, then shut down cleanly. */
+export async function runNode(config: NodeConfig): Promise<void> {
+  const server = await NodeServer.start(config);
+  await new Promise<void>((resolve) => {
+    const done = (): void => resolve();
+    process.once('SIGTERM', done);
+    process.once('SIGINT', done);
+  });
+  await server.stop();
 }

@@ -782,6 +782,9 @@ export class NodeCore {
   private onConnected(now: number, peer: NodeId): void {
     void now;
     if (this.followerRole?.leader === peer) this.sendFollowerInfo();
+    // A proposal sent while the link was down was lost: repeat it now rather than wait for the
+    // retry timer (start-up, where every link comes up after the first proposals, is the common case).
+    if (this.election.running) this.send(peer, { type: 'P', epoch: this.election.epoch, proposal: this.election.proposal });
   }
 
   private onDisconnected(now: number, peer: NodeId): void {

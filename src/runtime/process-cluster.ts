@@ -1,0 +1,226 @@
+// A cluster of real `pole-bench node` processes on loopback: writes their configs, starts them,
+// reads their event streams, kills and restarts them, and removes everything on stop(). Used by
+// the node benchmark and the integration tests (and, behind the Runtime interface, by runs).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { NodeId } from '../node/core/types.js';
+import { freePorts } from '../util/free-port.js';
+
+export interface ClusterEvent {
+  readonly t: number;
+  readonly node: NodeId;
+  readonly ev: string;
+  readonly [field: string]: unknown;
+}
+
+export interface ProcessClusterOptions {
+  readonly nodes: number;
+  readonly oracle?: string;
+  readonly initialLeader?: NodeId;
+  readonly fsync?: boolean;
+  readonly timers?: {
+    readonly tickMs?: number;
+    readonly syncLimit?: number;
+    readonly initLimit?: number;
+    readonly electionTimeoutMs?: number;
+    readonly retryBaseMs?: number;
+  };
+  readonly snapshotEvery?: number;
+  /** Parent of the run's temp dir (default: the OS temp dir). */
+  readonly baseDir?: string;
+}
+
+interface NodeSlot {
+  readonly id: NodeId;
+  readonly sid: number;
+  readonly peerPort: number;
+  readonly clientPort: number;
+  readonly httpPort: number;
+  readonly configFile: string;
+  child: ChildProcess | undefined;
+  exited: Promise<void> | undefined;
+}
+
+const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+
+export class ProcessCluster {
+  readonly events: ClusterEvent[] = [];
+  private readonly waiters = new Set<{ pred: (e: ClusterEvent) => boolean; resolve: (e: ClusterEvent) => void }>();
+  private readonly stderrTail = new Map<NodeId, string[]>();
+
+  private constructor(
+    readonly dir: string,
+    private readonly slots: Map<NodeId, NodeSlot>,
+  ) {}
+
+  static async start(opts: ProcessClusterOptions): Promise<ProcessCluster> {
+    const dir = await mkdtemp(join(opts.baseDir ?? tmpdir(), 'pole-bench-cluster-'));
+    const ports = await freePorts(opts.nodes * 3);
+    const slots = new Map<NodeId, NodeSlot>();
+    for (let i = 0; i < opts.nodes; i++) {
+      const id = `p${i + 1}`;
+      slots.set(id, {
+        id,
+        sid: i + 1,
+        peerPort: ports[3 * i]!,
+        clientPort: ports[3 * i + 1]!,
+        httpPort: ports[3 * i + 2]!,
+        configFile: join(dir, `${id}.json`),
+        child: undefined,
+        exited: undefined,
+      });
+    }
+    const cluster = new ProcessCluster(dir, slots);
+    try {
+      for (const s of slots.values()) {
+        await mkdir(join(dir, s.id), { recursive: true });
+        const config = {
+          id: s.id,
+          sid: s.sid,
+          listen: { host: '127.0.0.1', peerPort: s.peerPort, clientPort: s.clientPort, httpPort: s.httpPort },
+          peers: [...slots.values()].filter((p) => p.id !== s.id).map((p) => ({ id: p.id, sid: p.sid, host: '127.0.0.1', port: p.peerPort })),
+          dataDir: join(dir, s.id),
+          fsync: opts.fsync ?? true,
+          oracle: opts.oracle ?? 'history',
+          ...(opts.initialLeader ? { initialLeader: opts.initialLeader } : {}),
+          timers: opts.timers ?? {},
+          ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
+        };
+        await writeFile(s.configFile, JSON.stringify(config, null, 2));
+      }
+      await Promise.all([...slots.keys()].map((id) => cluster.startNode(id)));
+    } catch (err) {
+      await cluster.stop();
+      throw err;
+    }
+    return cluster;
+  }
+
+  get ids(): NodeId[] {
+    return [...this.slots.keys()];
+  }
+
+  clientAddress(id: NodeId): { host: string; port: number } {
+    return { host: '127.0.0.1', port: this.slot(id).clientPort };
+  }
+
+  httpAddress(id: NodeId): { host: string; port: number } {
+    return { host: '127.0.0.1', port: this.slot(id).httpPort };
+  }
+
+  isRunning(id: NodeId): boolean {
+    return this.slot(id).child !== undefined;
+  }
+
+  private slot(id: NodeId): NodeSlot {
+    const s = this.slots.get(id);
+    if (!s) throw new Error(`no node ${id} in this cluster`);
+    return s;
+  }
+
+  /** Start (or restart) a node; resolves once it has announced `started`. */
+  async startNode(id: NodeId): Promise<void> {
+    const s = this.slot(id);
+    if (s.child) throw new Error(`${id} is already running`);
+    const since = this.events.length;
+    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    s.child = child;
+    s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.once('exit', () => {
+      if (s.child === child) s.child = undefined;
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(id, line));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      const tail = this.stderrTail.get(id) ?? [];
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      this.stderrTail.set(id, tail);
+    });
+    await this.waitFor((e) => e.node === id && e.ev === 'started', 20_000, since).catch((err: Error) => {
+      throw new Error(`${err.message}; ${id} stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`);
+    });
+  }
+
+  /** Send a signal (SIGKILL by default, the way a machine dies) and wait for the process to go. */
+  async kill(id: NodeId, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+    const s = this.slot(id);
+    const child = s.child;
+    if (!child) throw new Error(`${id} is not running`);
+    const at = wallNow();
+    child.kill(signal);
+    await s.exited;
+    return at;
+  }
+
+  pause(id: NodeId): void {
+    this.slot(id).child?.kill('SIGSTOP');
+  }
+
+  resume(id: NodeId): void {
+    this.slot(id).child?.kill('SIGCONT');
+  }
+
+  private onLine(id: NodeId, line: string): void {
+    let e: ClusterEvent;
+    try {
+      e = JSON.parse(line) as ClusterEvent;
+    } catch {
+      return; // not an event line
+    }
+    if (typeof e.ev !== 'string') return;
+    this.events.push(e);
+    for (const w of this.waiters) {
+      if (w.pred(e)) {
+        this.waiters.delete(w);
+        w.resolve(e);
+      }
+    }
+  }
+
+  /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    for (let i = since; i < this.events.length; i++) if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
+    return new Promise((resolve, reject) => {
+      const w = {
+        pred,
+        resolve: (e: ClusterEvent) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new Error(`no matching event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  /** The leader serving now: the latest `serving` event of a leader whose process still runs. */
+  async waitForServingLeader(timeoutMs: number, since = 0): Promise<{ leader: NodeId; epoch: number; event: ClusterEvent }> {
+    const e = await this.waitFor((x) => x.ev === 'serving' && x.leader === undefined && this.isRunning(x.node), timeoutMs, since);
+    return { leader: e.node, epoch: e.epoch as number, event: e };
+  }
+
+  /** Kill every process and remove the cluster's files. */
+  async stop(): Promise<void> {
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        if (s.child) {
+          s.child.kill('SIGKILL');
+          await s.exited;
+        }
+      }),
+    );
+    for (const w of this.waiters) this.waiters.delete(w);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+export function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
