@@ -19,7 +19,13 @@ export interface NodeBenchOptions {
   readonly depth: number;
   readonly connectionsPerNode: number;
   readonly fsync: boolean;
-  readonly timers: { tickMs: number; syncLimit: number; initLimit: number; electionTimeoutMs: number; retryBaseMs: number };
+  readonly timers: {
+    tickMs: number;
+    syncLimit: number;
+    initLimit: number;
+    electionTimeoutMs: number;
+    retryBaseMs: number;
+  };
   readonly log?: (line: string) => void;
 }
 
@@ -49,7 +55,14 @@ export interface NodeBenchResult {
     readonly timers: NodeBenchOptions['timers'];
     readonly acked: number;
     readonly checkedPaths: number;
-    readonly failovers: ReadonlyArray<{ killed: NodeId; elected: NodeId; detectMs: number; electedMs: number; servingMs: number; firstCommitMs: number }>;
+    readonly failovers: ReadonlyArray<{
+      killed: NodeId;
+      elected: NodeId;
+      detectMs: number;
+      electedMs: number;
+      servingMs: number;
+      firstCommitMs: number;
+    }>;
   };
 }
 
@@ -72,7 +85,9 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
     await waitAllServing(cluster, 0, 20_000);
     log(`cluster of ${o.nodes} serving`);
     const throughput = await throughputPhase(cluster, o, book);
-    log(`throughput: ${throughput.writesPerSec.toFixed(0)} writes/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms`);
+    log(
+      `throughput: ${throughput.writesPerSec.toFixed(0)} writes/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms`,
+    );
     const failovers = await failoverPhase(cluster, o, book, log);
     const lostWrites = await countLost(cluster, book);
     const spread = (f: (x: (typeof failovers)[number]) => number): Spread => summarize(failovers.map(f));
@@ -108,14 +123,30 @@ async function waitAllServing(cluster: ProcessCluster, since: number, timeoutMs:
   await Promise.all(
     cluster.ids
       .filter((id) => id !== leader.leader && cluster.isRunning(id))
-      .map((id) => cluster.waitFor((e) => e.node === id && e.ev === 'serving' && e.epoch === leader.epoch, timeoutMs, since)),
+      .map((id) =>
+        cluster.waitFor(
+          (e) => e.node === id && e.ev === 'serving' && e.epoch === leader.epoch,
+          timeoutMs,
+          since,
+        ),
+      ),
   );
 }
 
-async function throughputPhase(cluster: ProcessCluster, o: NodeBenchOptions, book: AckBook): Promise<NodeBenchResult['throughput']> {
-  const endpoints = cluster.ids.flatMap((id) => Array.from({ length: o.connectionsPerNode }, () => cluster.clientAddress(id)));
+async function throughputPhase(
+  cluster: ProcessCluster,
+  o: NodeBenchOptions,
+  book: AckBook,
+): Promise<NodeBenchResult['throughput']> {
+  const endpoints = cluster.ids.flatMap((id) =>
+    Array.from({ length: o.connectionsPerNode }, () => cluster.clientAddress(id)),
+  );
   const pool = new EndpointPool(endpoints);
-  const hist = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const hist = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+  });
   const warmupEnd = Date.now() + 1000;
   const end = warmupEnd + o.durationS * 1000;
   let measured = 0;
@@ -126,7 +157,14 @@ async function throughputPhase(cluster: ProcessCluster, o: NodeBenchOptions, boo
     for (let seq = 1; Date.now() < end; seq++) {
       const path = `/bench/${conn}/${lane}/${seq % 64}`;
       const start = performance.now();
-      const r = await writeWithRetry(pool, conn, path, data, { clientId, requestId: seq }, Date.now() + 10_000);
+      const r = await writeWithRetry(
+        pool,
+        conn,
+        path,
+        data,
+        { clientId, requestId: seq },
+        Date.now() + 10_000,
+      );
       book.record(path, r.zxid);
       const now = Date.now();
       if (now >= warmupEnd && now < end) {
@@ -137,7 +175,9 @@ async function throughputPhase(cluster: ProcessCluster, o: NodeBenchOptions, boo
     }
   };
   try {
-    await Promise.all(endpoints.flatMap((_, conn) => Array.from({ length: o.depth }, (_, lane) => worker(conn, lane))));
+    await Promise.all(
+      endpoints.flatMap((_, conn) => Array.from({ length: o.depth }, (_, lane) => worker(conn, lane))),
+    );
   } finally {
     await pool.close();
   }
@@ -159,14 +199,25 @@ async function failoverPhase(
 ): Promise<NodeBenchResult['details']['failovers'] extends ReadonlyArray<infer F> ? F[] : never> {
   const out: NodeBenchResult['details']['failovers'] extends ReadonlyArray<infer F> ? F[] : never = [];
   // A steady trickle of writes from every node, so the first commit of each new epoch is real traffic.
-  const pool = new EndpointPool(cluster.ids.map((id) => cluster.clientAddress(id)), 2_000);
+  const pool = new EndpointPool(
+    cluster.ids.map((id) => cluster.clientAddress(id)),
+    2_000,
+  );
   let stop = false;
   const trickle = async (lane: number): Promise<void> => {
     const data = randomBytes(o.size);
     for (let seq = 1; !stop; seq++) {
       const path = `/failover/${lane}/${seq % 64}`;
       try {
-        const r = await writeWithRetry(pool, lane, path, data, { clientId: `failover-${lane}`, requestId: seq }, Date.now() + 10_000, 2);
+        const r = await writeWithRetry(
+          pool,
+          lane,
+          path,
+          data,
+          { clientId: `failover-${lane}`, requestId: seq },
+          Date.now() + 10_000,
+          2,
+        );
         book.record(path, r.zxid);
       } catch {
         // Unacknowledged: not counted, nothing to check.
@@ -183,10 +234,17 @@ async function failoverPhase(
       const killedAt = await cluster.kill(current.leader);
       const next = await cluster.waitForServingLeader(10_000, mark);
       const leader = next.leader;
-      const first = await cluster.waitFor((e) => e.node === leader && e.ev === 'first-commit' && e.epoch === next.epoch, 10_000, mark);
+      const first = await cluster.waitFor(
+        (e) => e.node === leader && e.ev === 'first-commit' && e.epoch === next.epoch,
+        10_000,
+        mark,
+      );
       const after = cluster.events.slice(mark);
       const detect = after.find((e) => e.ev === 'leader-lost');
-      const elected = findLast(after, (e) => e.node === leader && e.ev === 'elected' && e.leader === leader && e.epoch === next.epoch);
+      const elected = findLast(
+        after,
+        (e) => e.node === leader && e.ev === 'elected' && e.leader === leader && e.epoch === next.epoch,
+      );
       if (!detect || !elected) throw new Error('failover events missing (leader-lost / elected)');
       const f = {
         killed: current.leader,
@@ -197,7 +255,9 @@ async function failoverPhase(
         firstCommitMs: round(first.t - killedAt, 2),
       };
       out.push(f);
-      log(`kill ${k + 1}: ${f.killed} → ${f.elected}: detect ${f.detectMs} ms, elected ${f.electedMs} ms, serving ${f.servingMs} ms, first commit ${f.firstCommitMs} ms`);
+      log(
+        `kill ${k + 1}: ${f.killed} → ${f.elected}: detect ${f.detectMs} ms, elected ${f.electedMs} ms, serving ${f.servingMs} ms, first commit ${f.firstCommitMs} ms`,
+      );
       const restartMark = cluster.events.length;
       await cluster.startNode(current.leader);
       await cluster.waitFor((e) => e.node === current.leader && e.ev === 'serving', 20_000, restartMark);
@@ -225,7 +285,14 @@ async function countLost(cluster: ProcessCluster, book: AckBook): Promise<number
   const pool = new EndpointPool([cluster.clientAddress(leader.leader)]);
   try {
     // A final write through the leader: once it is applied everywhere, so is everything before it.
-    const fence = await writeWithRetry(pool, 0, '/fence', new Uint8Array([1]), { clientId: 'fence', requestId: Date.now() }, Date.now() + 10_000);
+    const fence = await writeWithRetry(
+      pool,
+      0,
+      '/fence',
+      new Uint8Array([1]),
+      { clientId: 'fence', requestId: Date.now() },
+      Date.now() + 10_000,
+    );
     for (const id of cluster.ids.filter((x) => cluster.isRunning(x))) {
       const client = await new EndpointPool([cluster.clientAddress(id)]).client(0);
       try {
@@ -254,7 +321,10 @@ async function waitApplied(client: Awaited<ReturnType<EndpointPool['client']>>, 
   }
 }
 
-function findLast(events: readonly ClusterEvent[], pred: (e: ClusterEvent) => boolean): ClusterEvent | undefined {
+function findLast(
+  events: readonly ClusterEvent[],
+  pred: (e: ClusterEvent) => boolean,
+): ClusterEvent | undefined {
   for (let i = events.length - 1; i >= 0; i--) if (pred(events[i]!)) return events[i];
   return undefined;
 }

@@ -5,7 +5,14 @@
 import { PoleClient, PoleError } from '../node/net/client.js';
 import type { Zxid } from '../node/core/zxid.js';
 
-export const RETRYABLE = new Set(['NOT_LEADER_YET', 'NO_QUORUM', 'LEADER_LOST', 'DISCONNECTED', 'TIMEOUT', 'CLOSED']);
+export const RETRYABLE = new Set([
+  'NOT_LEADER_YET',
+  'NO_QUORUM',
+  'LEADER_LOST',
+  'DISCONNECTED',
+  'TIMEOUT',
+  'CLOSED',
+]);
 
 export interface Endpoint {
   readonly host: string;

@@ -49,7 +49,9 @@ export class NodeServer {
   ) {
     this.counters = {
       writes: this.metrics.counter('pole_client_writes_total', 'Client write requests received'),
-      replies: this.metrics.counter('pole_client_replies_total', 'Client write replies by outcome', ['outcome']),
+      replies: this.metrics.counter('pole_client_replies_total', 'Client write replies by outcome', [
+        'outcome',
+      ]),
       events: this.metrics.counter('pole_events_total', 'Protocol events by kind', ['ev']),
     };
     const epoch = this.metrics.gauge('pole_epoch', 'Epoch of the current leadership or election');
@@ -74,7 +76,10 @@ export class NodeServer {
 
   static async start(config: NodeConfig, opts: NodeServerOptions = {}): Promise<NodeServer> {
     const events = new EventLog(config.id, opts.events !== undefined ? { out: opts.events } : {});
-    const { store, recovered, report } = await DurableStore.open({ dir: config.dataDir, fsync: config.fsync });
+    const { store, recovered, report } = await DurableStore.open({
+      dir: config.dataDir,
+      fsync: config.fsync,
+    });
     const members = membersOf(config);
     const core = new NodeCore(
       {
@@ -143,11 +148,20 @@ export class NodeServer {
       },
     });
     await this.clients.start();
-    this.http = await startStatusServer({ host: c.listen.host, port: c.listen.httpPort, status: () => this.status(), metrics: this.metrics });
+    this.http = await startStatusServer({
+      host: c.listen.host,
+      port: c.listen.httpPort,
+      status: () => this.status(),
+      metrics: this.metrics,
+    });
   }
 
   ports(): BoundPorts {
-    return { peerPort: this.net?.port ?? 0, clientPort: this.clients?.port ?? 0, httpPort: this.http?.port ?? 0 };
+    return {
+      peerPort: this.net?.port ?? 0,
+      clientPort: this.clients?.port ?? 0,
+      httpPort: this.http?.port ?? 0,
+    };
   }
 
   status(): NodeStatus & { commitCounter: number; connectedPeers: readonly string[] } {

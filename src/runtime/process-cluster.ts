@@ -49,7 +49,10 @@ const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
 
 export class ProcessCluster {
   readonly events: ClusterEvent[] = [];
-  private readonly waiters = new Set<{ pred: (e: ClusterEvent) => boolean; resolve: (e: ClusterEvent) => void }>();
+  private readonly waiters = new Set<{
+    pred: (e: ClusterEvent) => boolean;
+    resolve: (e: ClusterEvent) => void;
+  }>();
   private readonly stderrTail = new Map<NodeId, string[]>();
 
   private constructor(
@@ -82,7 +85,9 @@ export class ProcessCluster {
           id: s.id,
           sid: s.sid,
           listen: { host: '127.0.0.1', peerPort: s.peerPort, clientPort: s.clientPort, httpPort: s.httpPort },
-          peers: [...slots.values()].filter((p) => p.id !== s.id).map((p) => ({ id: p.id, sid: p.sid, host: '127.0.0.1', port: p.peerPort })),
+          peers: [...slots.values()]
+            .filter((p) => p.id !== s.id)
+            .map((p) => ({ id: p.id, sid: p.sid, host: '127.0.0.1', port: p.peerPort })),
           dataDir: join(dir, s.id),
           fsync: opts.fsync ?? true,
           oracle: opts.oracle ?? 'history',
@@ -127,7 +132,9 @@ export class ProcessCluster {
     const s = this.slot(id);
     if (s.child) throw new Error(`${id} is already running`);
     const since = this.events.length;
-    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     s.child = child;
     s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.once('exit', () => {
@@ -183,7 +190,8 @@ export class ProcessCluster {
 
   /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
-    for (let i = since; i < this.events.length; i++) if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
+    for (let i = since; i < this.events.length; i++)
+      if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
     return new Promise((resolve, reject) => {
       const w = {
         pred,
@@ -201,8 +209,15 @@ export class ProcessCluster {
   }
 
   /** The leader serving now: the latest `serving` event of a leader whose process still runs. */
-  async waitForServingLeader(timeoutMs: number, since = 0): Promise<{ leader: NodeId; epoch: number; event: ClusterEvent }> {
-    const e = await this.waitFor((x) => x.ev === 'serving' && x.leader === undefined && this.isRunning(x.node), timeoutMs, since);
+  async waitForServingLeader(
+    timeoutMs: number,
+    since = 0,
+  ): Promise<{ leader: NodeId; epoch: number; event: ClusterEvent }> {
+    const e = await this.waitFor(
+      (x) => x.ev === 'serving' && x.leader === undefined && this.isRunning(x.node),
+      timeoutMs,
+      since,
+    );
     return { leader: e.node, epoch: e.epoch as number, event: e };
   }
 

@@ -1,14 +1,14 @@
 // Ask the kernel for free loopback ports (bind to port 0, read it, release it). The node's peers
 // must know each other's ports before any of them starts, so ephemeral ports chosen by each
 // process are not enough.
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: count },
       () =>
-        new Promise<import('node:net').Server>((resolve, reject) => {
+        new Promise<Server>((resolve, reject) => {
           const s = createServer();
           s.once('error', reject);
           s.listen(0, host, () => resolve(s));

@@ -8,7 +8,11 @@ export function scheduleCount(defaultCount: number): number {
   return env ? Math.max(1, Math.ceil(Number(env) / 2)) : defaultCount;
 }
 
-export function runSeeds(first: number, count: number, extra: Partial<SimOptions> = {}): { acked: number; crashes: number; leaders: number } {
+export function runSeeds(
+  first: number,
+  count: number,
+  extra: Partial<SimOptions> = {},
+): { acked: number; crashes: number; leaders: number } {
   const only = process.env.SIM_SEED;
   const seeds = only ? [Number(only)] : Array.from({ length: count }, (_, i) => first + i);
   const failures: string[] = [];

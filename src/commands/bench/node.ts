@@ -7,18 +7,37 @@ export default class BenchNode extends Command {
 
   static override enableJsonFlag = true;
 
-  static override examples = ['<%= config.bin %> bench node', '<%= config.bin %> bench node --nodes 5 --duration 10 --kills 10 --json'];
+  static override examples = [
+    '<%= config.bin %> bench node',
+    '<%= config.bin %> bench node --nodes 5 --duration 10 --kills 10 --json',
+  ];
 
   static override flags = {
     nodes: Flags.integer({ description: 'number of node processes', default: 5, min: 3 }),
-    duration: Flags.integer({ description: 'seconds of the throughput phase (after 1 s of warm-up)', default: 10, min: 1 }),
+    duration: Flags.integer({
+      description: 'seconds of the throughput phase (after 1 s of warm-up)',
+      default: 10,
+      min: 1,
+    }),
     kills: Flags.integer({ description: 'leader kills in the failover phase', default: 5, min: 0 }),
     size: Flags.integer({ description: 'bytes per write', default: 1024, min: 1 }),
     depth: Flags.integer({ description: 'writes in flight per connection', default: 32, min: 1 }),
     connections: Flags.integer({ description: 'client connections per node', default: 2, min: 1 }),
-    fsync: Flags.boolean({ description: 'fsync the log before acknowledging (off only for tmpfs-like experiments)', default: true, allowNo: true }),
-    'tick-ms': Flags.integer({ description: 'node tick (LAN timers by default)', default: LAN_TIMERS.tickMs, min: 1 }),
-    'election-timeout-ms': Flags.integer({ description: 'POLE election timeout T', default: LAN_TIMERS.electionTimeoutMs, min: 1 }),
+    fsync: Flags.boolean({
+      description: 'fsync the log before acknowledging (off only for tmpfs-like experiments)',
+      default: true,
+      allowNo: true,
+    }),
+    'tick-ms': Flags.integer({
+      description: 'node tick (LAN timers by default)',
+      default: LAN_TIMERS.tickMs,
+      min: 1,
+    }),
+    'election-timeout-ms': Flags.integer({
+      description: 'POLE election timeout T',
+      default: LAN_TIMERS.electionTimeoutMs,
+      min: 1,
+    }),
   };
 
   async run(): Promise<NodeBenchResult> {
@@ -31,7 +50,12 @@ export default class BenchNode extends Command {
       depth: flags.depth,
       connectionsPerNode: flags.connections,
       fsync: flags.fsync,
-      timers: { ...LAN_TIMERS, tickMs: flags['tick-ms'], electionTimeoutMs: flags['election-timeout-ms'], retryBaseMs: flags['election-timeout-ms'] },
+      timers: {
+        ...LAN_TIMERS,
+        tickMs: flags['tick-ms'],
+        electionTimeoutMs: flags['election-timeout-ms'],
+        retryBaseMs: flags['election-timeout-ms'],
+      },
       log: (line) => {
         if (!this.jsonEnabled()) this.log(line);
       },
@@ -40,7 +64,9 @@ export default class BenchNode extends Command {
       this.log(
         `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}`,
       );
-      this.log(`lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`);
+      this.log(
+        `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
+      );
     }
     return result;
   }

@@ -61,7 +61,12 @@ export type PersistOp =
       readonly acceptedLeader?: NodeId;
     }
   /** Replace the whole state by a snapshot taken at `zxid` (SNAP sync) or record a local snapshot. */
-  | { readonly op: 'snapshot'; readonly zxid: Zxid; readonly data: Uint8Array; readonly replacesLog: boolean };
+  | {
+      readonly op: 'snapshot';
+      readonly zxid: Zxid;
+      readonly data: Uint8Array;
+      readonly replacesLog: boolean;
+    };
 
 /** A protocol event; the driver adds the timestamp and node name and writes it as one JSON line. */
 export interface CoreEvent {

@@ -51,7 +51,9 @@ export class DataTree {
 
   apply(txn: Txn): ApplyResult {
     if (compareZxid(txn.zxid, this.applied) <= 0) {
-      throw new Error(`apply out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.applied.epoch}:${this.applied.counter}`);
+      throw new Error(
+        `apply out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.applied.epoch}:${this.applied.counter}`,
+      );
     }
     this.applied = txn.zxid;
     const key = requestKey(txn.clientId, txn.requestId);

@@ -2,7 +2,15 @@
 // protocol (discovery → catch-up fetch → sync → broadcast). Driven by inputs, it accumulates
 // effects that the driver drains with ready(); see core-types.ts for the order they must be
 // applied in. Time comes only from the `now` of each input.
-import type { CoreEvent, CoreInput, PeerSend, PersistOp, ClientReply, Ready, RecoveredState } from './core-types.js';
+import type {
+  CoreEvent,
+  CoreInput,
+  PeerSend,
+  PersistOp,
+  ClientReply,
+  Ready,
+  RecoveredState,
+} from './core-types.js';
 import { DataTree, requestKey, type ApplyResult } from './data-tree.js';
 import type { ElectionDecision, ElectionOutput } from './election-types.js';
 import { PoleElection } from './election.js';
@@ -297,7 +305,12 @@ export class NodeCore {
     this.roleName = 'looking';
     this.setPhase('election');
     const out = this.election.newElection(now, this.acceptedEpoch + 1);
-    this.emit({ ev: 'election-started', reason, epoch: this.election.epoch, lastZxid: formatZxid(this.history.last) });
+    this.emit({
+      ev: 'election-started',
+      reason,
+      epoch: this.election.epoch,
+      lastZxid: formatZxid(this.history.last),
+    });
     this.takeElection(now, out);
   }
 
@@ -374,7 +387,12 @@ export class NodeCore {
         this.earlyInfos.set(from, m); // we may be about to lead this epoch
         return;
       }
-      this.send(from, { type: 'REJECT', epoch: m.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'not-leading' });
+      this.send(from, {
+        type: 'REJECT',
+        epoch: m.epoch,
+        acceptedEpoch: this.acceptedEpoch,
+        reason: 'not-leading',
+      });
       return;
     }
     ls.followers.set(from, {
@@ -420,8 +438,19 @@ export class NodeCore {
     }
     if (best !== this.self) {
       ls.fetchingFrom = best;
-      this.emit({ ev: 'fetch-history', from: best, epoch: ls.epoch, have: formatZxid(this.history.last), theirs: formatZxid(bestZxid) });
-      this.send(best, { type: 'FETCH', epoch: ls.epoch, ranges: this.history.ranges(), lastZxid: this.history.last });
+      this.emit({
+        ev: 'fetch-history',
+        from: best,
+        epoch: ls.epoch,
+        have: formatZxid(this.history.last),
+        theirs: formatZxid(bestZxid),
+      });
+      this.send(best, {
+        type: 'FETCH',
+        epoch: ls.epoch,
+        ranges: this.history.ranges(),
+        lastZxid: this.history.last,
+      });
       return;
     }
     this.startSync(now);
@@ -456,7 +485,13 @@ export class NodeCore {
       txns: plan.txns.length,
       ...(plan.truncateTo ? { truncateTo: formatZxid(plan.truncateTo) } : {}),
     });
-    if (plan.snapshot) this.emit({ ev: 'snapshot-sent', to: id, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+    if (plan.snapshot)
+      this.emit({
+        ev: 'snapshot-sent',
+        to: id,
+        bytes: plan.snapshot.data.byteLength,
+        zxid: formatZxid(plan.snapshot.zxid),
+      });
     this.send(id, { type: 'SYNC', epoch: ls.epoch, plan });
     this.send(id, { type: 'NEWLEADER', epoch: ls.epoch, lastZxid: f.newLeaderZxid });
   }
@@ -487,8 +522,14 @@ export class NodeCore {
     this.commitUpTo(this.history.last);
     ls.commitAnnounced = this.committed;
     this.setPhase('serving');
-    this.emit({ ev: 'serving', epoch: ls.epoch, followers: synced.map(([id]) => id), lastZxid: formatZxid(this.history.last) });
-    for (const [id] of synced) this.send(id, { type: 'UPTODATE', epoch: ls.epoch, commitZxid: this.committed });
+    this.emit({
+      ev: 'serving',
+      epoch: ls.epoch,
+      followers: synced.map(([id]) => id),
+      lastZxid: formatZxid(this.history.last),
+    });
+    for (const [id] of synced)
+      this.send(id, { type: 'UPTODATE', epoch: ls.epoch, commitZxid: this.committed });
   }
 
   private propose(now: number, clientId: string, requestId: number, path: string, data: Uint8Array): Zxid {
@@ -503,7 +544,13 @@ export class NodeCore {
   }
 
   /** Leader side of a write, local or forwarded: propose unless it is a retry. */
-  private leaderAccept(now: number, clientId: string, requestId: number, path: string, data: Uint8Array): void {
+  private leaderAccept(
+    now: number,
+    clientId: string,
+    requestId: number,
+    path: string,
+    data: Uint8Array,
+  ): void {
     const ls = this.leaderState!;
     const key = requestKey(clientId, requestId);
     if (this.tree.lookupDone(key) || ls.inflight.has(key)) return; // applied or on its way: the waiter is answered on apply
@@ -554,7 +601,12 @@ export class NodeCore {
     };
     // Whoever asked to follow us in this epoch must look elsewhere now.
     for (const [from, info] of this.earlyInfos) {
-      this.send(from, { type: 'REJECT', epoch: info.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'following-another' });
+      this.send(from, {
+        type: 'REJECT',
+        epoch: info.epoch,
+        acceptedEpoch: this.acceptedEpoch,
+        reason: 'following-another',
+      });
     }
     this.earlyInfos.clear();
     this.lastLeader = leader;
@@ -586,7 +638,12 @@ export class NodeCore {
     const fr = this.followerRole!;
     const sameLeaderAgain = m.epoch === this.acceptedEpoch && this.acceptedLeader === fr.leader;
     if (m.epoch !== fr.epoch || (m.epoch <= this.acceptedEpoch && !sameLeaderAgain)) {
-      this.send(fr.leader, { type: 'REJECT', epoch: m.epoch, acceptedEpoch: this.acceptedEpoch, reason: 'stale-epoch' });
+      this.send(fr.leader, {
+        type: 'REJECT',
+        epoch: m.epoch,
+        acceptedEpoch: this.acceptedEpoch,
+        reason: 'stale-epoch',
+      });
       this.leaderLost(now, `rejected-epoch:${m.epoch}<=${this.acceptedEpoch}`);
       return;
     }
@@ -607,7 +664,13 @@ export class NodeCore {
     const fr = this.followerRole;
     if (!fr || fr.leader !== from || fr.epoch !== m.epoch) return;
     const plan = this.history.planSync(m.ranges, m.lastZxid, () => this.snapshotNow());
-    if (plan.snapshot) this.emit({ ev: 'snapshot-sent', to: from, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+    if (plan.snapshot)
+      this.emit({
+        ev: 'snapshot-sent',
+        to: from,
+        bytes: plan.snapshot.data.byteLength,
+        zxid: formatZxid(plan.snapshot.zxid),
+      });
     this.send(from, { type: 'FETCHED', epoch: m.epoch, plan });
   }
 
@@ -627,7 +690,12 @@ export class NodeCore {
   private onUpToDate(m: Extract<ZabMessage, { type: 'UPTODATE' }>): void {
     this.learnCommit(m.commitZxid);
     this.setPhase('serving');
-    this.emit({ ev: 'serving', epoch: m.epoch, leader: this.followerRole?.leader, lastZxid: formatZxid(this.history.last) });
+    this.emit({
+      ev: 'serving',
+      epoch: m.epoch,
+      leader: this.followerRole?.leader,
+      lastZxid: formatZxid(this.history.last),
+    });
   }
 
   private onProposal(m: Extract<ZabMessage, { type: 'PROPOSAL' }>): void {
@@ -652,13 +720,26 @@ export class NodeCore {
       this.history.reset(plan.snapshot.zxid);
       this.committed = plan.snapshot.zxid;
       this.appliedSinceSnapshot = 0;
-      this.persist.push({ op: 'snapshot', zxid: plan.snapshot.zxid, data: plan.snapshot.data, replacesLog: true });
-      this.emit({ ev: 'snapshot-received', from, why, bytes: plan.snapshot.data.byteLength, zxid: formatZxid(plan.snapshot.zxid) });
+      this.persist.push({
+        op: 'snapshot',
+        zxid: plan.snapshot.zxid,
+        data: plan.snapshot.data,
+        replacesLog: true,
+      });
+      this.emit({
+        ev: 'snapshot-received',
+        from,
+        why,
+        bytes: plan.snapshot.data.byteLength,
+        zxid: formatZxid(plan.snapshot.zxid),
+      });
     }
     if (plan.truncateTo) {
       if (compareZxid(plan.truncateTo, this.tree.lastApplied) < 0) {
         // Never happens if the protocol is right: committed txns are never truncated.
-        throw new Error(`asked to truncate to ${formatZxid(plan.truncateTo)} below applied ${formatZxid(this.tree.lastApplied)}`);
+        throw new Error(
+          `asked to truncate to ${formatZxid(plan.truncateTo)} below applied ${formatZxid(this.tree.lastApplied)}`,
+        );
       }
       this.history.truncateAfter(plan.truncateTo);
       this.persist.push({ op: 'truncate', after: plan.truncateTo });
@@ -723,7 +804,14 @@ export class NodeCore {
     this.emit({ ev: 'snapshot-taken', zxid: formatZxid(snap.zxid), bytes: snap.data.byteLength });
   }
 
-  private onWrite(now: number, handle: number, clientId: string, requestId: number, path: string, data: Uint8Array): void {
+  private onWrite(
+    now: number,
+    handle: number,
+    clientId: string,
+    requestId: number,
+    path: string,
+    data: Uint8Array,
+  ): void {
     if (this.phaseName !== 'serving') {
       this.replies.push({ handle, ok: false, code: 'NOT_LEADER_YET' });
       return;
@@ -740,7 +828,14 @@ export class NodeCore {
     if (this.leaderState) {
       this.leaderAccept(now, clientId, requestId, path, data);
     } else if (this.followerRole && !waiting) {
-      this.send(this.followerRole.leader, { type: 'REQUEST', epoch: this.followerRole.epoch, clientId, requestId, path, data });
+      this.send(this.followerRole.leader, {
+        type: 'REQUEST',
+        epoch: this.followerRole.epoch,
+        clientId,
+        requestId,
+        path,
+        data,
+      });
     }
   }
 
@@ -755,7 +850,8 @@ export class NodeCore {
       }
       if (this.phaseName === 'serving') {
         let inTouch = 1;
-        for (const f of ls.followers.values()) if (f.stage === 'synced' && now - f.lastHeard <= t.syncLimit * t.tickMs) inTouch += 1;
+        for (const f of ls.followers.values())
+          if (f.stage === 'synced' && now - f.lastHeard <= t.syncLimit * t.tickMs) inTouch += 1;
         if (inTouch < this.quorum) {
           this.stepDown(now, 'lost-quorum');
           return;
@@ -763,14 +859,16 @@ export class NodeCore {
       }
       if (now >= ls.nextPingAt) {
         ls.nextPingAt = now + t.tickMs / 2;
-        for (const id of ls.followers.keys()) this.send(id, { type: 'PING', epoch: ls.epoch, commitZxid: this.committed });
+        for (const id of ls.followers.keys())
+          this.send(id, { type: 'PING', epoch: ls.epoch, commitZxid: this.committed });
       }
     }
     const fr = this.followerRole;
     if (fr) {
       // Same expressions as nextTimerAt(), so a timer set for a deadline always finds it due.
       if (now >= fr.lastHeard + t.syncLimit * t.tickMs) this.leaderLost(now, 'timeout');
-      else if (this.phaseName !== 'serving' && now >= fr.since + t.initLimit * t.tickMs) this.leaderLost(now, 'sync-timeout');
+      else if (this.phaseName !== 'serving' && now >= fr.since + t.initLimit * t.tickMs)
+        this.leaderLost(now, 'sync-timeout');
     }
   }
 
@@ -784,7 +882,8 @@ export class NodeCore {
     if (this.followerRole?.leader === peer) this.sendFollowerInfo();
     // A proposal sent while the link was down was lost: repeat it now rather than wait for the
     // retry timer (start-up, where every link comes up after the first proposals, is the common case).
-    if (this.election.running) this.send(peer, { type: 'P', epoch: this.election.epoch, proposal: this.election.proposal });
+    if (this.election.running)
+      this.send(peer, { type: 'P', epoch: this.election.epoch, proposal: this.election.proposal });
   }
 
   private onDisconnected(now: number, peer: NodeId): void {
@@ -808,16 +907,31 @@ export class NodeCore {
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
     if (msg.type === 'P' || msg.type === 'V') {
-      if (msg.type === 'P' && msg.epoch > this.election.epoch && this.roleName !== 'looking' && this.phaseName !== 'serving') {
+      if (
+        msg.type === 'P' &&
+        msg.epoch > this.election.epoch &&
+        this.roleName !== 'looking' &&
+        this.phaseName !== 'serving'
+      ) {
         // Someone started a newer election while our own epoch has not been established: the
         // selection we acted on did not take (POLE's selection is unreliable), so join theirs
         // rather than answer with a leader nobody follows. Established leaders keep answering V.
-        this.emit({ ev: 'leader-lost', leader: this.leader, epoch: this.epoch, reason: `newer-election:${msg.epoch}` });
+        this.emit({
+          ev: 'leader-lost',
+          leader: this.leader,
+          epoch: this.epoch,
+          reason: `newer-election:${msg.epoch}`,
+        });
         this.abandonRole(now);
         this.roleName = 'looking';
         this.setPhase('election');
         const out = this.election.newElection(now, Math.max(msg.epoch, this.acceptedEpoch + 1));
-        this.emit({ ev: 'election-started', reason: 'newer-election', epoch: this.election.epoch, lastZxid: formatZxid(this.history.last) });
+        this.emit({
+          ev: 'election-started',
+          reason: 'newer-election',
+          epoch: this.election.epoch,
+          lastZxid: formatZxid(this.history.last),
+        });
         this.takeElection(now, out);
       }
       this.takeElection(now, this.election.onMessage(now, from, msg));
@@ -869,10 +983,12 @@ export class NodeCore {
       case 'ACK':
         return this.onAck(from, msg);
       case 'REQUEST':
-        if (this.phaseName === 'serving') this.leaderAccept(now, msg.clientId, msg.requestId, msg.path, msg.data);
+        if (this.phaseName === 'serving')
+          this.leaderAccept(now, msg.clientId, msg.requestId, msg.path, msg.data);
         return;
       case 'REJECT':
-        if (ls.followers.delete(from) && ls.fetchingFrom === from) this.stepDown(now, 'fetch-source-rejected');
+        if (ls.followers.delete(from) && ls.fetchingFrom === from)
+          this.stepDown(now, 'fetch-source-rejected');
         return;
       default:
         return;
@@ -893,7 +1009,8 @@ export class NodeCore {
         for (let i = 0; i < batch.length; i += max) {
           const part = batch.slice(i, i + max);
           for (const [id, f] of ls.followers) {
-            if (f.stage === 'syncing' || f.stage === 'synced') this.send(id, { type: 'PROPOSAL', epoch: ls.epoch, txns: part });
+            if (f.stage === 'syncing' || f.stage === 'synced')
+              this.send(id, { type: 'PROPOSAL', epoch: ls.epoch, txns: part });
           }
         }
         // A leader alone in a quorum of one commits what it has just logged.
@@ -902,7 +1019,8 @@ export class NodeCore {
       if (this.phaseName === 'serving' && compareZxid(this.committed, ls.commitAnnounced) > 0) {
         ls.commitAnnounced = this.committed;
         for (const [id, f] of ls.followers) {
-          if (f.stage === 'syncing' || f.stage === 'synced') this.send(id, { type: 'COMMIT', epoch: ls.epoch, zxid: this.committed });
+          if (f.stage === 'syncing' || f.stage === 'synced')
+            this.send(id, { type: 'COMMIT', epoch: ls.epoch, zxid: this.committed });
         }
       }
     }

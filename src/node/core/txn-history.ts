@@ -25,7 +25,9 @@ export class TxnHistory {
 
   append(txn: Txn): void {
     if (compareZxid(txn.zxid, this.last) <= 0) {
-      throw new Error(`log append out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.last.epoch}:${this.last.counter}`);
+      throw new Error(
+        `log append out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.last.epoch}:${this.last.counter}`,
+      );
     }
     this.txns.push(txn);
   }
@@ -113,7 +115,11 @@ export class TxnHistory {
       consider(this.baseZxid);
     }
     for (const r of ranges) {
-      if (r.epoch === this.baseZxid.epoch && this.baseZxid.counter >= r.first && this.baseZxid.counter <= r.last) {
+      if (
+        r.epoch === this.baseZxid.epoch &&
+        this.baseZxid.counter >= r.first &&
+        this.baseZxid.counter <= r.last
+      ) {
         consider(this.baseZxid);
       }
       // Our newest txn in [(epoch, first), (epoch, last)]; our runs within an epoch are gap-free
@@ -130,7 +136,11 @@ export class TxnHistory {
    * only when a SNAP is needed and must return this node's state at some zxid ≥ base (with the
    * txns after that zxid following in the plan).
    */
-  planSync(ranges: readonly EpochRange[], last: Zxid, snapshot: () => { zxid: Zxid; data: Uint8Array }): SyncPlan {
+  planSync(
+    ranges: readonly EpochRange[],
+    last: Zxid,
+    snapshot: () => { zxid: Zxid; data: Uint8Array },
+  ): SyncPlan {
     const common = this.commonPoint(ranges, last);
     const otherBase = ranges[0];
     const otherBaseZxid = otherBase ? { epoch: otherBase.epoch, counter: otherBase.first } : undefined;

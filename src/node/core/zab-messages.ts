@@ -44,9 +44,19 @@ export type ZabMessage =
       readonly ranges: readonly EpochRange[];
     }
   /** Refusal: the sender is not leading `epoch`, or has accepted a newer epoch already. */
-  | { readonly type: 'REJECT'; readonly epoch: number; readonly acceptedEpoch: number; readonly reason: string }
+  | {
+      readonly type: 'REJECT';
+      readonly epoch: number;
+      readonly acceptedEpoch: number;
+      readonly reason: string;
+    }
   // the new leader catching up from the most up-to-date follower of its quorum
-  | { readonly type: 'FETCH'; readonly epoch: number; readonly ranges: readonly EpochRange[]; readonly lastZxid: Zxid }
+  | {
+      readonly type: 'FETCH';
+      readonly epoch: number;
+      readonly ranges: readonly EpochRange[];
+      readonly lastZxid: Zxid;
+    }
   | { readonly type: 'FETCHED'; readonly epoch: number; readonly plan: SyncPlan }
   // synchronisation
   | { readonly type: 'SYNC'; readonly epoch: number; readonly plan: SyncPlan }
@@ -69,7 +79,13 @@ export type ZabMessage =
       readonly data: Uint8Array;
     }
   /** The forwarded request had committed already (a retry): reply once `zxid` is applied. */
-  | { readonly type: 'REQUEST_DONE'; readonly epoch: number; readonly clientId: string; readonly requestId: number; readonly zxid: Zxid }
+  | {
+      readonly type: 'REQUEST_DONE';
+      readonly epoch: number;
+      readonly clientId: string;
+      readonly requestId: number;
+      readonly zxid: Zxid;
+    }
   // liveness
   | { readonly type: 'PING'; readonly epoch: number; readonly commitZxid: Zxid }
   | { readonly type: 'PONG'; readonly epoch: number };

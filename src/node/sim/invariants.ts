@@ -59,7 +59,8 @@ export class InvariantChecker {
       return;
     }
     const i = this.position.get(formatZxid(zxid));
-    if (i === undefined) this.fail(`prefix: ${node} installed a snapshot at ${formatZxid(zxid)}, which no node has applied`);
+    if (i === undefined)
+      this.fail(`prefix: ${node} installed a snapshot at ${formatZxid(zxid)}, which no node has applied`);
     else this.next.set(node, i + 1);
   }
 
@@ -70,11 +71,15 @@ export class InvariantChecker {
   acked(key: string, zxid: Zxid, _now: number): void {
     const earlier = this.acks.get(key);
     if (earlier && !zxidEquals(earlier, zxid)) {
-      this.fail(`exactly-once: request ${JSON.stringify(key)} acknowledged at ${formatZxid(earlier)} and again at ${formatZxid(zxid)}`);
+      this.fail(
+        `exactly-once: request ${JSON.stringify(key)} acknowledged at ${formatZxid(earlier)} and again at ${formatZxid(zxid)}`,
+      );
     }
     const pos = this.position.get(formatZxid(zxid));
     if (pos === undefined || this.sequence[pos]!.key !== key) {
-      this.fail(`ack: ${JSON.stringify(key)} acknowledged at ${formatZxid(zxid)}, which is not that request in the applied sequence`);
+      this.fail(
+        `ack: ${JSON.stringify(key)} acknowledged at ${formatZxid(zxid)}, which is not that request in the applied sequence`,
+      );
     }
     this.acks.set(key, zxid);
   }
@@ -96,7 +101,8 @@ export class InvariantChecker {
       if (epoch === undefined) continue;
       const holder = this.leaderOfEpoch.get(epoch);
       if (holder === undefined) this.leaderOfEpoch.set(epoch, id);
-      else if (holder !== id) this.fail(`one leader per epoch: ${holder} and ${id} both served as leader of epoch ${epoch}`);
+      else if (holder !== id)
+        this.fail(`one leader per epoch: ${holder} and ${id} both served as leader of epoch ${epoch}`);
       const tag = `${id}@${epoch}`;
       if (!this.verifiedLeaders.has(tag)) {
         this.verifiedLeaders.add(tag);

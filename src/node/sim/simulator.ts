@@ -43,7 +43,13 @@ export interface SimResult {
   readonly trace: string[];
 }
 
-const DEFAULT_TIMERS: CoreTimers = { tickMs: 100, syncLimit: 3, initLimit: 10, electionTimeoutMs: 150, retryBaseMs: 150 };
+const DEFAULT_TIMERS: CoreTimers = {
+  tickMs: 100,
+  syncLimit: 3,
+  initLimit: 10,
+  electionTimeoutMs: 150,
+  retryBaseMs: 150,
+};
 
 interface SimNode {
   readonly member: Member;
@@ -99,7 +105,15 @@ export class Simulation {
   private handleSeq = 0;
   private requestSeq = 0;
   private readonly traceLines: string[] = [];
-  private readonly stats = { events: 0, acked: 0, leaders: 0, crashes: 0, partitions: 0, linkBreaks: 0, snapshotsInstalled: 0 };
+  private readonly stats = {
+    events: 0,
+    acked: 0,
+    leaders: 0,
+    crashes: 0,
+    partitions: 0,
+    linkBreaks: 0,
+    snapshotsInstalled: 0,
+  };
   private probeAckedAt: number | undefined;
   private probe: ClientRequest | undefined;
   // The fault mix differs per seed so the schedules cover different regimes.
@@ -120,13 +134,22 @@ export class Simulation {
     this.writeEveryMs = this.rng.pick([10, 25, 50]);
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
     for (const m of this.members) {
-      this.nodes.set(m.id, { member: m, store: new MemoryStore(), core: undefined, incarnation: 0, timerToken: 0, timerAt: undefined, pending: new Map() });
+      this.nodes.set(m.id, {
+        member: m,
+        store: new MemoryStore(),
+        core: undefined,
+        incarnation: 0,
+        timerToken: 0,
+        timerAt: undefined,
+        pending: new Map(),
+      });
     }
   }
 
   run(): SimResult {
     for (const node of this.nodes.values()) this.boot(node);
-    for (const a of this.members) for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(0, 5));
+    for (const a of this.members)
+      for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(0, 5));
     this.queue.push(this.rng.int(10, this.faultEveryMs), { kind: 'fault' });
     this.queue.push(this.rng.int(50, 150), { kind: 'arrival' });
     this.queue.push(this.chaosMs, { kind: 'heal' });
@@ -187,7 +210,8 @@ export class Simulation {
     // Its clients see the connection drop: the outcome of those writes is unknown, so they retry.
     for (const req of node.pending.values()) this.retryLater(req);
     node.pending.clear();
-    for (const other of this.members) if (other.id !== node.member.id) this.breakLink(node.member.id, other.id, false);
+    for (const other of this.members)
+      if (other.id !== node.member.id) this.breakLink(node.member.id, other.id, false);
   }
 
   private liveCores(): Map<NodeId, NodeCore> {
@@ -215,7 +239,12 @@ export class Simulation {
     if (at !== node.timerAt) {
       node.timerToken += 1;
       node.timerAt = at;
-      if (at !== undefined) this.queue.push(Math.max(at, this.now), { kind: 'timer', node: node.member.id, token: node.timerToken });
+      if (at !== undefined)
+        this.queue.push(Math.max(at, this.now), {
+          kind: 'timer',
+          node: node.member.id,
+          token: node.timerToken,
+        });
     }
   }
 
@@ -236,7 +265,11 @@ export class Simulation {
   }
 
   private canTalk(a: NodeId, b: NodeId): boolean {
-    return !!this.nodes.get(a)?.core && !!this.nodes.get(b)?.core && (this.partition.get(a) ?? 0) === (this.partition.get(b) ?? 0);
+    return (
+      !!this.nodes.get(a)?.core &&
+      !!this.nodes.get(b)?.core &&
+      (this.partition.get(a) ?? 0) === (this.partition.get(b) ?? 0)
+    );
   }
 
   private scheduleConnect(a: NodeId, b: NodeId, afterMs: number): void {
@@ -258,7 +291,10 @@ export class Simulation {
     l.up = true;
     l.gen += 1;
     l.lastDeliver.clear();
-    for (const [x, y] of [[a, b], [b, a]] as const) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const node = this.nodes.get(x)!;
       node.core!.step({ type: 'connected', now: this.now, peer: y });
       this.drive(node);
@@ -272,7 +308,10 @@ export class Simulation {
     if (counted) this.stats.linkBreaks += 1;
     l.up = false;
     l.gen += 1;
-    for (const [x, y] of [[a, b], [b, a]] as const) {
+    for (const [x, y] of [
+      [a, b],
+      [b, a],
+    ] as const) {
       const node = this.nodes.get(x)!;
       if (!node.core) continue;
       node.core.step({ type: 'disconnected', now: this.now, peer: y });
@@ -306,7 +345,15 @@ export class Simulation {
     const handle = ++this.handleSeq;
     node.pending.set(handle, req);
     const data = new TextEncoder().encode(`${req.clientId}:${req.requestId}`);
-    node.core!.step({ type: 'write', now: this.now, handle, clientId: req.clientId, requestId: req.requestId, path: req.path, data });
+    node.core!.step({
+      type: 'write',
+      now: this.now,
+      handle,
+      clientId: req.clientId,
+      requestId: req.requestId,
+      path: req.path,
+      data,
+    });
     this.drive(node);
   }
 
@@ -331,7 +378,8 @@ export class Simulation {
       // Crash: often the leader, since that is what the harness does.
       const live = [...this.nodes.values()].filter((n) => n.core);
       const leader = live.find((n) => n.core!.role === 'leading');
-      const victim = leader && this.rng.chance(0.6) ? leader : live.length > 0 ? this.rng.pick(live) : undefined;
+      const victim =
+        leader && this.rng.chance(0.6) ? leader : live.length > 0 ? this.rng.pick(live) : undefined;
       if (victim) {
         this.crash(victim);
         this.queue.push(this.now + this.rng.int(50, 1500), { kind: 'restart', node: victim.member.id });
@@ -353,7 +401,8 @@ export class Simulation {
 
   private heal(): void {
     this.partition = new Map();
-    for (const a of this.members) for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(1, 20));
+    for (const a of this.members)
+      for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(1, 20));
   }
 
   // ------------------------------------------------------------------ main loop
@@ -399,7 +448,8 @@ export class Simulation {
         if (node.core) return;
         this.trace(`restart ${ev.node}`);
         this.boot(node);
-        for (const m of this.members) if (m.id !== ev.node) this.scheduleConnect(ev.node, m.id, this.rng.int(1, 20));
+        for (const m of this.members)
+          if (m.id !== ev.node) this.scheduleConnect(ev.node, m.id, this.rng.int(1, 20));
         return;
       }
       case 'heal':
@@ -414,7 +464,8 @@ export class Simulation {
     for (const node of this.nodes.values()) {
       if (!node.core) {
         this.boot(node);
-        for (const m of this.members) if (m.id !== node.member.id) this.scheduleConnect(node.member.id, m.id, 1);
+        for (const m of this.members)
+          if (m.id !== node.member.id) this.scheduleConnect(node.member.id, m.id, 1);
       }
     }
     this.probe = this.newRequest();
@@ -427,11 +478,15 @@ export class Simulation {
     const leaders = [...cores].filter(([, c]) => c.servingLeaderEpoch !== undefined);
     if (leaders.length === 0) {
       const states = [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
-      this.checker.violations.push(`liveness: no leader serving ${this.calmMs} ms after faults stopped (${states})`);
+      this.checker.violations.push(
+        `liveness: no leader serving ${this.calmMs} ms after faults stopped (${states})`,
+      );
       return;
     }
     if (this.probeAckedAt === undefined) {
-      this.checker.violations.push(`liveness: a write submitted after faults stopped was not acknowledged within ${this.calmMs} ms`);
+      this.checker.violations.push(
+        `liveness: a write submitted after faults stopped was not acknowledged within ${this.calmMs} ms`,
+      );
     }
     this.checker.finalCheck(cores);
   }
