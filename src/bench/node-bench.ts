@@ -29,7 +29,15 @@ export interface NodeBenchOptions {
   readonly log?: (line: string) => void;
 }
 
-export const LAN_TIMERS = { tickMs: 20, syncLimit: 5, initLimit: 10, electionTimeoutMs: 40, retryBaseMs: 40 };
+// Failover is detected by the broken connection, so a roomy syncLimit (500 ms) costs nothing there
+// and keeps a busy 2-core machine (six processes) from mistaking a slow event loop for a dead leader.
+export const LAN_TIMERS = {
+  tickMs: 50,
+  syncLimit: 10,
+  initLimit: 20,
+  electionTimeoutMs: 40,
+  retryBaseMs: 40,
+};
 
 export interface Spread {
   readonly median: number;
@@ -228,11 +236,17 @@ async function failoverPhase(
   const lanes = Array.from({ length: cluster.ids.length * 2 }, (_, i) => trickle(i));
   try {
     for (let k = 0; k < o.kills; k++) {
-      const current = await cluster.waitForServingLeader(10_000, lastServingIndex(cluster));
+      const current = await labelled(
+        `kill ${k + 1}: a serving leader`,
+        cluster.waitForServingLeader(10_000, lastServingIndex(cluster)),
+      );
       await new Promise((r) => setTimeout(r, 300));
       const mark = cluster.events.length;
       const killedAt = await cluster.kill(current.leader);
-      const next = await cluster.waitForServingLeader(10_000, mark);
+      const next = await labelled(
+        `kill ${k + 1}: a new serving leader after killing ${current.leader}`,
+        cluster.waitForServingLeader(10_000, mark),
+      );
       const leader = next.leader;
       const first = await cluster.waitFor(
         (e) => e.node === leader && e.ev === 'first-commit' && e.epoch === next.epoch,
@@ -260,7 +274,10 @@ async function failoverPhase(
       );
       const restartMark = cluster.events.length;
       await cluster.startNode(current.leader);
-      await cluster.waitFor((e) => e.node === current.leader && e.ev === 'serving', 20_000, restartMark);
+      await labelled(
+        `kill ${k + 1}: ${current.leader} serving again after its restart`,
+        cluster.waitFor((e) => e.node === current.leader && e.ev === 'serving', 20_000, restartMark),
+      );
     }
   } finally {
     stop = true;
@@ -318,6 +335,14 @@ async function waitApplied(client: Awaited<ReturnType<EndpointPool['client']>>, 
     if (r && compareZxid(r.zxid, z) >= 0) return;
     if (Date.now() > deadline) throw new Error('a node did not apply the final write within 10 s');
     await new Promise((res) => setTimeout(res, 10));
+  }
+}
+
+async function labelled<T>(what: string, p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    throw new Error(`${what}: ${(err as Error).message}`);
   }
 }
 

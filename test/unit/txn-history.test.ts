@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DataTree, requestKey } from '../../src/node/core/data-tree.js';
+import { TxnHistory } from '../../src/node/core/txn-history.js';
+import type { Txn } from '../../src/node/core/types.js';
+import { ZERO_ZXID, zxid, type Zxid } from '../../src/node/core/zxid.js';
+
+const txn = (e: number, c: number, id = `${e}.${c}`): Txn => ({
+  zxid: zxid(e, c),
+  path: `/k${c % 3}`,
+  data: new TextEncoder().encode(id),
+  clientId: 'c',
+  requestId: e * 1000 + c,
+});
+
+function history(base: Zxid, zs: Array<[number, number]>): TxnHistory {
+  const h = new TxnHistory(base);
+  for (const [e, c] of zs) h.append(txn(e, c));
+  return h;
+}
+
+const noSnapshot = (): never => {
+  throw new Error('no SNAP expected');
+};
+
+test('ranges describe runs of consecutive counters per epoch, base included', () => {
+  const h = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [1, 3],
+    [2, 1],
+    [2, 2],
+    [4, 1],
+  ]);
+  assert.deepEqual(h.ranges(), [
+    { epoch: 0, first: 0, last: 0 },
+    { epoch: 1, first: 1, last: 3 },
+    { epoch: 2, first: 1, last: 2 },
+    { epoch: 4, first: 1, last: 1 },
+  ]);
+});
+
+test('a follower that is a prefix of the leader gets a DIFF of exactly what it lacks', () => {
+  const leader = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [1, 3],
+    [2, 1],
+  ]);
+  const follower = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+  ]);
+  const plan = leader.planSync(follower.ranges(), follower.last, noSnapshot);
+  assert.equal(plan.truncateTo, undefined);
+  assert.equal(plan.snapshot, undefined);
+  assert.deepEqual(
+    plan.txns.map((t) => t.zxid),
+    [zxid(1, 3), zxid(2, 1)],
+  );
+});
+
+test('a follower with an uncommitted tail of an old epoch is truncated to the common point, then diffed', () => {
+  const leader = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [3, 1],
+    [3, 2],
+  ]);
+  const follower = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [2, 1],
+    [2, 2],
+  ]);
+  const plan = leader.planSync(follower.ranges(), follower.last, noSnapshot);
+  assert.deepEqual(plan.truncateTo, zxid(1, 2));
+  assert.deepEqual(
+    plan.txns.map((t) => t.zxid),
+    [zxid(3, 1), zxid(3, 2)],
+  );
+});
+
+test('a follower ahead of the leader in the same epoch is truncated with nothing to add', () => {
+  const leader = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+  ]);
+  const follower = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [1, 3],
+  ]);
+  const plan = leader.planSync(follower.ranges(), follower.last, noSnapshot);
+  assert.deepEqual(plan.truncateTo, zxid(1, 2));
+  assert.deepEqual(plan.txns, []);
+});
+
+test('a follower behind the leader’s snapshot gets a SNAP and the txns after it', () => {
+  const leader = history(zxid(1, 5), [
+    [1, 6],
+    [1, 7],
+  ]);
+  const follower = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+  ]);
+  const plan = leader.planSync(follower.ranges(), follower.last, () => ({
+    zxid: zxid(1, 6),
+    data: new Uint8Array([9]),
+  }));
+  assert.deepEqual(plan.snapshot?.zxid, zxid(1, 6));
+  assert.deepEqual(
+    plan.txns.map((t) => t.zxid),
+    [zxid(1, 7)],
+  );
+});
+
+test('the data tree applies a retried request once and its snapshot keeps the dedup table', () => {
+  const tree = new DataTree();
+  const a = tree.apply({
+    zxid: zxid(1, 1),
+    path: '/x',
+    data: new Uint8Array([1]),
+    clientId: 'c',
+    requestId: 7,
+  });
+  const again = tree.apply({
+    zxid: zxid(2, 1),
+    path: '/x',
+    data: new Uint8Array([2]),
+    clientId: 'c',
+    requestId: 7,
+  });
+  assert.equal(a.applied, true);
+  assert.equal(again.applied, false);
+  assert.deepEqual(again.zxid, zxid(1, 1));
+  assert.deepEqual(tree.get('/x')?.data, new Uint8Array([1]));
+  const copy = DataTree.deserialize(tree.serialize());
+  assert.deepEqual(copy.lookupDone(requestKey('c', 7)), zxid(1, 1));
+  assert.deepEqual(copy.lastApplied, zxid(2, 1));
+  assert.deepEqual(copy.get('/x'), tree.get('/x'));
+  assert.throws(() => copy.apply(txn(1, 1)), /out of order/);
+});
