@@ -3,6 +3,9 @@
 // SIGKILLs the serving leader K times (restarting it after each recovery) and times each failover
 // from the node events; finally reads every path back from every live node to count lost writes.
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
@@ -121,6 +124,11 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
         failovers,
       },
     };
+  } catch (err) {
+    // Keep the evidence: every node event of the failed run, for diagnosis.
+    const file = join(tmpdir(), `pole-bench-node-bench-failure-${Date.now()}.jsonl`);
+    await writeFile(file, cluster.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    throw new Error(`${(err as Error).message} (node events of this run: ${file})`);
   } finally {
     await cluster.stop();
   }
