@@ -131,6 +131,8 @@ export class NodeCore {
   private lastLeader: NodeId | undefined;
   private lastNow = 0;
   private sessionSeq = 0;
+  /** Until when a fresh node waits for the configured initial leader before electing. */
+  private startGate: number | undefined;
 
   private persist: PersistOp[] = [];
   private sends: PeerSend[] = [];
@@ -213,7 +215,23 @@ export class NodeCore {
   /** Start the node: the first election. */
   start(now: number): void {
     this.lastNow = now;
+    const t = this.cfg.timers;
+    const fresh = this.acceptedEpoch === 0 && this.history.length === 0 && this.history.base.epoch === 0;
+    if (fresh && this.cfg.initialLeader !== undefined && this.cfg.initialLeader !== this.self) {
+      // A brand-new cluster with a chosen first leader: wait (up to initLimit) until we can hear
+      // it, or a quorum would decide without its proposal whenever it starts a little late.
+      this.startGate = now + t.initLimit * t.tickMs;
+      return;
+    }
     this.beginElection(now, 'startup');
+  }
+
+  /** Leave the start gate: start the first election unless a peer's proposal already drew us in. */
+  private openStartGate(now: number, reason: string): void {
+    if (this.startGate === undefined) return;
+    this.startGate = undefined;
+    if (!this.election.running && this.election.leader === undefined && this.roleName === 'looking')
+      this.beginElection(now, reason);
   }
 
   step(input: CoreInput): void {
@@ -254,6 +272,7 @@ export class NodeCore {
   nextTimerAt(): number | undefined {
     const t = this.cfg.timers;
     const deadlines: number[] = [];
+    if (this.startGate !== undefined) deadlines.push(this.startGate);
     const e = this.election.nextDeadline();
     if (e !== undefined) deadlines.push(e);
     const ls = this.leaderState;
@@ -840,6 +859,8 @@ export class NodeCore {
   }
 
   private onTick(now: number): void {
+    if (this.startGate !== undefined && now >= this.startGate)
+      this.openStartGate(now, 'startup:initial-leader-not-heard');
     this.takeElection(now, this.election.tick(now));
     const t = this.cfg.timers;
     const ls = this.leaderState;
@@ -879,6 +900,7 @@ export class NodeCore {
 
   private onConnected(now: number, peer: NodeId): void {
     void now;
+    if (peer === this.cfg.initialLeader) this.openStartGate(now, 'startup');
     if (this.followerRole?.leader === peer) this.sendFollowerInfo();
     // A proposal sent while the link was down was lost: repeat it now rather than wait for the
     // retry timer (start-up, where every link comes up after the first proposals, is the common case).
