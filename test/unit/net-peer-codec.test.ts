@@ -82,7 +82,6 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
     { type: 'REQUEST', epoch: 5, clientId: 'c1', requestId: 17, path: '/a', data: bytes(1024, 1) },
     { type: 'REQUEST', epoch: 5, clientId: '', requestId: 0, path: '', data: new Uint8Array(0) },
   ],
-  REQUEST_DONE: [{ type: 'REQUEST_DONE', epoch: 5, clientId: 'c1', requestId: 17, zxid: z(5, 3) }],
   PING: [{ type: 'PING', epoch: 5, commitZxid: z(5, 3) }],
   PONG: [{ type: 'PONG', epoch: 5 }],
 };

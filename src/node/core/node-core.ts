@@ -129,7 +129,6 @@ export class NodeCore {
   private readonly waiters = new Map<string, number[]>();
   /** Leader last seen serving, excluded from scores of the next election. */
   private lastLeader: NodeId | undefined;
-  private lastNow = 0;
   private sessionSeq = 0;
   /** Until when a fresh node waits for the configured initial leader before electing. */
   private startGate: number | undefined;
@@ -214,7 +213,6 @@ export class NodeCore {
 
   /** Start the node: the first election. */
   start(now: number): void {
-    this.lastNow = now;
     const t = this.cfg.timers;
     const fresh = this.acceptedEpoch === 0 && this.history.length === 0 && this.history.base.epoch === 0;
     if (fresh && this.cfg.initialLeader !== undefined && this.cfg.initialLeader !== this.self) {
@@ -235,7 +233,6 @@ export class NodeCore {
   }
 
   step(input: CoreInput): void {
-    this.lastNow = input.now;
     switch (input.type) {
       case 'tick':
         this.onTick(input.now);
@@ -551,14 +548,13 @@ export class NodeCore {
       this.send(id, { type: 'UPTODATE', epoch: ls.epoch, commitZxid: this.committed });
   }
 
-  private propose(now: number, clientId: string, requestId: number, path: string, data: Uint8Array): Zxid {
+  private propose(clientId: string, requestId: number, path: string, data: Uint8Array): Zxid {
     const ls = this.leaderState!;
     ls.counter += 1;
     const txn: Txn = { zxid: { epoch: ls.epoch, counter: ls.counter }, path, data, clientId, requestId };
     this.history.append(txn);
     ls.batch.push(txn);
     ls.inflight.set(requestKey(clientId, requestId), txn.zxid);
-    void now;
     return txn.zxid;
   }
 
@@ -573,7 +569,7 @@ export class NodeCore {
     const ls = this.leaderState!;
     const key = requestKey(clientId, requestId);
     if (this.tree.lookupDone(key) || ls.inflight.has(key)) return; // applied or on its way: the waiter is answered on apply
-    this.propose(now, clientId, requestId, path, data);
+    this.propose(clientId, requestId, path, data);
   }
 
   private onAck(from: NodeId, m: Extract<ZabMessage, { type: 'ACK' }>): void {
@@ -899,7 +895,6 @@ export class NodeCore {
   }
 
   private onConnected(now: number, peer: NodeId): void {
-    void now;
     if (peer === this.cfg.initialLeader) this.openStartGate(now, 'startup');
     if (this.followerRole?.leader === peer) this.sendFollowerInfo();
     // A proposal sent while the link was down was lost: repeat it now rather than wait for the
@@ -1068,10 +1063,5 @@ export class NodeCore {
 
   private emit(e: CoreEvent): void {
     this.events.push(e);
-  }
-
-  /** For diagnostics: the time of the last input. */
-  get now(): number {
-    return this.lastNow;
   }
 }

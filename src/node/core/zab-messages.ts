@@ -78,14 +78,6 @@ export type ZabMessage =
       readonly path: string;
       readonly data: Uint8Array;
     }
-  /** The forwarded request had committed already (a retry): reply once `zxid` is applied. */
-  | {
-      readonly type: 'REQUEST_DONE';
-      readonly epoch: number;
-      readonly clientId: string;
-      readonly requestId: number;
-      readonly zxid: Zxid;
-    }
   // liveness
   | { readonly type: 'PING'; readonly epoch: number; readonly commitZxid: Zxid }
   | { readonly type: 'PONG'; readonly epoch: number };

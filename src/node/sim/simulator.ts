@@ -7,7 +7,7 @@ import { requestKey } from '../core/data-tree.js';
 import { NodeCore, type CoreTimers } from '../core/node-core.js';
 import { createOracle } from '../core/oracles/registry.js';
 import type { Member, NodeId } from '../core/types.js';
-import { formatZxid, type Zxid } from '../core/zxid.js';
+import type { Zxid } from '../core/zxid.js';
 import { Random } from '../../util/random.js';
 import { EventQueue } from './event-queue.js';
 import { InvariantChecker } from './invariants.js';
@@ -55,7 +55,6 @@ interface SimNode {
   readonly member: Member;
   readonly store: MemoryStore;
   core: NodeCore | undefined;
-  incarnation: number;
   timerToken: number;
   /** The deadline the pending timer event is for (undefined: none pending). */
   timerAt: number | undefined;
@@ -138,7 +137,6 @@ export class Simulation {
         member: m,
         store: new MemoryStore(),
         core: undefined,
-        incarnation: 0,
         timerToken: 0,
         timerAt: undefined,
         pending: new Map(),
@@ -174,7 +172,6 @@ export class Simulation {
   // ------------------------------------------------------------------ nodes
 
   private boot(node: SimNode): void {
-    node.incarnation += 1;
     const id = node.member.id;
     const recovered = node.store.recover();
     node.core = new NodeCore(
@@ -503,5 +500,3 @@ export function runSimulation(opts: SimOptions): SimResult {
 export function describeFailure(r: SimResult): string {
   return `seed ${r.seed} failed: ${r.violations.join('; ')} (replay: SIM_SEED=${r.seed} npm run test:sim)`;
 }
-
-export { formatZxid };
