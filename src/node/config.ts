@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { loadValidatedFile } from '../util/load-validated.js';
 import { createOracle } from './core/oracles/registry.js';
+import type { HeartbeatOptions } from './core/measure/heartbeat-monitor.js';
 import type { Member, NodeId } from './core/types.js';
 
 export interface ListenConfig {
@@ -37,8 +38,33 @@ export interface TimersConfig {
   readonly electionTimeoutMs: number;
   /** First retry interval of an undecided election; doubles on every retry. */
   readonly retryBaseMs: number;
-  /** Period of the ping-pong heartbeats on election links that measure RTT and carry request rates. */
+  /**
+   * Period of the ping-pong heartbeats on election links that measure RTT and carry request
+   * rates; 0 turns them off (measured oracles then always fall back to history).
+   */
   readonly heartbeatMs: number;
+}
+
+/** How heartbeats turn into RTT_i and F_i (see core/measure/heartbeat-monitor.ts). */
+export interface MeasureConfig {
+  /** Round trips averaged per peer. */
+  readonly window: number;
+  /** Heartbeat periods of silence before a peer is dropped from RTT_i and F_i. */
+  readonly missLimit: number;
+  /** Time constant of θr's decaying average, ms. */
+  readonly rateWindowMs: number;
+  /** Round trips a peer needs before it counts towards being ready to score. */
+  readonly minSamples: number;
+  /** How long a fresh node waits for RTTs to a quorum before its first election, ms. */
+  readonly waitMs: number;
+}
+
+/** Resignation (paper, section 5). */
+export interface ResignConfig {
+  /** A follower must score better by this fraction of the leader's score (0.1 = 10 %). */
+  readonly margin: number;
+  /** ... for this many heartbeat checks in a row. */
+  readonly checks: number;
 }
 
 export interface NodeConfig {
@@ -57,6 +83,9 @@ export interface NodeConfig {
   /** A member that should win the first election (the harness's "initial leader p5"). */
   readonly initialLeader?: NodeId;
   readonly timers: TimersConfig;
+  readonly measure: MeasureConfig;
+  /** Off unless given. */
+  readonly resign?: ResignConfig;
   /** Take a snapshot after this many transactions. */
   readonly snapshotEvery: number;
   /** Largest client write payload accepted, in bytes. */
@@ -103,9 +132,24 @@ const rawSchema = z.strictObject({
       initLimit: positiveInt.default(10),
       electionTimeoutMs: positive.optional(),
       retryBaseMs: positive.optional(),
-      heartbeatMs: positive.default(1000),
+      heartbeatMs: z.number().min(0).default(1000),
     })
     .prefault({}),
+  measure: z
+    .strictObject({
+      window: positiveInt.max(1000).default(10),
+      missLimit: positiveInt.default(3),
+      rateWindowMs: positive.default(5000),
+      minSamples: positiveInt.default(3),
+      waitMs: positive.optional(),
+    })
+    .prefault({}),
+  resign: z
+    .strictObject({
+      margin: z.number().min(0).max(1).default(0.1),
+      checks: positiveInt.default(3),
+    })
+    .optional(),
   snapshotEvery: positiveInt.default(100_000),
   maxWriteBytes: positiveInt.default(1024 * 1024),
 });
@@ -199,6 +243,13 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
     fsync: raw.fsync,
     oracle: raw.oracle,
     timers,
+    measure: {
+      window: raw.measure.window,
+      missLimit: raw.measure.missLimit,
+      rateWindowMs: raw.measure.rateWindowMs,
+      minSamples: raw.measure.minSamples,
+      waitMs: raw.measure.waitMs ?? 10 * (raw.timers.heartbeatMs || 1000),
+    },
     snapshotEvery: raw.snapshotEvery,
     maxWriteBytes: raw.maxWriteBytes,
   };
@@ -206,6 +257,19 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
     ...config,
     ...(raw.preference ? { preference: raw.preference } : {}),
     ...(raw.initialLeader !== undefined ? { initialLeader: raw.initialLeader } : {}),
+    ...(raw.resign ? { resign: raw.resign } : {}),
+  };
+}
+
+/** The core's heartbeat options for a node config; undefined when heartbeats are off. */
+export function heartbeatOptionsOf(config: NodeConfig): HeartbeatOptions | undefined {
+  if (config.timers.heartbeatMs <= 0) return undefined;
+  return {
+    periodMs: config.timers.heartbeatMs,
+    window: config.measure.window,
+    missLimit: config.measure.missLimit,
+    rateWindowMs: config.measure.rateWindowMs,
+    minSamples: config.measure.minSamples,
   };
 }
 

@@ -5,9 +5,10 @@
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
 import { NodeCore } from './core/node-core.js';
-import { createOracle } from './core/oracles/registry.js';
+import type { Oracle } from './core/oracles/oracle.js';
+import { createOracle, knownOracleNames } from './core/oracles/registry.js';
 import { formatZxid } from './core/zxid.js';
-import { membersOf, type NodeConfig } from './config.js';
+import { heartbeatOptionsOf, membersOf, type NodeConfig } from './config.js';
 import { EventLog, type EventLogOptions } from './event-log.js';
 import { DurableStore } from './log/durable-store.js';
 import { MetricsRegistry } from './metrics.js';
@@ -37,6 +38,8 @@ export class NodeServer {
   private stopped = false;
   private readonly metrics = new MetricsRegistry();
   private readonly counters;
+  /** The configured oracle first, then every other one this node can compute, for /status. */
+  private readonly statusOracles: Oracle[];
 
   private constructor(
     readonly config: NodeConfig,
@@ -47,6 +50,13 @@ export class NodeServer {
     private clients: ClientApiServer | undefined,
     private http: StatusServer | undefined,
   ) {
+    const opts = config.preference ? { preference: config.preference } : {};
+    this.statusOracles = [
+      createOracle(config.oracle, opts),
+      ...knownOracleNames()
+        .filter((n) => n !== config.oracle && (n !== 'preference' || config.preference))
+        .map((n) => createOracle(n, opts)),
+    ];
     this.counters = {
       writes: this.metrics.counter('pole_client_writes_total', 'Client write requests received'),
       replies: this.metrics.counter('pole_client_replies_total', 'Client write replies by outcome', [
@@ -81,6 +91,7 @@ export class NodeServer {
       fsync: config.fsync,
     });
     const members = membersOf(config);
+    const heartbeat = heartbeatOptionsOf(config);
     const core = new NodeCore(
       {
         self: { id: config.id, sid: config.sid },
@@ -89,6 +100,8 @@ export class NodeServer {
         ...(config.initialLeader !== undefined ? { initialLeader: config.initialLeader } : {}),
         timers: config.timers,
         snapshotEvery: config.snapshotEvery,
+        ...(heartbeat ? { heartbeat, measurementWaitMs: config.measure.waitMs } : {}),
+        ...(config.resign ? { resign: config.resign } : {}),
       },
       recovered,
     );
@@ -177,8 +190,31 @@ export class NodeServer {
       lastZxid: formatZxid(core.lastZxid),
       commitZxid: formatZxid(core.commitZxid),
       commitCounter: core.commitZxid.counter,
-      scores: { [this.config.oracle]: core.currentScore() },
+      oracle: this.config.oracle,
+      scores: Object.fromEntries(this.statusOracles.map((o) => [o.name, core.scoreWith(o)])),
+      ...this.measurementStatus(),
       connectedPeers: this.net?.connectedPeers() ?? [],
+    };
+  }
+
+  private measurementStatus(): Pick<NodeStatus, 'rttMs' | 'requestRates' | 'requestRate' | 'peers'> {
+    const m = this.core.measurements();
+    if (!m) return {};
+    const peers: Record<string, NonNullable<NodeStatus['peers']>[string]> = {};
+    for (const [id, p] of Object.entries(m.peers)) {
+      peers[id] = {
+        samples: p.samples,
+        live: p.live,
+        ...(p.rttMs !== undefined ? { rttMs: p.rttMs } : {}),
+        ...(p.rate !== undefined ? { rate: p.rate } : {}),
+        ...(p.score !== undefined ? { score: p.score } : {}),
+      };
+    }
+    return {
+      rttMs: Object.fromEntries(m.rttMs),
+      requestRates: Object.fromEntries(m.requestRates),
+      requestRate: m.requestRates.get(this.config.id) ?? 0,
+      peers,
     };
   }
 
@@ -196,6 +232,8 @@ export class NodeServer {
       this.readyScheduled = false;
       if (this.stopped) return;
       const r = this.core.ready();
+      // Heartbeats wait for no fsync: an RTT sample must not include the disk.
+      for (const s of r.heartbeats) this.net?.send(s.to, s.msg);
       // Events are observations: stamp them now, not after the fsync.
       for (const e of r.events) {
         this.counters.events.inc({ ev: e.ev });

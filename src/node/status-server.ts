@@ -22,12 +22,23 @@ export interface NodeStatus {
   /** "epoch:counter" (formatZxid). */
   readonly lastZxid: string;
   readonly commitZxid: string;
-  /** The latest score of every node this one knows, by node id, as the oracle reports it. */
-  readonly scores: Readonly<Record<string, unknown>>;
-  /** Mean RTT to every live node, ms (self = 0). */
+  /** The configured oracle spec. */
+  readonly oracle: string;
+  /**
+   * This node's score for the next election (current leader excluded) under every oracle it can
+   * compute, by oracle name (the configured spec among them), as score vectors.
+   */
+  readonly scores: Readonly<Record<string, readonly number[]>>;
+  /** RTT_i: mean RTT to every live node, ms (self = 0). Absent when heartbeats are off. */
   readonly rttMs?: Readonly<Record<string, number>>;
+  /** F_i: θr of every live node, requests/s (self included). */
+  readonly requestRates?: Readonly<Record<string, number>>;
   /** Client requests per second this node received (θr). */
   readonly requestRate?: number;
+  /** Per peer: samples in the RTT window, liveness and the score its heartbeats last carried. */
+  readonly peers?: Readonly<
+    Record<string, { rttMs?: number; samples: number; rate?: number; score?: readonly number[]; live: boolean }>
+  >;
 }
 
 export interface StatusServerOptions<S extends NodeStatus> {

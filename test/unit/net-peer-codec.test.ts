@@ -35,6 +35,11 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
     { type: 'P', epoch: 4, proposal: { score: [Infinity, -Infinity, NaN], id: 'p3', sid: 3 } },
   ],
   V: [{ type: 'V', epoch: 4, leader: 'p3' }],
+  HEARTBEAT: [
+    { type: 'HEARTBEAT', seq: 7, sentAt: 123456.789, rate: 333.25, score: [2, -9.88, 9.88] },
+    { type: 'HEARTBEAT', seq: 2 ** 32 - 1, sentAt: 0, rate: 0, score: [] },
+  ],
+  HEARTBEAT_ACK: [{ type: 'HEARTBEAT_ACK', seq: 7, sentAt: 123456.789, rate: 0.5, score: [1, 3, 9] }],
   FOLLOWERINFO: [{ type: 'FOLLOWERINFO', epoch: 5, acceptedEpoch: 4, lastZxid: z(4, 99), session: 3 }],
   LEADERINFO: [{ type: 'LEADERINFO', epoch: 5, session: 3 }],
   ACKEPOCH: [

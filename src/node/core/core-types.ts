@@ -77,6 +77,11 @@ export interface CoreEvent {
 export interface Ready {
   readonly persist: PersistOp[];
   readonly sends: PeerSend[];
+  /**
+   * Heartbeats and their answers: they depend on nothing persisted, so the driver sends them at
+   * once instead of after this batch's fsync (which would add the disk's latency to every RTT).
+   */
+  readonly heartbeats: PeerSend[];
   readonly replies: ClientReply[];
   readonly events: CoreEvent[];
 }

@@ -128,9 +128,17 @@ export class PoleElection {
   }
 
   /** newElection(): epoch = max(epoch, minEpoch - 1) + 1, fresh proposal, startEpoch(). */
-  newElection(now: number, minEpoch?: number): ElectionOutput {
+  /**
+   * `vote`: propose another server instead of this one (a resigning leader backs the server it
+   * resigned for; choice: the paper's resignation leaves the mechanism open).
+   */
+  newElection(now: number, minEpoch?: number, vote?: Proposal): ElectionOutput {
     const floor = minEpoch === undefined ? this.epochNo : Math.max(this.epochNo, minEpoch - 1);
     this.beginEpoch(floor + 1);
+    if (vote !== undefined && this.sidOf.get(vote.id) === vote.sid) {
+      this.current = vote;
+      this.noteSeen(vote);
+    }
     this.started = true;
     // The paper's t ← T and the retry loop: first retry t after the start, then 2t, 4t, ...
     this.retryInterval = this.retryBaseMs;

@@ -14,7 +14,13 @@ import type {
 import { DataTree, requestKey, type ApplyResult } from './data-tree.js';
 import type { ElectionDecision, ElectionOutput } from './election-types.js';
 import { PoleElection } from './election.js';
-import type { Oracle, ScoreContext } from './oracles/oracle.js';
+import type { HeartbeatMessage } from './measure/heartbeat-messages.js';
+import {
+  HeartbeatMonitor,
+  type HeartbeatOptions,
+  type PeerMeasurement,
+} from './measure/heartbeat-monitor.js';
+import { scoreGain, type Oracle, type ScoreContext } from './oracles/oracle.js';
 import { TxnHistory } from './txn-history.js';
 import type { Member, NodeId, Score, Txn } from './types.js';
 import type { EpochRange, PeerMessage, SyncPlan, ZabMessage } from './zab-messages.js';
@@ -41,10 +47,24 @@ export interface CoreConfig {
   readonly snapshotEvery: number;
   /** Most txns in one PROPOSAL; larger batches are split. */
   readonly maxBatch?: number;
-  /** Supplies measurements (RTT, request rates) to measured oracles; optional. */
-  readonly measurements?: () => Pick<ScoreContext, 'rttMs' | 'requestRates'>;
+  /** Heartbeats on the peer links (RTT_i, F_i for the measured oracles); none when absent. */
+  readonly heartbeat?: HeartbeatOptions;
+  /**
+   * How long a fresh node with a measured oracle waits for RTTs to a quorum before its first
+   * election; past it, it scores itself like history and says so (default: 10 heartbeat periods).
+   */
+  readonly measurementWaitMs?: number;
+  /** Resignation (paper, section 5); off when absent. */
+  readonly resign?: ResignOptions;
   /** Watches state changes (the simulator's invariant checks); never changes behaviour. */
   readonly observer?: CoreObserver;
+}
+
+export interface ResignOptions {
+  /** How much better a follower must score, as a fraction of the leader's score (0.1 = 10 %). */
+  readonly margin: number;
+  /** Consecutive heartbeat checks the follower must stay better for. */
+  readonly checks: number;
 }
 
 export interface CoreObserver {
@@ -132,9 +152,18 @@ export class NodeCore {
   private sessionSeq = 0;
   /** Until when a fresh node waits for the configured initial leader before electing. */
   private startGate: number | undefined;
+  /** Until when a fresh node waits for enough RTT samples before its first election. */
+  private measureGate: number | undefined;
+  private readonly monitor: HeartbeatMonitor | undefined;
+  /** The latest `now` seen: scores are computed from measurements as of then. */
+  private lastNow = 0;
+  /** The follower that has scored better than this leader, and for how many checks in a row. */
+  private resignStreak: { id: NodeId; checks: number } | undefined;
+  private fallbackAnnounced = false;
 
   private persist: PersistOp[] = [];
   private sends: PeerSend[] = [];
+  private beats: PeerSend[] = [];
   private replies: ClientReply[] = [];
   private events: CoreEvent[] = [];
 
@@ -152,6 +181,7 @@ export class NodeCore {
     for (const t of recovered.txns) this.history.append(t);
     // Only the snapshot is known committed; the logged tail is confirmed by the next leader's sync.
     this.committed = base;
+    this.monitor = cfg.heartbeat ? new HeartbeatMonitor(cfg.self.id, cfg.heartbeat) : undefined;
     this.election = new PoleElection({
       self: cfg.self,
       members: cfg.members,
@@ -206,7 +236,29 @@ export class NodeCore {
   }
   /** This node's score for the next election under the configured oracle. */
   currentScore(): Score {
-    return this.cfg.oracle.score(this.scoreContext(this.election.epoch + 1, this.leader));
+    return this.scoreWith(this.cfg.oracle);
+  }
+
+  /** This node's score for the next election under any oracle (for /status: explain an election). */
+  scoreWith(oracle: Oracle): Score {
+    return oracle.score(this.scoreContext(this.election.epoch + 1, this.leader));
+  }
+
+  /** RTT_i (self = 0, live peers only), F_i and per-peer detail; undefined without heartbeats. */
+  measurements():
+    | {
+        rttMs: Map<NodeId, number>;
+        requestRates: Map<NodeId, number>;
+        peers: Record<NodeId, PeerMeasurement>;
+      }
+    | undefined {
+    const m = this.monitor;
+    if (!m) return undefined;
+    return {
+      rttMs: m.rttMs(this.lastNow),
+      requestRates: m.requestRates(this.lastNow),
+      peers: m.describe(this.lastNow),
+    };
   }
 
   // ---------------------------------------------------------------- driving
@@ -215,13 +267,32 @@ export class NodeCore {
   start(now: number): void {
     const t = this.cfg.timers;
     const fresh = this.acceptedEpoch === 0 && this.history.length === 0 && this.history.base.epoch === 0;
-    if (fresh && this.cfg.initialLeader !== undefined && this.cfg.initialLeader !== this.self) {
+    this.lastNow = now;
+    if (fresh && this.cfg.initialLeader !== undefined) {
       // A brand-new cluster with a chosen first leader: wait (up to initLimit) until we can hear
       // it, or a quorum would decide without its proposal whenever it starts a little late.
-      this.startGate = now + t.initLimit * t.tickMs;
+      if (this.cfg.initialLeader !== this.self) {
+        this.startGate = now + t.initLimit * t.tickMs;
+        return;
+      }
+    } else if (this.cfg.oracle.measured && this.monitor && !this.measurementsReady(now)) {
+      // A measured oracle cannot score this node before it has round trips to a quorum: wait for
+      // them (bounded), so the first election compares measured scores instead of placeholders.
+      this.measureGate = now + (this.cfg.measurementWaitMs ?? 10 * this.monitor.opts.periodMs);
       return;
     }
     this.beginElection(now, 'startup');
+  }
+
+  private measurementsReady(now: number): boolean {
+    return (this.monitor?.measuredPeers(now) ?? 0) + 1 >= this.quorum;
+  }
+
+  private openMeasureGate(now: number, reason: string): void {
+    if (this.measureGate === undefined) return;
+    this.measureGate = undefined;
+    if (!this.election.running && this.election.leader === undefined && this.roleName === 'looking')
+      this.beginElection(now, reason);
   }
 
   /** Leave the start gate: start the first election unless a peer's proposal already drew us in. */
@@ -233,6 +304,7 @@ export class NodeCore {
   }
 
   step(input: CoreInput): void {
+    this.lastNow = Math.max(this.lastNow, input.now);
     switch (input.type) {
       case 'tick':
         this.onTick(input.now);
@@ -242,13 +314,16 @@ export class NodeCore {
         break;
       case 'connected':
         this.connected.add(input.peer);
+        this.monitor?.peerUp(input.peer, input.now);
         this.onConnected(input.now, input.peer);
         break;
       case 'disconnected':
         this.connected.delete(input.peer);
+        this.monitor?.peerDown(input.peer);
         this.onDisconnected(input.now, input.peer);
         break;
       case 'write':
+        this.monitor?.recordRequest(input.now);
         this.onWrite(input.now, input.handle, input.clientId, input.requestId, input.path, input.data);
         break;
     }
@@ -257,9 +332,16 @@ export class NodeCore {
   /** Drain the effects accumulated since the last call. */
   ready(): Ready {
     this.flushBatches();
-    const r: Ready = { persist: this.persist, sends: this.sends, replies: this.replies, events: this.events };
+    const r: Ready = {
+      persist: this.persist,
+      sends: this.sends,
+      heartbeats: this.beats,
+      replies: this.replies,
+      events: this.events,
+    };
     this.persist = [];
     this.sends = [];
+    this.beats = [];
     this.replies = [];
     this.events = [];
     return r;
@@ -270,6 +352,9 @@ export class NodeCore {
     const t = this.cfg.timers;
     const deadlines: number[] = [];
     if (this.startGate !== undefined) deadlines.push(this.startGate);
+    if (this.measureGate !== undefined) deadlines.push(this.measureGate);
+    const beat = this.monitor?.nextAt();
+    if (beat !== undefined) deadlines.push(beat);
     const e = this.election.nextDeadline();
     if (e !== undefined) deadlines.push(e);
     const ls = this.leaderState;
@@ -290,14 +375,22 @@ export class NodeCore {
   private scoreContext(epoch: number, exclude: NodeId | undefined): ScoreContext {
     const excluded = new Set<NodeId>();
     if (exclude !== undefined && exclude !== this.self) excluded.add(exclude);
+    const m = this.monitor;
+    const now = this.lastNow;
     return {
       self: this.self,
       selfSid: this.cfg.self.sid,
       epoch,
-      members: this.cfg.members.map((m) => m.id),
+      members: this.cfg.members.map((x) => x.id),
       lastZxid: this.history.last,
       excluded,
-      ...(this.cfg.measurements?.() ?? {}),
+      ...(m
+        ? {
+            rttMs: m.rttMs(now),
+            requestRates: m.requestRates(now),
+            measurementsReady: this.measurementsReady(now),
+          }
+        : {}),
     };
   }
 
@@ -308,7 +401,25 @@ export class NodeCore {
 
   private scoreFor(epoch: number): Score {
     if (this.usesInitialLeader(epoch)) return [this.self === this.cfg.initialLeader ? 1 : 0];
-    return this.cfg.oracle.score(this.scoreContext(epoch, this.lastLeader));
+    const ctx = this.scoreContext(epoch, this.lastLeader);
+    if (this.cfg.oracle.measured && ctx.measurementsReady !== true) {
+      // Said once per incarnation: the scores in `elected` show which elections it affected.
+      if (!this.fallbackAnnounced) {
+        this.fallbackAnnounced = true;
+        this.emit({
+          ev: 'oracle-fallback',
+          oracle: this.cfg.oracle.name,
+          fallback: 'history',
+          epoch,
+          measuredPeers: this.monitor?.measuredPeers(this.lastNow) ?? 0,
+          needed: this.quorum - 1,
+          reason: this.monitor ? 'too few RTT samples' : 'heartbeats are off',
+        });
+      }
+    } else {
+      this.fallbackAnnounced = false;
+    }
+    return this.cfg.oracle.score(ctx);
   }
 
   private compareScores(epoch: number, a: Score, b: Score): number {
@@ -316,11 +427,20 @@ export class NodeCore {
     return this.cfg.oracle.compare(a, b);
   }
 
-  private beginElection(now: number, reason: string): void {
+  private beginElection(now: number, reason: string, vote?: Member): void {
     this.abandonRole(now);
     this.roleName = 'looking';
     this.setPhase('election');
-    const out = this.election.newElection(now, this.acceptedEpoch + 1);
+    this.startGate = undefined;
+    this.measureGate = undefined;
+    this.resignStreak = undefined;
+    const out = this.election.newElection(
+      now,
+      this.acceptedEpoch + 1,
+      vote
+        ? { id: vote.id, sid: vote.sid, score: this.monitor?.peerScores(now).get(vote.id) ?? [] }
+        : undefined,
+    );
     this.emit({
       ev: 'election-started',
       reason,
@@ -857,6 +977,16 @@ export class NodeCore {
   private onTick(now: number): void {
     if (this.startGate !== undefined && now >= this.startGate)
       this.openStartGate(now, 'startup:initial-leader-not-heard');
+    if (this.measureGate !== undefined && now >= this.measureGate)
+      this.openMeasureGate(now, 'startup:measurements-incomplete');
+    const m = this.monitor;
+    if (m) {
+      const beats = m.tick(now, () => this.resignationScore());
+      if (beats.length > 0) {
+        for (const b of beats) this.beats.push(b);
+        if (this.checkResignation(now)) return;
+      }
+    }
     this.takeElection(now, this.election.tick(now));
     const t = this.cfg.timers;
     const ls = this.leaderState;
@@ -887,6 +1017,66 @@ export class NodeCore {
       else if (this.phaseName !== 'serving' && now >= fr.since + t.initLimit * t.tickMs)
         this.leaderLost(now, 'sync-timeout');
     }
+  }
+
+  private onHeartbeat(now: number, from: NodeId, msg: HeartbeatMessage): void {
+    const m = this.monitor;
+    if (!m) return;
+    const reply = m.onMessage(from, msg, now, () => this.resignationScore());
+    if (reply) this.beats.push(reply);
+    if (this.measureGate !== undefined && this.measurementsReady(now)) this.openMeasureGate(now, 'startup');
+  }
+
+  /** The score heartbeats carry: nobody excluded, the live leader included (section 5). */
+  private resignationScore(): Score {
+    if (!this.cfg.resign) return [];
+    return this.cfg.oracle.score(this.scoreContext(this.election.epoch + 1, undefined));
+  }
+
+  /**
+   * Resignation (paper, section 5): a serving leader that sees a follower score better by the
+   * margin for `checks` heartbeats in a row steps down and backs that follower in the election.
+   * Returns whether it resigned.
+   */
+  private checkResignation(now: number): boolean {
+    const r = this.cfg.resign;
+    const ls = this.leaderState;
+    if (!r || !ls || this.phaseName !== 'serving' || !this.monitor) return false;
+    const own = this.resignationScore();
+    let best: { id: NodeId; score: Score } | undefined;
+    for (const [id, score] of this.monitor.peerScores(now)) {
+      if (ls.followers.get(id)?.stage !== 'synced') continue;
+      if (!best || this.cfg.oracle.compare(score, best.score) > 0) best = { id, score };
+    }
+    const gain = best ? scoreGain(this.cfg.oracle, best.score, own) : 0;
+    if (!best || gain < r.margin || gain <= 0) {
+      this.resignStreak = undefined;
+      return false;
+    }
+    const checks = this.resignStreak?.id === best.id ? this.resignStreak.checks + 1 : 1;
+    this.resignStreak = { id: best.id, checks };
+    if (checks < r.checks) return false;
+    const successor = this.cfg.members.find((x) => x.id === best.id);
+    if (!successor) return false;
+    this.emit({
+      ev: 'resigned',
+      epoch: ls.epoch,
+      successor: best.id,
+      own,
+      successorScore: best.score,
+      gain,
+      checks,
+    });
+    // Followers start the next election at once instead of timing out on a silent leader.
+    for (const id of ls.followers.keys())
+      this.send(id, {
+        type: 'REJECT',
+        epoch: ls.epoch,
+        acceptedEpoch: this.acceptedEpoch,
+        reason: 'resigned',
+      });
+    this.beginElection(now, `resigned:${best.id}`, successor);
+    return true;
   }
 
   private stepDown(now: number, reason: string): void {
@@ -923,6 +1113,7 @@ export class NodeCore {
   }
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
+    if (msg.type === 'HEARTBEAT' || msg.type === 'HEARTBEAT_ACK') return this.onHeartbeat(now, from, msg);
     if (msg.type === 'P' || msg.type === 'V') {
       if (
         msg.type === 'P' &&

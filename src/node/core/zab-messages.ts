@@ -1,5 +1,6 @@
 // Messages between nodes: the election's ⟨P⟩/⟨V⟩ and the Zab-like replication protocol, on one
 // link per pair of nodes. Binary payloads travel as Uint8Array (the codec sends them raw).
+import type { HeartbeatMessage } from './measure/heartbeat-messages.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn } from './types.js';
 import type { Zxid } from './zxid.js';
@@ -82,7 +83,7 @@ export type ZabMessage =
   | { readonly type: 'PING'; readonly epoch: number; readonly commitZxid: Zxid }
   | { readonly type: 'PONG'; readonly epoch: number };
 
-export type PeerMessage = ElectionMessage | ZabMessage;
+export type PeerMessage = ElectionMessage | ZabMessage | HeartbeatMessage;
 
 /** Who sent what, for the in-memory network and traces. */
 export interface Envelope {

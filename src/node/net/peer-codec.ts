@@ -26,6 +26,8 @@ const Kind = {
   Pong: 6,
   Sync: 7,
   Fetched: 8,
+  Heartbeat: 9,
+  HeartbeatAck: 10,
 } as const;
 
 type Of<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
@@ -55,6 +57,18 @@ export function decodePeerMessage(buf: Uint8Array): PeerMessage {
     case Kind.Commit:
       msg = { type: 'COMMIT', epoch: r.u32(), zxid: readZxid(r) };
       break;
+    case Kind.Heartbeat:
+    case Kind.HeartbeatAck: {
+      const seq = r.u32();
+      const sentAt = r.f64();
+      const rate = r.f64();
+      const n = r.u32();
+      if (n * 8 > r.remaining) throw new DecodeError(`score length ${n} exceeds the frame`);
+      const score: number[] = [];
+      for (let i = 0; i < n; i++) score.push(r.f64());
+      msg = { type: kind === Kind.Heartbeat ? 'HEARTBEAT' : 'HEARTBEAT_ACK', seq, sentAt, rate, score };
+      break;
+    }
     case Kind.Request:
       msg = {
         type: 'REQUEST',
@@ -115,6 +129,18 @@ function encodeInto(msg: PeerMessage, framed: boolean): BinaryWriter {
     }
     case 'PONG':
       return new BinaryWriter(5, framed).u8(Kind.Pong).u32(msg.epoch);
+    case 'HEARTBEAT':
+    case 'HEARTBEAT_ACK': {
+      // Every peer, every period: binary keeps their cost out of the CPU budget of a node.
+      const w = new BinaryWriter(32 + 8 * msg.score.length, framed);
+      w.u8(msg.type === 'HEARTBEAT' ? Kind.Heartbeat : Kind.HeartbeatAck)
+        .u32(msg.seq)
+        .f64(msg.sentAt)
+        .f64(msg.rate)
+        .u32(msg.score.length);
+      for (const v of msg.score) w.f64(v);
+      return w;
+    }
     case 'SYNC':
     case 'FETCHED': {
       const w = new BinaryWriter(32 + planSize(msg.plan), framed);

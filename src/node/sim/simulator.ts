@@ -223,6 +223,7 @@ export class Simulation {
     if (!core) return;
     const r = core.ready();
     node.store.apply(r.persist);
+    for (const s of r.heartbeats) this.transmit(node.member.id, s.to, s.msg);
     for (const s of r.sends) this.transmit(node.member.id, s.to, s.msg);
     for (const rep of r.replies) {
       const req = node.pending.get(rep.handle);

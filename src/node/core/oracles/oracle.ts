@@ -19,6 +19,11 @@ export interface ScoreContext {
   readonly rttMs?: ReadonlyMap<NodeId, number>;
   /** θr of every node: client requests per second each one received (F_i). */
   readonly requestRates?: ReadonlyMap<NodeId, number>;
+  /**
+   * False while the node has too few RTT samples to judge itself (just started): measured oracles
+   * then score it as "not measured". Undefined means whatever rttMs holds is to be trusted.
+   */
+  readonly measurementsReady?: boolean;
 }
 
 export interface Oracle {
@@ -27,4 +32,17 @@ export interface Oracle {
   score(ctx: ScoreContext): Score;
   /** ≺θ: positive when `a` is the better score, negative when `b` is, zero when equivalent. */
   compare(a: Score, b: Score): number;
+  /** Whether scores need RTT measurements (the first election waits for them, up to a bound). */
+  readonly measured?: boolean;
+  /**
+   * How much better `a` is than `b`, as a fraction of `b` (0 when it is not better): resignation's
+   * margin. Oracles without a scale leave it out, and any strictly better score counts as enough.
+   */
+  gain?(a: Score, b: Score): number;
+}
+
+/** gain() of an oracle, with the fallback for oracles that have no scale. */
+export function scoreGain(oracle: Oracle, a: Score, b: Score): number {
+  if (oracle.gain) return oracle.gain(a, b);
+  return oracle.compare(a, b) > 0 ? Infinity : 0;
 }

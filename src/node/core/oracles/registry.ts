@@ -5,7 +5,8 @@
 // Oracles register themselves in a table so measured ones can be added without touching this file.
 import type { NodeId, Score } from '../types.js';
 import { createHistoryOracle } from './history.js';
-import type { Oracle, ScoreContext } from './oracle.js';
+import { scoreGain, type Oracle, type ScoreContext } from './oracle.js';
+import { createMeasuredOracle, MEASURED_ORACLE_NAMES, parseBand } from './measured.js';
 import { createPreferenceOracle } from './preference.js';
 import { createRotatingOracle } from './rotating.js';
 
@@ -88,24 +89,40 @@ function createOne(spec: string, part: string, opts: CreateOracleOptions): Oracl
  * own order; the first part that tells the two apart decides.
  */
 function combine(name: string, oracles: readonly Oracle[]): Oracle {
+  const parts = (s: Score): Score[] => {
+    const out: Score[] = [];
+    let i = 0;
+    for (let k = 0; k < oracles.length; k++) {
+      const len = s[i] ?? 0;
+      out.push(s.slice(i + 1, i + 1 + len));
+      i += 1 + len;
+    }
+    return out;
+  };
   return {
     name,
+    measured: oracles.some((o) => o.measured === true),
+    gain: (a: Score, b: Score): number => {
+      // The part that decides the order decides the margin too.
+      const pa = parts(a);
+      const pb = parts(b);
+      for (const [k, o] of oracles.entries()) {
+        const c = Math.sign(o.compare(pa[k] ?? [], pb[k] ?? []));
+        if (c > 0) return scoreGain(o, pa[k] ?? [], pb[k] ?? []);
+        if (c < 0) return 0;
+      }
+      return 0;
+    },
     score: (ctx: ScoreContext): Score =>
       oracles.flatMap((o) => {
         const s = o.score(ctx);
         return [s.length, ...s];
       }),
     compare: (a: Score, b: Score): number => {
-      let ia = 0;
-      let ib = 0;
-      for (const o of oracles) {
-        const la = a[ia] ?? 0;
-        const lb = b[ib] ?? 0;
-        const sa = a.slice(ia + 1, ia + 1 + la);
-        const sb = b.slice(ib + 1, ib + 1 + lb);
-        ia += 1 + la;
-        ib += 1 + lb;
-        const c = Math.sign(o.compare(sa, sb));
+      const pa = parts(a);
+      const pb = parts(b);
+      for (const [k, o] of oracles.entries()) {
+        const c = Math.sign(o.compare(pa[k] ?? [], pb[k] ?? []));
         if (c !== 0 && !Number.isNaN(c)) return c;
       }
       return 0;
@@ -137,3 +154,14 @@ registerOracle('preference', ({ spec, arg, preference }) => {
     throw new OracleSpecError(spec, (err as Error).message);
   }
 });
+
+for (const name of MEASURED_ORACLE_NAMES) {
+  registerOracle(name, ({ spec, arg }) => {
+    if (arg === undefined) return createMeasuredOracle(name, undefined, spec);
+    try {
+      return createMeasuredOracle(name, parseBand(name, arg), spec);
+    } catch (err) {
+      throw new OracleSpecError(spec, (err as Error).message);
+    }
+  });
+}
