@@ -65,6 +65,8 @@ export interface ResignConfig {
   readonly margin: number;
   /** ... for this many heartbeat checks in a row. */
   readonly checks: number;
+  /** Least time a leader serves before it may resign, ms. */
+  readonly holdMs: number;
 }
 
 export interface NodeConfig {
@@ -148,6 +150,7 @@ const rawSchema = z.strictObject({
     .strictObject({
       margin: z.number().min(0).max(1).default(0.1),
       checks: positiveInt.default(3),
+      holdMs: z.number().min(0).default(10_000),
     })
     .optional(),
   snapshotEvery: positiveInt.default(100_000),

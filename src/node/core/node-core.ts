@@ -65,6 +65,11 @@ export interface ResignOptions {
   readonly margin: number;
   /** Consecutive heartbeat checks the follower must stay better for. */
   readonly checks: number;
+  /**
+   * A leader serves at least this long before it may resign, so noisy measurements cannot keep
+   * leadership moving (each hand-over costs an election and a sync).
+   */
+  readonly holdMs: number;
 }
 
 export interface CoreObserver {
@@ -105,6 +110,8 @@ interface LeaderState {
   nextPingAt: number;
   commitAnnounced: Zxid;
   firstCommitSeen: boolean;
+  /** When this leader started serving (resignation waits a hold time from here). */
+  servingSince?: number;
 }
 
 interface FollowerRole {
@@ -657,6 +664,7 @@ export class NodeCore {
     this.persistEpochs();
     this.commitUpTo(this.history.last);
     ls.commitAnnounced = this.committed;
+    ls.servingSince = this.lastNow;
     this.setPhase('serving');
     this.emit({
       ev: 'serving',
@@ -1042,11 +1050,15 @@ export class NodeCore {
     const r = this.cfg.resign;
     const ls = this.leaderState;
     if (!r || !ls || this.phaseName !== 'serving' || !this.monitor) return false;
+    if (ls.servingSince === undefined || now - ls.servingSince < r.holdMs) return false;
     const own = this.resignationScore();
-    let best: { id: NodeId; score: Score } | undefined;
+    let best: { id: NodeId; sid: number; score: Score } | undefined;
     for (const [id, score] of this.monitor.peerScores(now)) {
-      if (ls.followers.get(id)?.stage !== 'synced') continue;
-      if (!best || this.cfg.oracle.compare(score, best.score) > 0) best = { id, score };
+      const sid = this.cfg.members.find((x) => x.id === id)?.sid;
+      if (ls.followers.get(id)?.stage !== 'synced' || sid === undefined) continue;
+      // Ties go to the higher sid, as in the election's own proposal order.
+      const c = best ? this.cfg.oracle.compare(score, best.score) : 1;
+      if (c > 0 || (c === 0 && best && sid > best.sid)) best = { id, sid, score };
     }
     const gain = best ? scoreGain(this.cfg.oracle, best.score, own) : 0;
     if (!best || gain < r.margin || gain <= 0) {
