@@ -37,7 +37,10 @@ export interface NodeStatus {
   readonly requestRate?: number;
   /** Per peer: samples in the RTT window, liveness and the score its heartbeats last carried. */
   readonly peers?: Readonly<
-    Record<string, { rttMs?: number; samples: number; rate?: number; score?: readonly number[]; live: boolean }>
+    Record<
+      string,
+      { rttMs?: number; samples: number; rate?: number; score?: readonly number[]; live: boolean }
+    >
   >;
 }
 

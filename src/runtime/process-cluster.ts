@@ -18,7 +18,8 @@ export interface ClusterEvent {
 }
 
 export interface ProcessClusterOptions {
-  readonly nodes: number;
+  /** How many nodes (named p1, p2, …) or the members themselves. */
+  readonly nodes: number | ReadonlyArray<{ readonly id: NodeId; readonly sid: number }>;
   readonly oracle?: string;
   readonly initialLeader?: NodeId;
   readonly fsync?: boolean;
@@ -28,7 +29,20 @@ export interface ProcessClusterOptions {
     readonly initLimit?: number;
     readonly electionTimeoutMs?: number;
     readonly retryBaseMs?: number;
+    readonly heartbeatMs?: number;
   };
+  /** The node config's `measure` section (heartbeat window and the like). */
+  readonly measure?: Readonly<Record<string, number>>;
+  readonly resign?: { readonly margin?: number; readonly checks?: number; readonly holdMs?: number };
+  /** Data center of each node (default: all in "dc1"). */
+  readonly datacenterOf?: (id: NodeId) => string;
+  /**
+   * Called once the nodes' peer ports are known and before any node starts: returns where `from`
+   * dials `to` (a delay relay, say). Default: straight to the peer's own port.
+   */
+  readonly dialVia?: (
+    nodes: ReadonlyArray<{ id: NodeId; sid: number; peerPort: number }>,
+  ) => Promise<(from: NodeId, to: NodeId) => { host: string; port: number }>;
   readonly snapshotEvery?: number;
   /** Parent of the run's temp dir (default: the OS temp dir). */
   readonly baseDir?: string;
@@ -62,13 +76,16 @@ export class ProcessCluster {
 
   static async start(opts: ProcessClusterOptions): Promise<ProcessCluster> {
     const dir = await mkdtemp(join(opts.baseDir ?? tmpdir(), 'pole-bench-cluster-'));
-    const ports = await freePorts(opts.nodes * 3);
+    const members =
+      typeof opts.nodes === 'number'
+        ? Array.from({ length: opts.nodes }, (_, i) => ({ id: `p${i + 1}`, sid: i + 1 }))
+        : opts.nodes;
+    const ports = await freePorts(members.length * 3);
     const slots = new Map<NodeId, NodeSlot>();
-    for (let i = 0; i < opts.nodes; i++) {
-      const id = `p${i + 1}`;
+    for (const [i, { id, sid }] of members.entries()) {
       slots.set(id, {
         id,
-        sid: i + 1,
+        sid,
         peerPort: ports[3 * i]!,
         clientPort: ports[3 * i + 1]!,
         httpPort: ports[3 * i + 2]!,
@@ -79,20 +96,27 @@ export class ProcessCluster {
     }
     const cluster = new ProcessCluster(dir, slots);
     try {
+      const all = [...slots.values()].map((x) => ({ id: x.id, sid: x.sid, peerPort: x.peerPort }));
+      const dial = opts.dialVia
+        ? await opts.dialVia(all)
+        : (_from: NodeId, to: NodeId) => ({ host: '127.0.0.1', port: cluster.slot(to).peerPort });
       for (const s of slots.values()) {
         await mkdir(join(dir, s.id), { recursive: true });
         const config = {
           id: s.id,
           sid: s.sid,
           listen: { host: '127.0.0.1', peerPort: s.peerPort, clientPort: s.clientPort, httpPort: s.httpPort },
+          datacenter: opts.datacenterOf?.(s.id) ?? 'dc1',
           peers: [...slots.values()]
             .filter((p) => p.id !== s.id)
-            .map((p) => ({ id: p.id, sid: p.sid, host: '127.0.0.1', port: p.peerPort })),
+            .map((p) => ({ id: p.id, sid: p.sid, ...dial(s.id, p.id) })),
           dataDir: join(dir, s.id),
           fsync: opts.fsync ?? true,
           oracle: opts.oracle ?? 'history',
           ...(opts.initialLeader ? { initialLeader: opts.initialLeader } : {}),
           timers: opts.timers ?? {},
+          ...(opts.measure ? { measure: opts.measure } : {}),
+          ...(opts.resign ? { resign: opts.resign } : {}),
           ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
         };
         await writeFile(s.configFile, JSON.stringify(config, null, 2));
@@ -115,6 +139,11 @@ export class ProcessCluster {
 
   httpAddress(id: NodeId): { host: string; port: number } {
     return { host: '127.0.0.1', port: this.slot(id).httpPort };
+  }
+
+  /** The node's process id while it runs. */
+  pid(id: NodeId): number | undefined {
+    return this.slot(id).child?.pid;
   }
 
   isRunning(id: NodeId): boolean {

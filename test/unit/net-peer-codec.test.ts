@@ -38,8 +38,15 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
   HEARTBEAT: [
     { type: 'HEARTBEAT', seq: 7, sentAt: 123456.789, rate: 333.25, score: [2, -9.88, 9.88] },
     { type: 'HEARTBEAT', seq: 2 ** 32 - 1, sentAt: 0, rate: 0, score: [] },
+    {
+      type: 'HEARTBEAT',
+      seq: 8,
+      sentAt: 5.5,
+      rate: 0.5,
+      score: [1, 3, 9],
+      echo: { sentAt: 123456.789, heldMs: 42.125 },
+    },
   ],
-  HEARTBEAT_ACK: [{ type: 'HEARTBEAT_ACK', seq: 7, sentAt: 123456.789, rate: 0.5, score: [1, 3, 9] }],
   FOLLOWERINFO: [{ type: 'FOLLOWERINFO', epoch: 5, acceptedEpoch: 4, lastZxid: z(4, 99), session: 3 }],
   LEADERINFO: [{ type: 'LEADERINFO', epoch: 5, session: 3 }],
   ACKEPOCH: [

@@ -1030,8 +1030,7 @@ export class NodeCore {
   private onHeartbeat(now: number, from: NodeId, msg: HeartbeatMessage): void {
     const m = this.monitor;
     if (!m) return;
-    const reply = m.onMessage(from, msg, now, () => this.resignationScore());
-    if (reply) this.beats.push(reply);
+    m.onMessage(from, msg, now);
     if (this.measureGate !== undefined && this.measurementsReady(now)) this.openMeasureGate(now, 'startup');
   }
 
@@ -1125,7 +1124,7 @@ export class NodeCore {
   }
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
-    if (msg.type === 'HEARTBEAT' || msg.type === 'HEARTBEAT_ACK') return this.onHeartbeat(now, from, msg);
+    if (msg.type === 'HEARTBEAT') return this.onHeartbeat(now, from, msg);
     if (msg.type === 'P' || msg.type === 'V') {
       if (
         msg.type === 'P' &&

@@ -27,7 +27,6 @@ const Kind = {
   Sync: 7,
   Fetched: 8,
   Heartbeat: 9,
-  HeartbeatAck: 10,
 } as const;
 
 type Of<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
@@ -57,16 +56,18 @@ export function decodePeerMessage(buf: Uint8Array): PeerMessage {
     case Kind.Commit:
       msg = { type: 'COMMIT', epoch: r.u32(), zxid: readZxid(r) };
       break;
-    case Kind.Heartbeat:
-    case Kind.HeartbeatAck: {
+    case Kind.Heartbeat: {
       const seq = r.u32();
       const sentAt = r.f64();
       const rate = r.f64();
+      const hasEcho = r.u8();
+      if (hasEcho > 1) throw new DecodeError(`bad heartbeat echo flag ${hasEcho}`);
+      const echo = hasEcho ? { sentAt: r.f64(), heldMs: r.f64() } : undefined;
       const n = r.u32();
       if (n * 8 > r.remaining) throw new DecodeError(`score length ${n} exceeds the frame`);
       const score: number[] = [];
       for (let i = 0; i < n; i++) score.push(r.f64());
-      msg = { type: kind === Kind.Heartbeat ? 'HEARTBEAT' : 'HEARTBEAT_ACK', seq, sentAt, rate, score };
+      msg = { type: 'HEARTBEAT', seq, sentAt, rate, score, ...(echo ? { echo } : {}) };
       break;
     }
     case Kind.Request:
@@ -129,15 +130,16 @@ function encodeInto(msg: PeerMessage, framed: boolean): BinaryWriter {
     }
     case 'PONG':
       return new BinaryWriter(5, framed).u8(Kind.Pong).u32(msg.epoch);
-    case 'HEARTBEAT':
-    case 'HEARTBEAT_ACK': {
-      // Every peer, every period: binary keeps their cost out of the CPU budget of a node.
-      const w = new BinaryWriter(32 + 8 * msg.score.length, framed);
-      w.u8(msg.type === 'HEARTBEAT' ? Kind.Heartbeat : Kind.HeartbeatAck)
+    case 'HEARTBEAT': {
+      // Every peer, every period: binary keeps their cost down.
+      const w = new BinaryWriter(48 + 8 * msg.score.length, framed);
+      w.u8(Kind.Heartbeat)
         .u32(msg.seq)
         .f64(msg.sentAt)
         .f64(msg.rate)
-        .u32(msg.score.length);
+        .u8(msg.echo ? 1 : 0);
+      if (msg.echo) w.f64(msg.echo.sentAt).f64(msg.echo.heldMs);
+      w.u32(msg.score.length);
       for (const v of msg.score) w.f64(v);
       return w;
     }

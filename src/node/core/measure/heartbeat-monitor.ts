@@ -1,6 +1,8 @@
-// RTT_i and F_i (paper, section 3.3), kept by pinging every connected peer each period. Pure: the
-// core feeds it the clock, link changes and heartbeat messages, and sends what it returns, so the
-// simulator measures the same way a real node does.
+// RTT_i and F_i (paper, section 3.3), kept by a heartbeat to every connected peer each period; a
+// heartbeat echoes the peer's previous one (see heartbeat-messages.ts), so one message per peer
+// and period measures the round trip at both ends. Pure: the core feeds it the clock, link changes
+// and heartbeat messages, and sends what it returns, so the simulator measures the same way a real
+// node does.
 //
 // RTT_i[j] is the mean of the last `window` round trips to j. A peer that has not answered for
 // `missLimit` periods (or whose link is down) is dropped: it leaves RTT_i and F_i, as the paper's
@@ -39,6 +41,8 @@ interface PeerState {
   lastHeard: number;
   rate: number | undefined;
   score: Score | undefined;
+  /** The peer's latest heartbeat not echoed yet: its sentAt and when it arrived here. */
+  unechoed: { sentAt: number; receivedAt: number } | undefined;
 }
 
 export interface HeartbeatSend {
@@ -79,6 +83,7 @@ export class HeartbeatMonitor {
       lastHeard: now,
       rate: undefined,
       score: undefined,
+      unechoed: undefined,
     });
     // Measure a new peer at the next beat, which starts now if none is due.
     this.nextBeat ??= now;
@@ -110,47 +115,37 @@ export class HeartbeatMonitor {
     const p = this.opts.periodMs;
     this.nextBeat = Math.max(this.nextBeat + p, now + p / 2);
     this.seq += 1;
-    const msg: HeartbeatMessage = {
+    const base = {
       type: 'HEARTBEAT',
       seq: this.seq,
       sentAt: now,
       rate: this.ownRate.rate(now),
       score: score(),
-    };
-    return [...this.peers.keys()].map((to) => ({ to, msg }));
+    } as const;
+    const out: HeartbeatSend[] = [];
+    for (const [to, peer] of this.peers) {
+      const u = peer.unechoed;
+      peer.unechoed = undefined;
+      out.push({ to, msg: u ? { ...base, echo: { sentAt: u.sentAt, heldMs: now - u.receivedAt } } : base });
+    }
+    return out;
   }
 
-  /** Handles a heartbeat message; returns the answer to send, if any. */
-  onMessage(from: NodeId, msg: HeartbeatMessage, now: number, score: () => Score): HeartbeatSend | undefined {
+  /** Takes a peer's heartbeat: its rate and score, and a round trip from its echo. */
+  onMessage(from: NodeId, msg: HeartbeatMessage, now: number): void {
     const peer = this.peers.get(from);
-    if (msg.type === 'HEARTBEAT') {
-      if (peer) this.heard(peer, msg.rate, msg.score, now);
-      return {
-        to: from,
-        msg: {
-          type: 'HEARTBEAT_ACK',
-          seq: msg.seq,
-          sentAt: msg.sentAt,
-          rate: this.ownRate.rate(now),
-          score: score(),
-        },
-      };
-    }
-    if (!peer) return undefined;
-    const rtt = now - msg.sentAt;
-    // An answer older than the drop limit (a link that stalled) says nothing about the link now.
-    if (rtt < 0 || rtt > this.opts.missLimit * this.opts.periodMs) return undefined;
+    if (!peer) return;
+    peer.unechoed = { sentAt: msg.sentAt, receivedAt: now };
+    peer.lastHeard = Math.max(peer.lastHeard, now);
+    peer.rate = msg.rate;
+    peer.score = msg.score.length > 0 ? msg.score : undefined;
+    if (!msg.echo) return;
+    const rtt = now - msg.echo.sentAt - msg.echo.heldMs;
+    // The echo of a beat older than the drop limit (a stalled link) says nothing about the link now.
+    if (rtt < 0 || now - msg.echo.sentAt > (this.opts.missLimit + 1) * this.opts.periodMs) return;
     peer.samples[peer.next] = rtt;
     peer.next = (peer.next + 1) % this.opts.window;
     peer.count += 1;
-    this.heard(peer, msg.rate, msg.score, now);
-    return undefined;
-  }
-
-  private heard(peer: PeerState, rate: number, score: Score, now: number): void {
-    peer.lastHeard = Math.max(peer.lastHeard, now);
-    peer.rate = rate;
-    peer.score = score.length > 0 ? score : undefined;
   }
 
   private isLive(peer: PeerState, now: number): boolean {
