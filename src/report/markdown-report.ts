@@ -1,0 +1,294 @@
+// report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
+// recovery, latency, timeline, writes, thresholds, environment), each rendered from result.json
+// alone, so a stored result can be re-rendered later. Pure: no clock, no files.
+import {
+  NONE,
+  cell,
+  count,
+  diffPercent,
+  ms,
+  msUnit,
+  percent,
+  rate,
+  score,
+  secUnit,
+  table,
+} from './format.js';
+import type { LatencyStats, RunResult } from './result.js';
+import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
+
+export const REPORT_SECTIONS = [
+  'Set-up',
+  'Links',
+  'Leaders',
+  'Recovery',
+  'Latency per data center',
+  'Timeline',
+  'Writes',
+  'Thresholds',
+  'Environment',
+] as const;
+
+export function renderReport(result: RunResult): string {
+  const parts = [
+    title(result),
+    setUp(result),
+    links(result),
+    leaders(result),
+    recovery(result),
+    latency(result),
+    timeline(result),
+    writes(result),
+    thresholds(result),
+    environment(result),
+  ];
+  return `${parts.join('\n\n')}\n`;
+}
+
+function title(r: RunResult): string {
+  const failed = r.thresholds.filter((t) => !t.ok);
+  let verdict: string;
+  switch (r.verdict) {
+    case 'passed':
+      verdict =
+        r.thresholds.length === 0
+          ? '**Verdict: passed** (no thresholds given).'
+          : `**Verdict: passed**: all ${r.thresholds.length} thresholds held.`;
+      break;
+    case 'threshold-failed':
+      verdict = `**Verdict: threshold failed**: ${failed.length} of ${r.thresholds.length} thresholds did not hold (${failed.map((t) => `\`${t.expr}\``).join(', ')}).`;
+      break;
+    case 'run-failed':
+      verdict = `**Verdict: run failed**${r.errors[0] !== undefined ? `: ${r.errors[0]}` : '.'}`;
+      break;
+  }
+  const lines = [`# pole-bench run: ${r.topology.name}`, '', verdict];
+  if (r.errors.length > 0) lines.push('', 'Errors:', '', ...r.errors.map((e) => `- ${e}`));
+  return lines.join('\n');
+}
+
+function setUp(r: RunResult): string {
+  const dcs = table(
+    ['Data center', 'Nodes', 'Share of writes'],
+    r.topology.datacenters.map((dc) => [dc.name, dc.nodes.join(', '), percent(r.workload.share[dc.name])]),
+  );
+  const elapsedS = (Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000;
+  const s = r.scenario;
+  return [
+    '## Set-up',
+    '',
+    `- Topology: **${r.topology.name}** (\`${r.topology.file}\`)`,
+    `- Oracle: \`${r.leaders.oracle}\``,
+    `- Runtime: ${r.runtime}`,
+    `- Shaping: ${r.shaping.mode} (jitter ${r.shaping.jitter}, ${r.shaping.distribution}): ${r.shaping.reason}`,
+    `- Workload: ${count(r.workload.rate)} writes/s of ${count(r.workload.size)} bytes, ${r.workload.arrival} arrivals`,
+    `- Seed: ${r.seed}`,
+    `- Duration: ${secUnit(s.durationMs / 1000)} (warm-up ${secUnit(s.warmupMs / 1000)}, settle ${secUnit(s.settleMs / 1000)} after the election)`,
+    `- Started ${r.startedAt}, finished ${r.finishedAt} (${secUnit(elapsedS)} in all)`,
+    '',
+    dcs,
+  ].join('\n');
+}
+
+function links(r: RunResult): string {
+  const names = dcNames(r);
+  const head = '## Links';
+  if (names.length < 2) return `${head}\n\nOne data center: no delay between data centers.`;
+  const rows = names.map((a) => [
+    a,
+    ...names.map((b) => {
+      if (a === b) return NONE;
+      const link = r.links[a]?.[b] ?? r.links[b]?.[a];
+      if (!link) return NONE;
+      const err = diffPercent(link.measuredRttMs, link.configuredRttMs);
+      return `${ms(link.configuredRttMs)} / ${ms(link.measuredRttMs)} (${err})`;
+    }),
+  ]);
+  return [
+    head,
+    '',
+    `Round-trip time between data centers in ms: configured / measured through the ${r.shaping.mode} shaping before the load (measurement error).`,
+    '',
+    table(['', ...names], rows),
+  ].join('\n');
+}
+
+function leaders(r: RunResult): string {
+  const l = r.leaders;
+  const killFault = r.timeline.faults.find((f) => f.action === 'kill' && f.node === l.killed);
+  const lines = [
+    '## Leaders',
+    '',
+    `- Initial: ${l.initial ?? 'none observed'}`,
+    `- Killed: ${l.killed ?? 'none'}${killFault ? ` at ${secUnit(killFault.atS)}` : ''}`,
+    `- Elected: ${l.elected ?? 'none observed'}${l.epoch !== null ? ` (epoch ${l.epoch})` : ''}, oracle \`${l.oracle}\``,
+  ];
+  const entries = Object.entries(l.scores);
+  if (entries.length === 0) {
+    lines.push('', 'No scores were recorded for the deciding election.');
+    return lines.join('\n');
+  }
+  const dcOf = nodeDatacenters(r);
+  const rows = entries.map(([node, s]) => {
+    const roles = [
+      node === l.elected ? 'elected' : '',
+      node === l.initial ? 'initial' : '',
+      node === l.killed ? 'killed' : '',
+    ].filter((x) => x !== '');
+    return [node, dcOf.get(node) ?? NONE, score(s), roles.join(', ')];
+  });
+  lines.push(
+    '',
+    'Scores of the proposals seen in the deciding election:',
+    '',
+    table(['Node', 'Data center', 'Score', 'Role'], rows, [2]),
+  );
+  return lines.join('\n');
+}
+
+function recovery(r: RunResult): string {
+  const rec = r.recovery;
+  const kill = r.timeline.faults.find((f) => f.action === 'kill');
+  const observed = (v: number | null): string => (v === null ? 'not observed' : ms(v));
+  const rows = [
+    ['Detected (first follower notices)', observed(rec.detectMs)],
+    ['Elected (new leader knows it leads)', observed(rec.electedMs)],
+    ['Serving (quorum acked NEWLEADER)', observed(rec.servingMs)],
+    ['First commit in the new epoch', observed(rec.firstCommitMs)],
+    ['Paper recovery (first commit − elected)', observed(rec.paperRecoveryMs)],
+    ...gapNames(r).map((dc) => [`Client gap: ${dc}`, observed(rec.clientGapMs[dc] ?? null)]),
+  ];
+  const intro = kill
+    ? `Times in ms since ${kill.node} was killed at ${secUnit(kill.atS)}.`
+    : 'Times in ms since the leader was killed (no kill in this run).';
+  return ['## Recovery', '', intro, '', table(['Phase', 'ms'], rows, [1])].join('\n');
+}
+
+function latency(r: RunResult): string {
+  const rows: string[][] = [];
+  for (const dc of dcNames(r, Object.keys(r.latency))) {
+    const windows = r.latency[dc];
+    const model = r.model[dc];
+    for (const w of ['before', 'after'] as const) {
+      const s: LatencyStats | null = windows?.[w] ?? null;
+      const predicted = model?.[w] ?? null;
+      rows.push([
+        dc,
+        w,
+        count(s?.count ?? null),
+        ms(s?.mean),
+        ms(s?.p50),
+        ms(s?.p90),
+        ms(s?.p99),
+        ms(s?.p999),
+        ms(s?.max),
+        ms(predicted),
+        diffPercent(s?.mean, predicted),
+      ]);
+    }
+  }
+  return [
+    '## Latency per data center',
+    '',
+    'Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the fault; after: from the election plus the settle time to the end. Model: the predicted mean under the leader of that window; Δ: the measured mean against it.',
+    '',
+    table(
+      ['Data center', 'Window', 'Count', 'Mean', 'p50', 'p90', 'p99', 'p99.9', 'Max', 'Model', 'Δ mean'],
+      rows,
+      [2, 3, 4, 5, 6, 7, 8, 9, 10],
+    ),
+  ].join('\n');
+}
+
+function timeline(r: RunResult): string {
+  const t = r.timeline;
+  const marks: TimelineMark[] = t.faults.map((f) => ({ atS: f.atS, label: `${f.action} ${f.node}` }));
+  const kill = t.faults.find((f) => f.action === 'kill' && f.node === r.leaders.killed);
+  if (kill && r.recovery.electedMs !== null && r.leaders.elected !== null) {
+    marks.push({ atS: kill.atS + r.recovery.electedMs / 1000, label: `${r.leaders.elected} elected` });
+  }
+  const parts = [
+    '## Timeline',
+    '',
+    'Acknowledged writes per second and their p99, all data centers together; seconds from the load start.',
+    '',
+    sparklines(t.seconds, t.faults),
+  ];
+  const around = faultWindowTable(t.seconds, marks);
+  if (around !== '') parts.push('', 'Around the fault:', '', around);
+  return parts.join('\n');
+}
+
+function writes(r: RunResult): string {
+  const w = r.writes;
+  const lines = [
+    '## Writes',
+    '',
+    table(
+      ['Attempted', 'Acknowledged', 'Failed', 'Lost'],
+      [[count(w.attempted), count(w.acked), count(w.failed), count(w.lost)]],
+      [0, 1, 2, 3],
+    ),
+    '',
+    `Load: target ${rate(r.load.targetRate)} writes/s, achieved ${rate(r.load.achievedRate)} writes/s; send lateness p99 ${msUnit(r.load.latenessP99Ms)}.`,
+    '',
+  ];
+  if (w.lost === 0) {
+    lines.push('No acknowledged write was lost.');
+  } else {
+    const listed = w.lostList ?? [];
+    lines.push(
+      `**${count(w.lost)} acknowledged ${w.lost === 1 ? 'write was' : 'writes were'} lost**${listed.length > 0 ? ':' : ' (not listed).'}`,
+    );
+    if (listed.length > 0) {
+      lines.push('', ...listed.map((x) => `- \`${x}\``));
+      if (w.lost > listed.length) lines.push(`- … and ${count(w.lost - listed.length)} more`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function thresholds(r: RunResult): string {
+  if (r.thresholds.length === 0) return '## Thresholds\n\nNo thresholds given.';
+  const rows = r.thresholds.map((t) => [
+    `\`${t.expr}\``,
+    t.ok ? 'pass' : '**FAIL**',
+    t.actual === null ? (t.message ?? NONE) : String(round(t.actual)),
+  ]);
+  return ['## Thresholds', '', table(['Threshold', 'Result', 'Actual'], rows)].join('\n');
+}
+
+function environment(r: RunResult): string {
+  const e = r.environment;
+  return [
+    '## Environment',
+    '',
+    `- pole-bench ${e.poleBenchVersion}`,
+    `- Node.js ${e.nodeVersion}`,
+    `- ${e.os}, kernel ${e.kernel}`,
+    `- ${e.cpus} × ${e.cpuModel}`,
+    `- Host: ${cell(e.hostname)}`,
+  ].join('\n');
+}
+
+/** Data centers in the topology's order, then any others a section mentions. */
+function dcNames(r: RunResult, extra: readonly string[] = Object.keys(r.links)): string[] {
+  const names = r.topology.datacenters.map((d) => d.name);
+  for (const n of extra) if (!names.includes(n)) names.push(n);
+  return names;
+}
+
+function gapNames(r: RunResult): string[] {
+  return dcNames(r, Object.keys(r.recovery.clientGapMs)).filter(
+    (dc) => dc in r.recovery.clientGapMs || r.topology.datacenters.some((d) => d.name === dc),
+  );
+}
+
+function nodeDatacenters(r: RunResult): Map<string, string> {
+  return new Map(r.topology.datacenters.flatMap((dc) => dc.nodes.map((n) => [n, dc.name] as const)));
+}
+
+/** Threshold values as found, trimmed of float noise. */
+function round(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}

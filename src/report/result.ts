@@ -1,0 +1,374 @@
+// result.json: everything a run found, as one versioned document ("pole-bench/result@1"). The
+// report, the thresholds and `--json` all read this one shape. The interfaces are the contract; the
+// zod schema below reads a file back (e.g. to re-render a report) and must agree with them, which
+// the compile-time check at the end enforces.
+//
+// Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
+// anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
+// never 0, so that a threshold on it fails instead of passing by accident.
+import { z } from 'zod';
+import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
+import { loadValidatedFile } from '../util/load-validated.js';
+
+export const RESULT_SCHEMA_ID = 'pole-bench/result@1';
+
+/** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
+export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
+export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
+
+export const RUNTIMES = ['process', 'docker'] as const;
+export type RuntimeName = (typeof RUNTIMES)[number];
+
+export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
+export type ShapingMode = (typeof SHAPING_MODES)[number];
+
+export interface ShapingInfo {
+  /** What actually ran. */
+  readonly mode: ShapingMode;
+  /** Why this mode, e.g. "auto: the kernel has no netem, fell back to the relay". */
+  readonly reason: string;
+  /** As configured: "2%" or a duration like "0.5ms". */
+  readonly jitter: string;
+  readonly distribution: string;
+}
+
+export interface TopologyInfo {
+  readonly name: string;
+  /** The topology file as given. */
+  readonly file: string;
+  /** In the file's order, with their nodes. */
+  readonly datacenters: readonly { readonly name: string; readonly nodes: readonly string[] }[];
+}
+
+export interface WorkloadInfo {
+  /** Writes per second, all data centers together. */
+  readonly rate: number;
+  /** Bytes per write. */
+  readonly size: number;
+  readonly arrival: 'constant' | 'poisson';
+  /** Fraction of the writes each data center sends (sums to 1). */
+  readonly share: Readonly<Record<string, number>>;
+}
+
+export interface ScenarioInfo {
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  readonly settleMs: number;
+}
+
+export interface LeadersInfo {
+  /** Leading when the load started. */
+  readonly initial: string | null;
+  /** The leader a `kill: leader` fault took down (null when no leader was killed). */
+  readonly killed: string | null;
+  /** The leader of the deciding election after the fault. */
+  readonly elected: string | null;
+  /** The oracle spec, e.g. "worst-case" or "latency:10ms,history". */
+  readonly oracle: string;
+  /** Epoch of the deciding election. */
+  readonly epoch: number | null;
+  /** The score of every proposal seen in the deciding election, by proposing node. */
+  readonly scores: Readonly<Record<string, readonly number[]>>;
+}
+
+/** All relative to the fault that killed the leader, in ms; null when not observed. */
+export interface RecoveryInfo {
+  /** First follower notices the leader is gone. */
+  readonly detectMs: number | null;
+  /** The new leader knows it leads. */
+  readonly electedMs: number | null;
+  /** A quorum acked NEWLEADER: the new leader serves. */
+  readonly servingMs: number | null;
+  /** First write committed in the new epoch. */
+  readonly firstCommitMs: number | null;
+  /** firstCommit − elected, the paper's definition of recovery time. */
+  readonly paperRecoveryMs: number | null;
+  /** Per data center: fault to the first acknowledged write from that data center. */
+  readonly clientGapMs: Readonly<Record<string, number | null>>;
+}
+
+/** One window's write latency, ms (corrected for coordinated omission). Stats are null when count is 0. */
+export interface LatencyStats {
+  readonly count: number;
+  readonly mean: number | null;
+  readonly p50: number | null;
+  readonly p90: number | null;
+  readonly p99: number | null;
+  readonly p999: number | null;
+  readonly max: number | null;
+}
+
+/** before: warmup to the fault; after: elected + settle to the end. Null when the window did not exist. */
+export interface LatencyWindows {
+  readonly before: LatencyStats | null;
+  readonly after: LatencyStats | null;
+}
+
+/** The model's predicted mean latency, ms: under the initial leader (before) and the elected one (after). */
+export interface ModelWindows {
+  readonly before: number | null;
+  readonly after: number | null;
+}
+
+export interface LinkRtt {
+  readonly configuredRttMs: number;
+  /** Measured through the shaping before the load started; null when not measured. */
+  readonly measuredRttMs: number | null;
+}
+
+export interface WritesInfo {
+  readonly attempted: number;
+  readonly acked: number;
+  /** Errors and timeouts, each write counted once however often it was retried. */
+  readonly failed: number;
+  /** Acknowledged but missing from the final state. */
+  readonly lost: number;
+  /** The first (up to 100) lost writes, e.g. their paths. */
+  readonly lostList?: readonly string[];
+}
+
+export interface LoadInfo {
+  /** Writes per second asked for, all data centers together. */
+  readonly targetRate: number;
+  /** Writes per second actually sent; null when the load never ran. */
+  readonly achievedRate: number | null;
+  /** p99 of how late sends left against their schedule, ms. */
+  readonly latenessP99Ms: number | null;
+}
+
+/** One second of the load. */
+export interface TimelinePoint {
+  /** Seconds from the load start (the second [t, t+1)). */
+  readonly t: number;
+  /** Writes acknowledged in this second, all data centers together. */
+  readonly writesPerSec: number;
+  /** Null when nothing was acknowledged in this second. */
+  readonly p99Ms: number | null;
+  /** Failed or timed-out writes in this second. */
+  readonly errors: number;
+}
+
+export interface FaultMark {
+  /** Seconds from the load start. */
+  readonly atS: number;
+  readonly action: FaultAction;
+  /** The node it hit ("leader" resolved to its name). */
+  readonly node: string;
+}
+
+export interface Timeline {
+  /** Wall time of the load start (t = 0); null when the load never started. */
+  readonly startedAt: string | null;
+  readonly seconds: readonly TimelinePoint[];
+  readonly faults: readonly FaultMark[];
+}
+
+export interface ThresholdResult {
+  /** As the user wrote it. */
+  readonly expr: string;
+  readonly ok: boolean;
+  /** The value found in the result; null when it was missing or not a number. */
+  readonly actual: number | null;
+  /** Why it failed without a value (missing, not observed, not a number). */
+  readonly message?: string;
+}
+
+export interface Environment {
+  readonly nodeVersion: string;
+  /** Platform and architecture, e.g. "linux x64". */
+  readonly os: string;
+  readonly kernel: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly poleBenchVersion: string;
+  readonly hostname: string;
+}
+
+export interface RunResult {
+  readonly schema: typeof RESULT_SCHEMA_ID;
+  readonly verdict: Verdict;
+  /** What went wrong in the run (empty for a run that worked, whatever the thresholds say). */
+  readonly errors: readonly string[];
+  readonly runtime: RuntimeName;
+  readonly shaping: ShapingInfo;
+  readonly topology: TopologyInfo;
+  readonly workload: WorkloadInfo;
+  readonly scenario: ScenarioInfo;
+  readonly seed: number;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly leaders: LeadersInfo;
+  readonly recovery: RecoveryInfo;
+  /** latency[dc]. */
+  readonly latency: Readonly<Record<string, LatencyWindows>>;
+  /** model[dc]. */
+  readonly model: Readonly<Record<string, ModelWindows>>;
+  /** links[a][b]: the round trip between data centers a and b. */
+  readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
+  readonly writes: WritesInfo;
+  readonly load: LoadInfo;
+  readonly timeline: Timeline;
+  readonly thresholds: readonly ThresholdResult[];
+  readonly environment: Environment;
+}
+
+// ------------------------------------------------------------------------------------------ schema
+
+// Leaves in milliseconds, so that thresholds know where "1.5s" makes sense (thresholds.ts).
+const msLeaves = new WeakSet<z.ZodType>();
+function ms(): z.ZodNumber {
+  const s = z.number();
+  msLeaves.add(s);
+  return s;
+}
+
+/** Whether a (unwrapped) leaf of runResultSchema holds milliseconds. */
+export function isMsSchema(schema: z.ZodType): boolean {
+  return msLeaves.has(schema);
+}
+
+const count = z.number().int().min(0);
+const isoTime = z.iso.datetime({ offset: true });
+
+const latencyStats = z.object({
+  count,
+  mean: ms().nullable(),
+  p50: ms().nullable(),
+  p90: ms().nullable(),
+  p99: ms().nullable(),
+  p999: ms().nullable(),
+  max: ms().nullable(),
+});
+
+export const runResultSchema = z
+  .object({
+    schema: z.literal(RESULT_SCHEMA_ID),
+    verdict: z.enum(VERDICTS),
+    errors: z.array(z.string()),
+    runtime: z.enum(RUNTIMES),
+    shaping: z.object({
+      mode: z.enum(SHAPING_MODES),
+      reason: z.string(),
+      jitter: z.string(),
+      distribution: z.string(),
+    }),
+    topology: z.object({
+      name: z.string(),
+      file: z.string(),
+      datacenters: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
+    }),
+    workload: z.object({
+      rate: z.number().min(0),
+      size: count,
+      arrival: z.enum(['constant', 'poisson']),
+      share: z.record(z.string(), z.number().min(0)),
+    }),
+    scenario: z.object({ durationMs: ms().min(0), warmupMs: ms().min(0), settleMs: ms().min(0) }),
+    seed: z.number().int(),
+    startedAt: isoTime,
+    finishedAt: isoTime,
+    leaders: z.object({
+      initial: z.string().nullable(),
+      killed: z.string().nullable(),
+      elected: z.string().nullable(),
+      oracle: z.string(),
+      epoch: z.number().int().nullable(),
+      scores: z.record(z.string(), z.array(z.number())),
+    }),
+    recovery: z.object({
+      detectMs: ms().nullable(),
+      electedMs: ms().nullable(),
+      servingMs: ms().nullable(),
+      firstCommitMs: ms().nullable(),
+      paperRecoveryMs: ms().nullable(),
+      clientGapMs: z.record(z.string(), ms().nullable()),
+    }),
+    latency: z.record(
+      z.string(),
+      z.object({ before: latencyStats.nullable(), after: latencyStats.nullable() }),
+    ),
+    model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    links: z.record(
+      z.string(),
+      z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
+    ),
+    writes: z.object({
+      attempted: count,
+      acked: count,
+      failed: count,
+      lost: count,
+      lostList: z.array(z.string()).optional(),
+    }),
+    load: z.object({
+      targetRate: z.number().min(0),
+      achievedRate: z.number().min(0).nullable(),
+      latenessP99Ms: ms().nullable(),
+    }),
+    timeline: z.object({
+      startedAt: isoTime.nullable(),
+      seconds: z.array(
+        z.object({
+          t: z.number(),
+          writesPerSec: z.number().min(0),
+          p99Ms: ms().nullable(),
+          errors: count,
+        }),
+      ),
+      faults: z.array(z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() })),
+    }),
+    thresholds: z.array(
+      z.object({
+        expr: z.string(),
+        ok: z.boolean(),
+        actual: z.number().nullable(),
+        message: z.string().optional(),
+      }),
+    ),
+    environment: z.object({
+      nodeVersion: z.string(),
+      os: z.string(),
+      kernel: z.string(),
+      cpus: count,
+      cpuModel: z.string(),
+      poleBenchVersion: z.string(),
+      hostname: z.string(),
+    }),
+  })
+  .superRefine((r, ctx) => {
+    // A "passed" verdict with a failed threshold would make exit code and report disagree.
+    if (r.verdict === 'passed' && r.thresholds.some((t) => !t.ok)) {
+      ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" but a threshold failed' });
+    }
+  });
+
+/** Validate parsed JSON as a result; throws zod's error on a mismatch. */
+export function parseResult(data: unknown): RunResult {
+  return runResultSchema.parse(data);
+}
+
+/** Read result.json back; InputError (exit code 2) with file, line and field on anything wrong. */
+export function readResultFile(file: string): RunResult {
+  return loadValidatedFile(file, runResultSchema);
+}
+
+/** The verdict a run earns: a broken run fails whatever its thresholds say. */
+export function verdictFor(runFailed: boolean, thresholds: readonly ThresholdResult[]): Verdict {
+  if (runFailed) return 'run-failed';
+  return thresholds.every((t) => t.ok) ? 'passed' : 'threshold-failed';
+}
+
+/** The CLI's exit code for a verdict (0 passed, 1 a threshold failed, 3 the run failed). */
+export function exitCodeFor(verdict: Verdict): 0 | 1 | 3 {
+  return verdict === 'passed' ? 0 : verdict === 'threshold-failed' ? 1 : 3;
+}
+
+// The interfaces and the schema must describe the same documents, both ways.
+type Parsed = z.output<typeof runResultSchema>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type DeepMutable<T> = T extends readonly (infer E)[]
+  ? DeepMutable<E>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: DeepMutable<T[K]> }
+    : T;
+const schemaMatchesTypes: Same<DeepMutable<RunResult>, Parsed> = true;
+void schemaMatchesTypes;

@@ -1,0 +1,280 @@
+// The schema of a topology file (see topologies/*.yaml): data centers and their nodes, the delay
+// of every link between data centers, jitter, the cluster's oracle and timers, the write load and
+// the fault scenario. One zod definition gives both the validation and the JSON Schema editors use
+// (json-schema.ts). This file checks each field on its own; topology-checks.ts adds the rules that
+// span fields (and exports `topologySchema`, the two together).
+//
+// Defaults, for everything a file may leave out:
+// - name: the file's base name (filled in by the loader, which knows the file).
+// - links: none (fine for a single data center; every pair of data centers needs a delay).
+// - shaping: jitter 0 (delays exactly as configured), distribution pareto (the paper's).
+// - cluster.oracle: history (ZooKeeper's own rule); no initial leader, no preference list.
+// - cluster.timers: tickMs 100, syncLimit 5, initLimit 10, electionTimeoutMs 200, heartbeatMs 250:
+//   roomy enough for WAN round trips up to ~80 ms. retryBaseMs: the node's default (= T).
+// - cluster.measure, cluster.resign: whatever is given is passed to the node config, which fills in
+//   the rest with its own defaults; resignation stays off unless `resign` is present.
+// - workload: rate 1000 writes/s, size 1024 bytes, equal share per data center (a data center left
+//   out of a given `share` gets none), constant arrivals.
+// - scenario: duration 60s, warmup 5s, no faults, settle 10s.
+import { z } from 'zod';
+import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
+import type { NodeId } from '../node/core/types.js';
+import {
+  DURATION_HINT,
+  DURATION_PATTERN,
+  PERCENT_PATTERN,
+  isPercent,
+  parseDuration,
+  parsePercent,
+} from './duration.js';
+
+export const DISTRIBUTIONS = ['pareto', 'paretonormal', 'normal', 'uniform'] as const;
+export type Distribution = (typeof DISTRIBUTIONS)[number];
+
+export const ARRIVALS = ['constant', 'poisson'] as const;
+export type Arrival = (typeof ARRIVALS)[number];
+
+export const FAULT_ACTIONS = ['kill', 'restart', 'pause', 'resume'] as const;
+export type FaultAction = (typeof FAULT_ACTIONS)[number];
+
+/** The fault target that means "whoever leads at that moment". Reserved: no node may be called so. */
+export const LEADER = 'leader';
+
+/** Jitter as written: a fraction of each direction's delay ("2%"), or an absolute duration. */
+export type Jitter =
+  { readonly kind: 'fraction'; readonly fraction: number } | { readonly kind: 'ms'; readonly ms: number };
+
+export interface NodeSpec {
+  readonly id: NodeId;
+  readonly sid: number;
+}
+
+export interface DatacenterSpec {
+  readonly name: string;
+  readonly nodes: readonly NodeSpec[];
+}
+
+/** One direction of one link between two data centers. */
+export interface OneWayDelay {
+  readonly from: string;
+  readonly to: string;
+  readonly delayMs: number;
+}
+
+export type TimersSpec = Omit<TimersConfig, 'retryBaseMs'> & { readonly retryBaseMs?: number };
+
+export interface ClusterSpec {
+  /** An oracle spec for createOracle, e.g. "worst-case" or "latency:10ms,history". */
+  readonly oracle: string;
+  readonly initialLeader?: NodeId;
+  /** The preference oracle's list, most preferred first. */
+  readonly preference?: readonly NodeId[];
+  readonly timers: TimersSpec;
+  /** Only what the file gives; the node config supplies the rest. */
+  readonly measure?: Partial<MeasureConfig>;
+  /** Present (possibly empty) when resignation is on; the node config fills in missing fields. */
+  readonly resign?: Partial<ResignConfig>;
+}
+
+export interface WorkloadSpec {
+  /** Writes per second, all data centers together. */
+  readonly rate: number;
+  /** Bytes per write. */
+  readonly size: number;
+  /** Relative weight of every data center (all present; not normalised). */
+  readonly share: Readonly<Record<string, number>>;
+  readonly arrival: Arrival;
+}
+
+export interface FaultSpec {
+  readonly atMs: number;
+  readonly action: FaultAction;
+  /** A node id, or LEADER. */
+  readonly target: NodeId;
+}
+
+export interface ScenarioSpec {
+  readonly durationMs: number;
+  readonly warmupMs: number;
+  /** The "after" window starts this long after the new leader is elected. */
+  readonly settleMs: number;
+  /** In the order written. */
+  readonly faults: readonly FaultSpec[];
+}
+
+/** A checked topology file, before it becomes a Topology (topology.ts). */
+export interface TopologyFile {
+  /** Undefined when the file leaves it out (the loader uses the file name). */
+  readonly name?: string;
+  readonly datacenters: readonly DatacenterSpec[];
+  /** Exactly one entry for every ordered pair of distinct data centers. */
+  readonly delays: readonly OneWayDelay[];
+  readonly shaping: { readonly jitter: Jitter; readonly distribution: Distribution };
+  readonly cluster: ClusterSpec;
+  readonly workload: WorkloadSpec;
+  readonly scenario: ScenarioSpec;
+}
+
+// ------------------------------------------------------------------------------------ field types
+
+/** An error message for a field: "expected X, got Y", or "required (X)" when it is missing. */
+function expecting(what: string, numberHint = ''): (issue: { readonly input?: unknown }) => string {
+  return ({ input }) => {
+    if (input === undefined) return `required (${what})`;
+    const got =
+      typeof input === 'string'
+        ? JSON.stringify(input)
+        : typeof input === 'number'
+          ? `${input}${numberHint}`
+          : Array.isArray(input)
+            ? 'a list'
+            : input === null
+              ? 'nothing'
+              : typeof input === 'object'
+                ? 'a mapping'
+                : String(input);
+    return `expected ${what}, got ${got}`;
+  };
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const NAME_HINT = 'a name of letters, digits, "_", "." or "-"';
+const name = z.string({ error: expecting(NAME_HINT) }).regex(NAME_PATTERN, { error: expecting(NAME_HINT) });
+const positive = z.number().positive();
+const positiveInt = z.int().positive();
+
+const NEEDS_UNIT = ' (a number: give it a unit)';
+const duration = z
+  .string({ error: expecting(DURATION_HINT, NEEDS_UNIT) })
+  .regex(new RegExp(DURATION_PATTERN), { error: expecting(DURATION_HINT, NEEDS_UNIT) })
+  .transform(parseDuration);
+
+const JITTER_HINT = `a percentage of the delay like "2%", or ${DURATION_HINT}`;
+const jitter = z
+  .string({ error: expecting(JITTER_HINT, NEEDS_UNIT) })
+  .regex(new RegExp(`${PERCENT_PATTERN}|${DURATION_PATTERN}`), { error: expecting(JITTER_HINT, NEEDS_UNIT) })
+  .transform((text): Jitter =>
+    isPercent(text)
+      ? { kind: 'fraction', fraction: parsePercent(text) }
+      : { kind: 'ms', ms: parseDuration(text) },
+  );
+
+const nodeEntry = z.union(
+  [
+    name.describe('the node name; its sid is the trailing number (p3 → 3)'),
+    z.strictObject({
+      name,
+      sid: positiveInt.optional().describe('defaults to the trailing number of the name'),
+    }),
+  ],
+  { error: 'expected a node name like "p3", or {name, sid}' },
+);
+
+// A link has two forms. One object type with every field optional, rather than a union, so that a
+// problem inside a link (a duration without a unit) is reported at its field, not as "matches no
+// form"; the form itself is checked below, and `oneOf` tells editors about it.
+const link = z
+  .strictObject({
+    between: z.tuple([name, name]).optional().describe('symmetric link: the two data centers'),
+    rtt: duration.optional().describe('symmetric link: round-trip time; each direction gets rtt/2'),
+    from: name.optional().describe('one-way link: the sending data center'),
+    to: name.optional().describe('one-way link: the receiving data center'),
+    delay: duration.optional().describe('one-way link: the delay of this direction'),
+  })
+  .meta({ oneOf: [{ required: ['between', 'rtt'] }, { required: ['from', 'to', 'delay'] }] });
+
+const faultTarget = name.describe(`"${LEADER}" (whoever leads at that moment) or a node name`);
+const fault = z
+  .strictObject({
+    at: duration.describe('from the start of the run'),
+    kill: faultTarget.optional(),
+    restart: faultTarget.optional(),
+    pause: faultTarget.optional(),
+    resume: faultTarget.optional(),
+  })
+  .meta({ oneOf: FAULT_ACTIONS.map((a) => ({ required: ['at', a] })) });
+
+/** The file as written, field by field, with defaults applied and durations in ms. */
+export const rawTopologySchema = z
+  .strictObject({
+    name: name.optional().describe('defaults to the file name'),
+    datacenters: z
+      .array(
+        z.strictObject({
+          name,
+          nodes: z.array(nodeEntry).min(1),
+        }),
+      )
+      .min(1),
+    links: z
+      .array(link)
+      .default([])
+      .describe('delays between data centers; inside one data center there is none'),
+    shaping: z
+      .strictObject({
+        jitter: jitter.prefault('0%'),
+        distribution: z.enum(DISTRIBUTIONS).default('pareto'),
+      })
+      .prefault({}),
+    cluster: z
+      .strictObject({
+        oracle: z.string().min(1).default('history').describe('e.g. "worst-case" or "latency:10ms,history"'),
+        initialLeader: name.optional(),
+        preference: z
+          .array(name)
+          .min(1)
+          .optional()
+          .describe('for the preference oracle, most preferred first'),
+        timers: z
+          .strictObject({
+            tickMs: positive.default(100),
+            syncLimit: positiveInt.default(5),
+            initLimit: positiveInt.default(10),
+            electionTimeoutMs: positive.default(200),
+            retryBaseMs: positive.optional(),
+            heartbeatMs: z.number().min(0).default(250),
+          })
+          .prefault({}),
+        measure: z
+          .strictObject({
+            window: positiveInt.max(1000).optional(),
+            missLimit: positiveInt.optional(),
+            rateWindowMs: positive.optional(),
+            minSamples: positiveInt.optional(),
+            waitMs: positive.optional(),
+          })
+          .optional(),
+        resign: z
+          .strictObject({
+            margin: z.number().min(0).max(1).optional(),
+            checks: positiveInt.optional(),
+          })
+          .optional(),
+      })
+      .prefault({}),
+    workload: z
+      .strictObject({
+        rate: positive.default(1000).describe('writes per second, all data centers together'),
+        size: positiveInt.default(1024).describe('bytes per write'),
+        share: z
+          .record(z.string(), z.number().min(0))
+          .optional()
+          .describe('relative weight per data center; default equal'),
+        arrival: z.enum(ARRIVALS).default('constant'),
+      })
+      .prefault({}),
+    scenario: z
+      .strictObject({
+        duration: duration.prefault('60s'),
+        warmup: duration.prefault('5s'),
+        faults: z.array(fault).default([]),
+        settle: duration
+          .prefault('10s')
+          .describe('the "after" window starts this long after the new leader is elected'),
+      })
+      .prefault({}),
+  })
+  .describe('A pole-bench topology: data centers, links, cluster, workload and fault scenario');
+
+/** The file as written, once its fields are valid one by one (input to the cross-field checks). */
+export type RawTopology = z.output<typeof rawTopologySchema>;

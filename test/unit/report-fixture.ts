@@ -1,0 +1,106 @@
+// A realistic result of a short paper-2dc run (tud = {p1, p2}, cern = {p3, p4, p5}; p5 leads, is
+// killed at 15 s, p4 takes over), for the report tests. Every call returns a fresh copy to mutate.
+import type { RunResult, TimelinePoint } from '../../src/report/result.js';
+
+type DeepMutable<T> = T extends readonly (infer E)[]
+  ? DeepMutable<E>[]
+  : T extends object
+    ? { -readonly [K in keyof T]: DeepMutable<T[K]> }
+    : T;
+
+export type MutableResult = DeepMutable<RunResult>;
+
+/** Per second: ~1000 writes/s, a hole at the kill (second 15-16), a burst of retries after. */
+function seconds(): TimelinePoint[] {
+  const out: TimelinePoint[] = [];
+  for (let t = 0; t < 30; t++) {
+    if (t === 15) out.push({ t, writesPerSec: 412, p99Ms: 48.25, errors: 3 });
+    else if (t === 16) out.push({ t, writesPerSec: 0, p99Ms: null, errors: 57 });
+    else if (t === 17) out.push({ t, writesPerSec: 1588, p99Ms: 912.4, errors: 0 });
+    else out.push({ t, writesPerSec: 1000 + (t % 3) - 1, p99Ms: 31.5 + (t % 4) * 0.25, errors: 0 });
+  }
+  return out;
+}
+
+export function result2dc(): MutableResult {
+  return {
+    schema: 'pole-bench/result@1',
+    verdict: 'threshold-failed',
+    errors: [],
+    runtime: 'process',
+    shaping: {
+      mode: 'relay',
+      reason: 'auto: the kernel has no netem, so the userspace relay shaped the links',
+      jitter: '2%',
+      distribution: 'pareto',
+    },
+    topology: {
+      name: 'paper-2dc',
+      file: 'topologies/paper-2dc.yaml',
+      datacenters: [
+        { name: 'tud', nodes: ['p1', 'p2'] },
+        { name: 'cern', nodes: ['p3', 'p4', 'p5'] },
+      ],
+    },
+    workload: { rate: 1000, size: 1024, arrival: 'constant', share: { tud: 0.5, cern: 0.5 } },
+    scenario: { durationMs: 30_000, warmupMs: 5000, settleMs: 5000 },
+    seed: 20_111_213,
+    startedAt: '2024-11-21T06:20:00.000Z',
+    finishedAt: '2024-11-21T06:20:41.250Z',
+    leaders: {
+      initial: 'p5',
+      killed: 'p5',
+      elected: 'p4',
+      oracle: 'history',
+      epoch: 2,
+      scores: { p1: [1, 14_998], p2: [1, 14_998], p3: [1, 15_003], p4: [1, 15_003] },
+    },
+    recovery: {
+      detectMs: 412.5,
+      electedMs: 655.75,
+      servingMs: 702.125,
+      firstCommitMs: 731.4,
+      paperRecoveryMs: 75.65,
+      clientGapMs: { tud: 760.2, cern: 741.9 },
+    },
+    latency: {
+      tud: {
+        before: { count: 4987, mean: 31.42, p50: 31.1, p90: 32.6, p99: 34.88, p999: 41.2, max: 43.01 },
+        after: { count: 3996, mean: 21.07, p50: 20.9, p90: 21.8, p99: 23.35, p999: 28.9, max: 30.4 },
+      },
+      cern: {
+        before: { count: 5012, mean: 10.66, p50: 10.4, p90: 11.2, p99: 12.75, p999: 17.3, max: 19.95 },
+        after: { count: 4003, mean: 20.98, p50: 20.7, p90: 21.6, p99: 23.1, p999: 27.45, max: 29.6 },
+      },
+    },
+    model: {
+      tud: { before: 31.125, after: 20.75 },
+      cern: { before: 10.375, after: 20.75 },
+    },
+    links: {
+      tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
+      cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88 } },
+    },
+    writes: { attempted: 30_000, acked: 29_940, failed: 60, lost: 0 },
+    load: { targetRate: 1000, achievedRate: 999.7, latenessP99Ms: 0.42 },
+    timeline: {
+      startedAt: '2024-11-21T06:20:05.000Z',
+      seconds: seconds(),
+      faults: [{ atS: 15.004, action: 'kill', node: 'p5' }],
+    },
+    thresholds: [
+      { expr: 'recovery.servingMs < 1s', ok: true, actual: 702.125 },
+      { expr: 'latency.tud.after.p99 <= 20', ok: false, actual: 23.35 },
+      { expr: 'writes.lost == 0', ok: true, actual: 0 },
+    ],
+    environment: {
+      nodeVersion: 'v20.20.0',
+      os: 'linux x64',
+      kernel: '6.8.0-45-generic',
+      cpus: 8,
+      cpuModel: 'AMD EPYC 7B13',
+      poleBenchVersion: '0.1.0',
+      hostname: 'bench-1',
+    },
+  };
+}

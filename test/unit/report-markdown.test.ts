@@ -1,0 +1,259 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { REPORT_SECTIONS, renderReport } from '../../src/report/markdown-report.js';
+import type { RunResult } from '../../src/report/result.js';
+import { result2dc, type MutableResult } from './report-fixture.js';
+
+const render = (r: MutableResult): string => renderReport(r as RunResult);
+
+/** The text of one `## ` section, up to the next one. */
+function section(md: string, heading: string): string {
+  const start = md.indexOf(`\n## ${heading}\n`);
+  assert.ok(start >= 0, `no section "${heading}"`);
+  const next = md.indexOf('\n## ', start + 1);
+  return md.slice(start, next < 0 ? undefined : next);
+}
+
+/** The markdown table row whose first cells are `first` (e.g. ["tud", "after"]). */
+function row(text: string, ...first: string[]): string[] {
+  const prefix = `| ${first.join(' | ')} |`;
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  assert.ok(line, `no row starting ${prefix} in:\n${text}`);
+  return line
+    .slice(1, -1)
+    .split(' | ')
+    .map((c) => c.trim());
+}
+
+describe('report.md', () => {
+  const md = render(result2dc());
+
+  it('has a title, a verdict line and every section in order', () => {
+    assert.ok(md.startsWith('# pole-bench run: paper-2dc\n'));
+    assert.match(
+      md,
+      /\*\*Verdict: threshold failed\*\*: 1 of 3 thresholds did not hold \(`latency\.tud\.after\.p99 <= 20`\)/,
+    );
+    const positions = REPORT_SECTIONS.map((s) => md.indexOf(`\n## ${s}\n`));
+    for (const [i, p] of positions.entries()) assert.ok(p > 0, `missing section ${REPORT_SECTIONS[i]}`);
+    assert.deepEqual(
+      positions,
+      [...positions].sort((a, b) => a - b),
+      'sections out of order',
+    );
+  });
+
+  it('describes the set-up', () => {
+    const s = section(md, 'Set-up');
+    for (const text of [
+      'paper-2dc',
+      'topologies/paper-2dc.yaml',
+      '`history`',
+      'Runtime: process',
+      'Shaping: relay (jitter 2%, pareto): auto: the kernel has no netem',
+      '1,000 writes/s of 1,024 bytes, constant arrivals',
+      'Seed: 20111213',
+      'Duration: 30.0 s (warm-up 5.0 s, settle 5.0 s',
+    ]) {
+      assert.ok(s.includes(text), `"${text}" not in set-up`);
+    }
+    assert.deepEqual(row(s, 'cern'), ['cern', 'p3, p4, p5', '50.0%']);
+    assert.deepEqual(row(s, 'tud'), ['tud', 'p1, p2', '50.0%']);
+  });
+
+  it('puts configured and measured RTTs side by side with the error', () => {
+    const s = section(md, 'Links');
+    assert.deepEqual(row(s, 'tud'), ['tud', '-', '20.75 / 20.93 (+0.9%)']);
+    assert.deepEqual(row(s, 'cern'), ['cern', '20.75 / 20.88 (+0.6%)', '-']);
+  });
+
+  it('names the leaders and the scores behind the election', () => {
+    const s = section(md, 'Leaders');
+    assert.match(s, /Initial: p5/);
+    assert.match(s, /Killed: p5 at 15\.0 s/);
+    assert.match(s, /Elected: p4 \(epoch 2\), oracle `history`/);
+    assert.deepEqual(row(s, 'p4'), ['p4', 'cern', '(1, 15003)', 'elected']);
+    assert.deepEqual(row(s, 'p1'), ['p1', 'tud', '(1, 14998)', '']);
+  });
+
+  it('lists the recovery phases in order, with the per-DC client gaps', () => {
+    const s = section(md, 'Recovery');
+    const phases = [
+      'Detected',
+      'Elected',
+      'Serving',
+      'First commit',
+      'Paper recovery',
+      'Client gap: tud',
+      'Client gap: cern',
+    ];
+    const at = phases.map((p) => s.indexOf(`| ${p}`));
+    assert.ok(
+      at.every((p) => p > 0),
+      `phases missing: ${at.join(',')}`,
+    );
+    assert.deepEqual(
+      at,
+      [...at].sort((a, b) => a - b),
+    );
+    assert.equal(row(s, 'Detected (first follower notices)')[1], '412.50');
+    assert.equal(row(s, 'Serving (quorum acked NEWLEADER)')[1], '702.13');
+    assert.equal(row(s, 'Paper recovery (first commit − elected)')[1], '75.65');
+    assert.equal(row(s, 'Client gap: tud')[1], '760.20');
+  });
+
+  it('shows latency per data center and window next to the model', () => {
+    const s = section(md, 'Latency per data center');
+    assert.deepEqual(row(s, 'tud', 'after'), [
+      'tud',
+      'after',
+      '3,996',
+      '21.07',
+      '20.90',
+      '21.80',
+      '23.35',
+      '28.90',
+      '30.40',
+      '20.75',
+      '+1.5%',
+    ]);
+    assert.deepEqual(row(s, 'cern', 'before'), [
+      'cern',
+      'before',
+      '5,012',
+      '10.66',
+      '10.40',
+      '11.20',
+      '12.75',
+      '17.30',
+      '19.95',
+      '10.38',
+      '+2.7%',
+    ]);
+    assert.equal(row(s, 'tud', 'before').length, 11);
+    assert.equal(row(s, 'cern', 'after')[2], '4,003');
+  });
+
+  it('marks the fault in the timeline at its second', () => {
+    const s = section(md, 'Timeline');
+    const lines = s.split('\n');
+    const writes = lines.find((l) => l.startsWith('writes/s'));
+    const faults = lines.find((l) => l.startsWith('faults'));
+    assert.ok(writes && faults, s);
+    // The ▲ sits under second 15 (column 15 after the label), where throughput drops. The axis
+    // line's "0 s" starts at the first column.
+    const firstColumn = lines.find((l) => /^\s+0 s/.test(l))?.indexOf('0 s') ?? -1;
+    assert.ok(firstColumn > 0);
+    assert.equal(faults.indexOf('▲'), firstColumn + 15);
+    assert.match(faults, /▲ 15\.0 s: kill p5/);
+    // The outage second (no writes) is a gap in the throughput line.
+    assert.equal(writes[firstColumn + 16], ' ');
+    assert.match(row(s, '15')[4] ?? '', /◀ kill p5/);
+    assert.deepEqual(row(s, '16').slice(0, 4), ['16', '0.0', '-', '57']);
+    assert.equal(row(s, '17')[2], '912.40');
+  });
+
+  it('accounts for the writes and the load', () => {
+    const s = section(md, 'Writes');
+    assert.deepEqual(row(s, '30,000'), ['30,000', '29,940', '60', '0']);
+    assert.match(s, /target 1,000\.0 writes\/s, achieved 999\.7 writes\/s; send lateness p99 0\.42 ms/);
+    assert.match(s, /No acknowledged write was lost/);
+  });
+
+  it('lists lost writes when there are any', () => {
+    const r = result2dc();
+    r.writes = {
+      attempted: 30_000,
+      acked: 29_940,
+      failed: 60,
+      lost: 3,
+      lostList: ['/w/tud/17', '/w/cern/9'],
+    };
+    const s = section(render(r), 'Writes');
+    assert.match(s, /\*\*3 acknowledged writes were lost\*\*/);
+    assert.match(s, /- `\/w\/tud\/17`/);
+    assert.match(s, /- `\/w\/cern\/9`/);
+    assert.match(s, /… and 1 more/);
+    assert.doesNotMatch(s, /No acknowledged write was lost/);
+  });
+
+  it('shows each threshold with its result and actual value', () => {
+    const s = section(md, 'Thresholds');
+    assert.deepEqual(row(s, '`recovery.servingMs < 1s`'), ['`recovery.servingMs < 1s`', 'pass', '702.125']);
+    assert.deepEqual(row(s, '`latency.tud.after.p99 <= 20`'), [
+      '`latency.tud.after.p99 <= 20`',
+      '**FAIL**',
+      '23.35',
+    ]);
+  });
+
+  it('describes the environment', () => {
+    const s = section(md, 'Environment');
+    for (const text of [
+      'pole-bench 0.1.0',
+      'Node.js v20.20.0',
+      'linux x64, kernel 6.8.0-45-generic',
+      '8 × AMD EPYC 7B13',
+      'bench-1',
+    ]) {
+      assert.ok(s.includes(text), `"${text}" not in environment`);
+    }
+  });
+
+  it('renders a failed run with nothing observed without inventing numbers', () => {
+    const r = result2dc();
+    r.verdict = 'run-failed';
+    r.errors = ['node p3 exited with code 1 before the load started'];
+    r.thresholds = [];
+    r.leaders = { ...r.leaders, killed: null, elected: null, epoch: null, scores: {} };
+    r.recovery = {
+      detectMs: null,
+      electedMs: null,
+      servingMs: null,
+      firstCommitMs: null,
+      paperRecoveryMs: null,
+      clientGapMs: {},
+    };
+    r.latency = {};
+    r.model = {};
+    r.links = {};
+    r.load = { targetRate: 1000, achievedRate: null, latenessP99Ms: null };
+    r.timeline = { startedAt: null, seconds: [], faults: [] };
+    const out = render(r);
+    assert.match(out, /\*\*Verdict: run failed\*\*: node p3 exited with code 1/);
+    for (const s of REPORT_SECTIONS) assert.ok(out.includes(`\n## ${s}\n`), s);
+    assert.equal(row(section(out, 'Recovery'), 'Serving (quorum acked NEWLEADER)')[1], 'not observed');
+    assert.deepEqual(
+      row(section(out, 'Latency per data center'), 'tud', 'before').slice(2),
+      Array(9).fill('-'),
+    );
+    assert.match(section(out, 'Timeline'), /the load did not run/);
+    assert.match(section(out, 'Thresholds'), /No thresholds given/);
+    assert.deepEqual(row(section(out, 'Links'), 'tud'), ['tud', '-', '-']);
+  });
+
+  it('folds long runs into at most 100 columns, keeping the fault visible', () => {
+    const r = result2dc();
+    r.timeline.seconds = Array.from({ length: 300 }, (_, t) => ({
+      t,
+      writesPerSec: t === 150 ? 0 : 1000,
+      p99Ms: t === 151 ? 800 : 30,
+      errors: t === 150 ? 40 : 0,
+    }));
+    r.timeline.faults = [{ atS: 150.2, action: 'kill', node: 'p5' }];
+    const s = section(render(r), 'Timeline');
+    const faults = s.split('\n').find((l) => l.startsWith('faults')) ?? '';
+    const writes = s.split('\n').find((l) => l.startsWith('writes/s')) ?? '';
+    const firstColumn =
+      s
+        .split('\n')
+        .find((l) => /^\s+0 s/.test(l))
+        ?.indexOf('0 s') ?? -1;
+    assert.equal(faults.indexOf('▲') - firstColumn, 50, 'fault under column 150 s / 3');
+    // The p99 spike of second 151 survives the folding (a column shows its worst p99).
+    const p99 = s.split('\n').find((l) => l.startsWith('p99')) ?? '';
+    assert.equal(p99[firstColumn + 50], '█');
+    assert.match(s, /One column per 3 s/);
+    assert.equal(writes.slice(firstColumn).split('  ')[0]?.length, 100);
+  });
+});
