@@ -29,10 +29,23 @@ if (files.length === 0) {
   console.error('no test files found: did the build run?');
   process.exit(2);
 }
+// Unit and simulation tests are CPU-bound and independent: two at a time. Integration tests start
+// clusters of processes and measure time (RTTs, recovery), so they run one at a time: two of them
+// side by side on a 2-core machine would measure each other.
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(
-  process.execPath,
-  ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...files],
-  { stdio: 'inherit' },
-);
-process.exit(result.status ?? 1);
+const isIntegration = (f) => f.startsWith(join(root, 'integration'));
+const batches = [
+  { files: files.filter((f) => !isIntegration(f)), concurrency },
+  { files: files.filter(isIntegration), concurrency: process.env.TEST_CONCURRENCY ?? '1' },
+];
+let status = 0;
+for (const batch of batches) {
+  if (batch.files.length === 0) continue;
+  const result = spawnSync(
+    process.execPath,
+    ['--enable-source-maps', '--test', `--test-concurrency=${batch.concurrency}`, ...batch.files],
+    { stdio: 'inherit' },
+  );
+  if (result.status !== 0) status = result.status ?? 1;
+}
+process.exit(status);

@@ -18,6 +18,10 @@ export default class NodeCommand extends Command {
   static override flags = {
     // Not `exists: true`: oclif would exit 1 for a missing file; loadNodeConfig reports it as bad input (2).
     config: Flags.file({ char: 'c', summary: 'Node config file (YAML or JSON).', required: true }),
+    'stop-with-stdin': Flags.boolean({
+      summary: 'Also stop when stdin closes (harnesses use it so their nodes never outlive them).',
+      hidden: true,
+    }),
   };
 
   async run(): Promise<void> {
@@ -29,6 +33,6 @@ export default class NodeCommand extends Command {
       if (err instanceof InputError) this.error(err.message, { exit: err.exitCode });
       throw err;
     }
-    await runNode(config);
+    await runNode(config, { stopWithStdin: flags['stop-with-stdin'] });
   }
 }

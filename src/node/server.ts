@@ -310,13 +310,23 @@ export class NodeServer {
   }
 }
 
-/** `pole-bench node`: run until SIGTERM or SIGINT, then shut down cleanly. */
-export async function runNode(config: NodeConfig): Promise<void> {
+/**
+ * `pole-bench node`: run until SIGTERM or SIGINT, then shut down cleanly. With `stopWithStdin`
+ * (set by harnesses that start nodes), also when stdin closes: the harness holds the other end,
+ * so a harness that dies, however it dies, takes its nodes with it.
+ */
+export async function runNode(config: NodeConfig, opts: { stopWithStdin?: boolean } = {}): Promise<void> {
   const server = await NodeServer.start(config);
   await new Promise<void>((resolve) => {
     const done = (): void => resolve();
     process.once('SIGTERM', done);
     process.once('SIGINT', done);
+    if (opts.stopWithStdin) {
+      process.stdin.once('end', done);
+      process.stdin.once('close', done);
+      process.stdin.resume();
+    }
   });
   await server.stop();
+  process.stdin.destroy();
 }

@@ -203,6 +203,11 @@ export interface RunResult {
   readonly latency: Readonly<Record<string, LatencyWindows>>;
   /** model[dc]. */
   readonly model: Readonly<Record<string, ModelWindows>>;
+  /**
+   * The local commit cost included in every model figure: mean latency of writes sent straight to
+   * the leader before the load (disk, processing: the paper's t_disk, which its model leaves out).
+   */
+  readonly modelBaseMs?: number | null;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -288,6 +293,7 @@ export const runResultSchema = z
       z.object({ before: latencyStats.nullable(), after: latencyStats.nullable() }),
     ),
     model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    modelBaseMs: ms().nullable().optional(),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),

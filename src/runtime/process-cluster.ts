@@ -22,6 +22,7 @@ export interface ProcessClusterOptions {
   readonly nodes: number | ReadonlyArray<{ readonly id: NodeId; readonly sid: number }>;
   readonly oracle?: string;
   readonly initialLeader?: NodeId;
+  readonly preference?: readonly NodeId[];
   readonly fsync?: boolean;
   readonly timers?: {
     readonly tickMs?: number;
@@ -114,6 +115,7 @@ export class ProcessCluster {
           fsync: opts.fsync ?? true,
           oracle: opts.oracle ?? 'history',
           ...(opts.initialLeader ? { initialLeader: opts.initialLeader } : {}),
+          ...(opts.preference ? { preference: opts.preference } : {}),
           timers: opts.timers ?? {},
           ...(opts.measure ? { measure: opts.measure } : {}),
           ...(opts.resign ? { resign: opts.resign } : {}),
@@ -161,8 +163,10 @@ export class ProcessCluster {
     const s = this.slot(id);
     if (s.child) throw new Error(`${id} is already running`);
     const since = this.events.length;
-    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile], {
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open for the node's life: if this process dies, even by SIGKILL, the pipe
+    // closes and the node stops itself.
+    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     s.child = child;
     s.exited = new Promise((resolve) => child.once('exit', () => resolve()));

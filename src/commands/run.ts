@@ -1,0 +1,153 @@
+import { Command, Flags, Args } from '@oclif/core';
+import { join } from 'node:path';
+import type { RunResult } from '../report/result.js';
+import { exitCodeFor } from '../report/result.js';
+import { parseThresholds } from '../report/thresholds.js';
+import { writeRunOutputs } from '../report/write-outputs.js';
+import { ProcessRuntime } from '../run/process-runtime.js';
+import { loadTopologyForRun } from '../run/run-overrides.js';
+import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
+import type { ShapingChoice } from '../run/runtime.js';
+import { InputError } from '../util/input-error.js';
+
+export default class Run extends Command {
+  static override description =
+    'Run a topology: start its cluster, shape its links, drive the open-loop write load, kill the leader, and report recovery and per-data-center latency';
+
+  static override enableJsonFlag = true;
+
+  static override examples = [
+    '<%= config.bin %> run topologies/paper-2dc.yaml --duration 60s --kill-at 25s',
+    '<%= config.bin %> run topologies/paper-3dc-deployment-1.yaml --oracle worst-case --threshold "recovery.servingMs < 500"',
+  ];
+
+  static override args = {
+    topology: Args.string({ description: 'topology file (YAML)', required: true }),
+  };
+
+  static override flags = {
+    runtime: Flags.option({ options: ['auto', 'process', 'docker'] as const, default: 'auto' })({
+      description: 'where nodes run (auto = process until the Docker runtime exists)',
+    }),
+    shaping: Flags.option({ options: ['auto', 'relay', 'netem', 'none'] as const, default: 'auto' })({
+      description: 'how inter-data-center delay is applied',
+    }),
+    oracle: Flags.string({ description: "oracle spec overriding the topology's, e.g. latency:10ms,history" }),
+    rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
+    size: Flags.integer({ description: 'bytes per write', min: 0 }),
+    poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
+    duration: Flags.string({ description: 'run length, e.g. 60s' }),
+    'kill-at': Flags.string({
+      description: 'kill the serving leader at this time, e.g. 25s (replaces the faults)',
+    }),
+    seed: Flags.integer({ description: 'seed of every random choice (default: from the clock)' }),
+    out: Flags.string({ description: 'output directory (default reports/<time>-<name>)' }),
+    threshold: Flags.string({ description: 'e.g. "recovery.servingMs < 500" (repeatable)', multiple: true }),
+    quiet: Flags.boolean({ description: 'print nothing but errors' }),
+  };
+
+  async run(): Promise<RunResult> {
+    const { args, flags } = await this.parse(Run);
+    const json = this.jsonEnabled();
+    const say = (line: string): void => {
+      if (!flags.quiet && !json) this.log(line);
+    };
+    let topology;
+    let thresholds;
+    let shaping: ShapingChoice;
+    try {
+      topology = loadTopologyForRun(args.topology, {
+        ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
+        ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
+        ...(flags.size !== undefined ? { size: flags.size } : {}),
+        ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
+        ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
+        ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
+      });
+      thresholds = parseThresholds(flags.threshold ?? []);
+      if (flags.runtime === 'docker')
+        throw new InputError({
+          file: '--runtime',
+          problem: 'the docker runtime is not built yet; use process or auto',
+        });
+      shaping = chooseShaping(flags.shaping, topology.datacenters.length);
+    } catch (err) {
+      if (err instanceof InputError) this.error(err.message, { exit: 2 });
+      throw err;
+    }
+    const seed = flags.seed ?? Date.now() % 1_000_000_000;
+    const out =
+      flags.out ?? join('reports', `${new Date().toISOString().replace(/[:.]/g, '-')}-${topology.name}`);
+    say(
+      `runtime process (${flags.runtime === 'auto' ? 'auto: the Docker runtime is not built yet' : 'asked for'}), shaping ${shaping.kind} (${shaping.reason})`,
+    );
+    const runtime = new ProcessRuntime(topology, { shaping, seed });
+    const abort = new AbortController();
+    const onSignal = (): void => abort.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const progress = progressPrinter(flags.quiet || json);
+    try {
+      const { result, intervals, events } = await runScenario({
+        topology,
+        runtime,
+        seed,
+        thresholds,
+        version: this.config.version,
+        onProgress: progress,
+        signal: abort.signal,
+      });
+      await runtime.teardown();
+      const files = await writeRunOutputs(out, { result, intervals, events });
+      say(`\n${verdictLine(result)}\nreport: ${files.report}`);
+      process.exitCode = exitCodeFor(result.verdict);
+      return result;
+    } catch (err) {
+      await runtime.teardown();
+      if (err instanceof RunAborted)
+        this.error('interrupted: every process, relay and temp dir was removed', { exit: 3 });
+      this.error(`run failed: ${(err as Error).message}`, { exit: 3 });
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}
+
+function chooseShaping(asked: 'auto' | 'relay' | 'netem' | 'none', dcs: number): ShapingChoice {
+  if (asked === 'netem')
+    throw new InputError({
+      file: '--shaping',
+      problem: 'netem needs the docker runtime (each node its own network stack); use --shaping relay',
+    });
+  if (asked === 'none') return { kind: 'none', reason: 'asked for: no added delay' };
+  if (asked === 'relay') return { kind: 'relay', reason: 'asked for' };
+  if (dcs < 2) return { kind: 'none', reason: 'auto: one data center, nothing to delay' };
+  return {
+    kind: 'relay',
+    reason: 'auto: local processes share one network stack, so delays come from the userspace relay',
+  };
+}
+
+function verdictLine(r: RunResult): string {
+  const rec = r.recovery;
+  const parts = [
+    `verdict: ${r.verdict}`,
+    `leaders ${r.leaders.initial ?? '?'} → ${r.leaders.elected ?? '?'}`,
+    `serving after ${rec.servingMs?.toFixed(1) ?? '?'} ms`,
+    `writes ${r.writes.acked} acked, ${r.writes.failed} failed, ${r.writes.lost} lost`,
+  ];
+  return [...parts, ...r.errors.map((e) => `error: ${e}`)].join('\n');
+}
+
+/** One rewritten line on a terminal, plain lines otherwise (only when the phase changes). */
+function progressPrinter(silent: boolean): (p: RunProgress) => void {
+  let last = '';
+  return (p) => {
+    if (silent) return;
+    const line = `[${p.elapsedS.toFixed(0).padStart(4)} s] ${p.phase}${p.leader ? `, leader ${p.leader}` : ''}`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${line.padEnd(60)}`);
+    else if (p.phase !== last) process.stderr.write(`${line}\n`);
+    last = p.phase;
+  };
+}

@@ -1,0 +1,157 @@
+// The harness's side of one load agent child process (`pole-bench agent`): spawns it with an IPC
+// channel, checks every message it sends against the protocol, and exposes the conversation as
+// promises (ready, started, done, exited) plus a listener for the per-second intervals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import {
+  msg,
+  parseAgentMessage,
+  type DoneMessage,
+  type IntervalMessage,
+  type LoadSpec,
+  type StartedMessage,
+} from './agent-protocol.js';
+
+const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+
+export interface AgentExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export interface SpawnAgentOptions {
+  /** The CLI entry point (default: this package's bin/run.js). */
+  readonly runJs?: string;
+  /** How long to wait for `ready`. Default 20000 ms. */
+  readonly readyTimeoutMs?: number;
+  /** Called for every `interval` message as it arrives. */
+  readonly onInterval?: (m: IntervalMessage) => void;
+}
+
+export class AgentProcess {
+  readonly started: Promise<StartedMessage>;
+  /** Resolves with `done`; rejects on an `error` message, a bad message, or an exit without `done`. */
+  readonly done: Promise<DoneMessage>;
+  readonly exited: Promise<AgentExit>;
+  readonly intervals: IntervalMessage[] = [];
+  private readonly stderrLines: string[] = [];
+  private settleStarted!: { resolve: (m: StartedMessage) => void; reject: (e: Error) => void };
+  private settleDone!: { resolve: (m: DoneMessage) => void; reject: (e: Error) => void };
+  private settleReady!: { resolve: () => void; reject: (e: Error) => void };
+  private readonly ready: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly o: SpawnAgentOptions,
+  ) {
+    this.ready = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
+    this.started = new Promise((resolve, reject) => (this.settleStarted = { resolve, reject }));
+    this.done = new Promise((resolve, reject) => (this.settleDone = { resolve, reject }));
+    // Callers may await only some of these; a rejection nobody awaits must not crash the harness.
+    for (const p of [this.ready, this.started, this.done]) p.catch(() => undefined);
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.on('message', (raw) => this.onMessage(raw));
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      this.stderrLines.push(line);
+      if (this.stderrLines.length > 30) this.stderrLines.shift();
+    });
+    child.stdout!.resume(); // the agent prints nothing there; keep the pipe from filling anyway
+    void this.exited.then((x) => {
+      const why = new Error(
+        `load agent exited (code ${x.code}, signal ${x.signal}) before it was done; stderr: ${this.stderrTail()}`,
+      );
+      this.settleReady.reject(why);
+      this.settleStarted.reject(why);
+      this.settleDone.reject(why);
+    });
+  }
+
+  /** Spawns `pole-bench agent` and waits until it says it is ready. */
+  static async spawn(o: SpawnAgentOptions = {}): Promise<AgentProcess> {
+    const child = spawn(process.execPath, [o.runJs ?? RUN_JS, 'agent'], {
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    const agent = new AgentProcess(child, o);
+    const timeoutMs = o.readyTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        agent.ready,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`load agent not ready within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } catch (err) {
+      await agent.kill();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return agent;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Throws if the agent is no longer connected. */
+  start(spec: LoadSpec): void {
+    if (!this.child.connected) throw new Error('the load agent is no longer connected');
+    this.child.send(msg.start(spec));
+  }
+
+  /**
+   * Switch the recording phase now, or from a wall-clock instant. Ignored once the agent has
+   * gone (it ends by itself after durationMs); how it ended is `done`'s to say.
+   */
+  phase(name: string, atMs?: number): void {
+    if (this.child.connected) this.child.send(msg.phase(name, atMs));
+  }
+
+  /** Ask the agent to stop sending and finish with `done`; ignored once it has gone. */
+  stop(): void {
+    if (this.child.connected) this.child.send(msg.stop());
+  }
+
+  /** SIGKILL (if still running) and wait for the exit. */
+  async kill(): Promise<AgentExit> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    return this.exited;
+  }
+
+  stderrTail(): string {
+    return this.stderrLines.join(' | ');
+  }
+
+  private onMessage(raw: unknown): void {
+    let m;
+    try {
+      m = parseAgentMessage(raw);
+    } catch (err) {
+      this.settleDone.reject(err as Error);
+      return;
+    }
+    switch (m.type) {
+      case 'ready':
+        return this.settleReady.resolve();
+      case 'started':
+        return this.settleStarted.resolve(m);
+      case 'interval':
+        this.intervals.push(m);
+        this.o.onInterval?.(m);
+        return;
+      case 'done':
+        return this.settleDone.resolve(m);
+      case 'error': {
+        const e = new Error(`load agent: ${m.message}`);
+        this.settleStarted.reject(e);
+        this.settleDone.reject(e);
+        return;
+      }
+    }
+  }
+}

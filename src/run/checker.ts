@@ -1,0 +1,89 @@
+// Jepsen's final read: after the faults, every acknowledged write must be on every live node. A
+// fence write through the serving leader comes first; once a node has applied the fence it has
+// applied everything committed before it, so a write missing then is lost, not late.
+import type { Zxid } from '../node/core/zxid.js';
+import { compareZxid } from '../node/core/zxid.js';
+import { PoleClient } from '../node/net/client.js';
+import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
+import type { Address } from './runtime.js';
+
+export interface AckedWrite {
+  readonly path: string;
+  readonly zxid: Zxid;
+}
+
+export interface CheckResult {
+  /** Acknowledged writes checked (each on every live node). */
+  readonly checked: number;
+  /** "path@node" of every write missing or older than acknowledged, in order found. */
+  readonly lost: string[];
+}
+
+const FENCE = '/pole-bench/fence';
+
+export async function checkAckedWrites(opts: {
+  readonly leader: Address;
+  readonly nodes: ReadonlyArray<{ readonly id: string; readonly address: Address }>;
+  readonly acked: readonly AckedWrite[];
+  /** Reads in flight per node. */
+  readonly concurrency?: number;
+  readonly runId: string;
+}): Promise<CheckResult> {
+  const pool = new EndpointPool([opts.leader]);
+  let fence: Zxid;
+  try {
+    fence = (
+      await writeWithRetry(
+        pool,
+        0,
+        FENCE,
+        new Uint8Array([1]),
+        { clientId: `${opts.runId}-checker`, requestId: 1 },
+        Date.now() + 15_000,
+      )
+    ).zxid;
+  } finally {
+    await pool.close();
+  }
+  // The last acknowledged zxid of each path is what must be there (a path is written once anyway).
+  const last = new Map<string, Zxid>();
+  for (const w of opts.acked) {
+    const prev = last.get(w.path);
+    if (!prev || compareZxid(w.zxid, prev) > 0) last.set(w.path, w.zxid);
+  }
+  const lost: string[] = [];
+  await Promise.all(
+    opts.nodes.map(async (node) => {
+      const client = await PoleClient.connect(node.address.host, node.address.port, {
+        requestTimeoutMs: 10_000,
+      });
+      try {
+        await waitApplied(client, fence);
+        const entries = [...last];
+        const width = opts.concurrency ?? 256;
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < entries.length) {
+            const [path, z] = entries[next++]!;
+            const r = await client.read(path);
+            if (!r || compareZxid(r.zxid, z) < 0) lost.push(`${path}@${node.id}`);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(width, entries.length) }, worker));
+      } finally {
+        await client.close();
+      }
+    }),
+  );
+  return { checked: last.size, lost };
+}
+
+async function waitApplied(client: PoleClient, z: Zxid): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const r = await client.read(FENCE);
+    if (r && compareZxid(r.zxid, z) >= 0) return;
+    if (Date.now() > deadline) throw new Error('a node did not apply the fence write within 15 s');
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}

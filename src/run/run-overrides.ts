@@ -1,0 +1,73 @@
+// Command-line flags that override parts of a topology file for one run (--oracle, --rate,
+// --size, --duration, --kill-at). Applied to the checked file before it is resolved, so the
+// derived values (per-dc rates, fault times) follow, and checked like the file itself.
+import { createOracle } from '../node/core/oracles/registry.js';
+import { parseDuration } from '../topology/duration.js';
+import { topologySchema } from '../topology/topology-checks.js';
+import { LEADER, type Arrival, type TopologyFile } from '../topology/topology-schema.js';
+import { resolveTopology, type Topology } from '../topology/topology.js';
+import { InputError } from '../util/input-error.js';
+import { parseSourceFile, validateParsed } from '../util/load-validated.js';
+
+export interface RunOverrides {
+  readonly oracle?: string;
+  readonly rate?: number;
+  readonly size?: number;
+  readonly arrival?: Arrival;
+  /** e.g. "60s". */
+  readonly duration?: string;
+  /** e.g. "25s": replaces the faults with one `kill: leader` at that time. */
+  readonly killAt?: string;
+}
+
+export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
+  const spec = validateParsed(file, parseSourceFile(file), topologySchema);
+  const flag = (name: string, problem: string): InputError => new InputError({ file: name, problem });
+  const ms = (name: string, text: string): number => {
+    try {
+      return parseDuration(text);
+    } catch (err) {
+      throw flag(name, (err as Error).message);
+    }
+  };
+  if (o.oracle !== undefined) {
+    try {
+      createOracle(o.oracle, spec.cluster.preference ? { preference: spec.cluster.preference } : {});
+    } catch (err) {
+      throw flag('--oracle', (err as Error).message);
+    }
+  }
+  const durationMs = o.duration !== undefined ? ms('--duration', o.duration) : spec.scenario.durationMs;
+  if (durationMs <= spec.scenario.warmupMs)
+    throw flag(
+      '--duration',
+      `the run (${durationMs} ms) must be longer than its warm-up (${spec.scenario.warmupMs} ms)`,
+    );
+  const faults =
+    o.killAt !== undefined
+      ? [{ atMs: ms('--kill-at', o.killAt), action: 'kill' as const, target: LEADER }]
+      : spec.scenario.faults;
+  for (const f of faults) {
+    if (f.atMs <= spec.scenario.warmupMs || f.atMs >= durationMs)
+      throw flag(
+        o.killAt !== undefined ? '--kill-at' : '--duration',
+        `a fault at ${f.atMs} ms must fall after the warm-up (${spec.scenario.warmupMs} ms) and before the end (${durationMs} ms)`,
+      );
+  }
+  if (o.rate !== undefined && !(o.rate > 0))
+    throw flag('--rate', 'must be a positive number of writes per second');
+  if (o.size !== undefined && !(Number.isInteger(o.size) && o.size >= 0))
+    throw flag('--size', 'must be a whole number of bytes');
+  const out: TopologyFile = {
+    ...spec,
+    cluster: { ...spec.cluster, ...(o.oracle !== undefined ? { oracle: o.oracle } : {}) },
+    workload: {
+      ...spec.workload,
+      ...(o.rate !== undefined ? { rate: o.rate } : {}),
+      ...(o.size !== undefined ? { size: o.size } : {}),
+      ...(o.arrival !== undefined ? { arrival: o.arrival } : {}),
+    },
+    scenario: { ...spec.scenario, durationMs, faults },
+  };
+  return resolveTopology(file, out);
+}

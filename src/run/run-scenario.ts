@@ -1,0 +1,449 @@
+// One benchmark run, start to finish: bring the topology's cluster up on a runtime, measure the
+// shaped links, drive the open-loop load from one agent per data center, carry out the faults,
+// time the recovery from node events, read every acknowledged write back, and turn it all into a
+// result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
+import * as hdr from 'hdr-histogram-js';
+import type { NodeId } from '../node/core/types.js';
+import { AgentProcess } from '../load/agent-process.js';
+import { PoleClient } from '../node/net/client.js';
+import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
+import type { ClusterEvent } from '../runtime/process-cluster.js';
+import { wallNow } from '../runtime/process-cluster.js';
+import { collectEnvironment } from '../report/environment.js';
+import type { HlogInterval } from '../report/hlog-writer.js';
+import {
+  RESULT_SCHEMA_ID,
+  verdictFor,
+  type FaultMark,
+  type LatencyStats,
+  type RunResult,
+  type TimelinePoint,
+} from '../report/result.js';
+import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
+import { predictLatency } from '../topology/model.js';
+import { LEADER } from '../topology/topology-schema.js';
+import type { Topology } from '../topology/topology.js';
+import { checkAckedWrites } from './checker.js';
+import type { Runtime } from './runtime.js';
+
+export interface RunProgress {
+  readonly phase: string;
+  readonly elapsedS: number;
+  readonly rate?: number;
+  readonly errors?: number;
+  readonly leader?: string;
+}
+
+export interface RunScenarioOptions {
+  readonly topology: Topology;
+  readonly runtime: Runtime;
+  readonly seed: number;
+  readonly thresholds: readonly Threshold[];
+  readonly version: string;
+  readonly onProgress?: (p: RunProgress) => void;
+  /** Aborting (Ctrl-C) stops the run; the caller still tears the runtime down. */
+  readonly signal?: AbortSignal;
+}
+
+export interface RunScenarioOutput {
+  readonly result: RunResult;
+  readonly intervals: HlogInterval[];
+  readonly events: unknown[];
+}
+
+class RunAborted extends Error {}
+
+export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOutput> {
+  const t = o.topology;
+  const rt = o.runtime;
+  const startedAt = new Date().toISOString();
+  const errors: string[] = [];
+  const harnessEvents: Array<Record<string, unknown>> = [];
+  const note = (ev: string, fields: Record<string, unknown> = {}): void => {
+    harnessEvents.push({ t: wallNow(), node: 'harness', ev, ...fields });
+  };
+  const progress = (phase: string, extra: Omit<RunProgress, 'phase' | 'elapsedS'> = {}): void =>
+    o.onProgress?.({ phase, elapsedS: loadStart ? (wallNow() - loadStart) / 1000 : 0, ...extra });
+  const sleepUntil = (wall: number): Promise<void> => abortable(Math.max(0, wall - wallNow()), o.signal);
+  let loadStart = 0;
+  const agents = new Map<string, AgentProcess>();
+  const intervals: IntervalMessage[] = [];
+
+  let initial: NodeId | null = null;
+  let killed: NodeId | null = null;
+  let killAt: number | null = null;
+  const faultsDone: FaultMark[] = [];
+  let links = new Map<string, Map<string, number>>();
+  const dones = new Map<string, DoneMessage>();
+  let lostList: string[] = [];
+  let baseMs: number | null = null;
+
+  try {
+    progress('starting nodes');
+    await rt.start();
+    const first = await rt.waitFor((e) => e.ev === 'serving' && e.leader === undefined, 30_000);
+    initial = first.node;
+    note('initial-leader', { leader: initial });
+    progress('measuring links', { leader: initial });
+    links = await rt.measureLinks(20);
+    progress('measuring local commit cost', { leader: initial });
+    baseMs = await localCommitMs(rt.clientAddress(initial), `run${o.seed}-base`);
+
+    progress('starting load agents', { leader: initial });
+    for (const dc of t.datacenters) {
+      agents.set(dc.name, await AgentProcess.spawn({ onInterval: (m) => intervals.push(m) }));
+    }
+    loadStart = wallNow() + 500;
+    const sc = t.scenario;
+    for (const dc of t.datacenters) {
+      const rate = t.workload.ratePerDc.get(dc.name) ?? 0;
+      if (rate <= 0) continue;
+      agents.get(dc.name)?.start({
+        dc: dc.name,
+        endpoints: dc.nodes.map((n) => ({ node: n.id, ...rt.clientAddress(n.id) })),
+        rate,
+        size: t.workload.size,
+        arrival: t.workload.arrival,
+        seed: o.seed + dc.nodes[0]!.sid,
+        durationMs: sc.durationMs,
+        requestTimeoutMs: 2_000,
+        writeDeadlineMs: 15_000,
+        clientIdPrefix: `run${o.seed}`,
+        pathPrefix: '/pb',
+        phase: 'warmup',
+        startAtMs: loadStart,
+      });
+    }
+    const toAgents = (name: string, atMs: number): void => {
+      for (const a of agents.values()) a.phase(name, atMs);
+      note('phase', { phase: name, at: atMs });
+    };
+    toAgents('before', loadStart + sc.warmupMs);
+    await sleepUntil(loadStart);
+    progress('load', { leader: initial });
+
+    for (const f of [...sc.faults].sort((a, b) => a.atMs - b.atMs)) {
+      await sleepUntil(loadStart + f.atMs);
+      progress('load', { leader: currentLeader(rt) ?? '?' });
+      const target = f.target === LEADER ? currentLeader(rt) : f.target;
+      if (target === undefined) throw new Error(`no serving leader to ${f.action} at ${f.atMs / 1000} s`);
+      const at = wallNow();
+      if (f.action === 'kill') {
+        const isFirstLeaderKill = f.target === LEADER && killAt === null;
+        if (isFirstLeaderKill) toAgents('gap', at);
+        const when = await rt.kill(target);
+        if (isFirstLeaderKill) {
+          killed = target;
+          killAt = when;
+        }
+      } else if (f.action === 'restart') await rt.restart(target);
+      else if (f.action === 'pause') rt.pause(target);
+      else rt.resume(target);
+      note('fault', { action: f.action, target, at });
+      faultsDone.push({ atS: (at - loadStart) / 1000, action: f.action, node: target });
+      if (killAt !== null && killed === target) {
+        const elected = await rt.waitFor(
+          (e) => e.ev === 'elected' && e.node === e.leader && e.t >= (killAt as number) && e.node !== killed,
+          30_000,
+        );
+        progress('recovering', { leader: elected.node });
+        toAgents('after', elected.t + sc.settleMs);
+      }
+    }
+    progress('load', { leader: currentLeader(rt) ?? '?' });
+    await sleepUntil(loadStart + sc.durationMs);
+    progress('draining');
+    for (const a of agents.values()) a.stop();
+    for (const [dc, a] of agents) dones.set(dc, await withTimeout(a.done, 30_000, `load agent ${dc}`));
+
+    progress('checking writes');
+    const leaderNow = currentLeader(rt);
+    if (leaderNow === undefined)
+      throw new Error('no serving leader at the end of the run for the final read');
+    const acked = [...dones.values()].flatMap((d) =>
+      d.acked.map(([path, epoch, counter]) => ({ path, zxid: { epoch, counter } })),
+    );
+    const check = await checkAckedWrites({
+      leader: rt.clientAddress(leaderNow),
+      nodes: t.nodes
+        .filter((n) => rt.isRunning(n.id))
+        .map((n) => ({ id: n.id, address: rt.clientAddress(n.id) })),
+      acked,
+      runId: `run${o.seed}`,
+    });
+    lostList = check.lost;
+  } catch (err) {
+    if (err instanceof RunAborted) throw err;
+    errors.push((err as Error).message);
+  } finally {
+    await Promise.allSettled([...agents.values()].map((a) => a.kill()));
+  }
+
+  const nodeEvents = rt.events;
+  const result = buildResult({
+    o,
+    startedAt,
+    errors,
+    initial,
+    killed,
+    killAt,
+    links,
+    dones,
+    intervals,
+    lostList,
+    nodeEvents,
+    loadStart,
+    faults: faultsDone,
+    baseMs,
+  });
+  const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
+  return {
+    result,
+    intervals: intervals.map((m) => ({
+      tag: m.dc,
+      startMs: m.startMs,
+      endMs: m.endMs,
+      histogramBase64: m.histogram,
+      maxMs: maxOf(m.histogram) / 1000,
+    })),
+    events,
+  };
+}
+
+/**
+ * Mean latency of sequential writes sent straight to the leader: the disk and processing cost of a
+ * commit that the paper's latency model leaves out (its t_disk), added to every model figure.
+ */
+async function localCommitMs(leader: { host: string; port: number }, clientId: string): Promise<number> {
+  const client = await PoleClient.connect(leader.host, leader.port, { requestTimeoutMs: 5_000 });
+  try {
+    const data = new Uint8Array(1024);
+    const samples: number[] = [];
+    for (let i = 1; i <= 60; i++) {
+      const t0 = performance.now();
+      await client.write(`/pb/base/${i}`, data, { clientId, requestId: i });
+      // The first writes pay for connection set-up and JIT warm-up: not part of the steady cost.
+      if (i > 10) samples.push(performance.now() - t0);
+    }
+    return samples.reduce((a, b) => a + b, 0) / samples.length;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The leader serving now: the latest `serving` event of a leader whose process still runs. */
+function currentLeader(rt: Runtime): NodeId | undefined {
+  const ev = rt.events;
+  for (let i = ev.length - 1; i >= 0; i--) {
+    const e = ev[i]!;
+    if (e.ev === 'serving' && e.leader === undefined && rt.isRunning(e.node)) return e.node;
+  }
+  return undefined;
+}
+
+function buildResult(x: {
+  o: RunScenarioOptions;
+  startedAt: string;
+  errors: string[];
+  initial: NodeId | null;
+  killed: NodeId | null;
+  killAt: number | null;
+  links: Map<string, Map<string, number>>;
+  dones: Map<string, DoneMessage>;
+  intervals: IntervalMessage[];
+  lostList: string[];
+  nodeEvents: readonly ClusterEvent[];
+  loadStart: number;
+  faults: FaultMark[];
+  baseMs: number | null;
+}): RunResult {
+  const t = x.o.topology;
+  const ev = x.nodeEvents;
+  const after = (pred: (e: ClusterEvent) => boolean): ClusterEvent | undefined =>
+    x.killAt === null ? undefined : ev.find((e) => e.t >= (x.killAt as number) && pred(e));
+  const electedEv = after((e) => e.ev === 'elected' && e.node === e.leader && e.node !== x.killed);
+  const elected = electedEv?.node ?? null;
+  const epoch = (electedEv?.epoch as number | undefined) ?? null;
+  const rel = (e: ClusterEvent | undefined): number | null =>
+    e && x.killAt !== null ? e.t - x.killAt : null;
+  const detect = after((e) => e.ev === 'leader-lost');
+  const serving = after((e) => e.ev === 'serving' && e.leader === undefined && e.node === elected);
+  const firstCommit = after((e) => e.ev === 'first-commit' && e.node === elected);
+  const electedMs = rel(electedEv);
+  const firstCommitMs = rel(firstCommit);
+
+  const latency: Record<string, RunResult['latency'][string]> = {};
+  const model: Record<string, RunResult['model'][string]> = {};
+  const alive = t.nodes.map((n) => n.id).filter((id) => id !== x.killed);
+  const before = x.initial ? predictLatency(t, x.initial) : undefined;
+  const afterModel = elected ? predictLatency(t, elected, alive) : undefined;
+  const clientGapMs: Record<string, number | null> = {};
+  for (const dc of t.datacenters) {
+    const d = x.dones.get(dc.name);
+    latency[dc.name] = {
+      before: d?.phases.before ? stats(d.phases.before.corrected) : null,
+      after: d?.phases.after ? stats(d.phases.after.corrected) : null,
+    };
+    const plus = (v: number | undefined): number | null => (v === undefined ? null : v + (x.baseMs ?? 0));
+    model[dc.name] = { before: plus(before?.[dc.name]), after: plus(afterModel?.[dc.name]) };
+    const gap = d?.firstAckAfter.gap ?? d?.firstAckAfter.after;
+    clientGapMs[dc.name] = gap !== undefined && x.killAt !== null ? gap - x.killAt : null;
+  }
+  const links: Record<string, Record<string, RunResult['links'][string][string]>> = {};
+  for (const a of t.datacenters)
+    for (const b of t.datacenters) {
+      const m = x.links.get(a.name)?.get(b.name);
+      (links[a.name] ??= {})[b.name] = {
+        configuredRttMs: t.rttMs(a.name, b.name),
+        measuredRttMs: m === undefined || Number.isNaN(m) ? null : m,
+      };
+    }
+  const dones = [...x.dones.values()];
+  const sum = (f: (d: DoneMessage) => number): number => dones.reduce((s, d) => s + f(d), 0);
+  const shaping = x.o.runtime.shaping;
+  const j = t.shaping.jitter;
+  const partial: Omit<RunResult, 'thresholds' | 'verdict'> = {
+    schema: RESULT_SCHEMA_ID,
+    errors: x.errors,
+    runtime: x.o.runtime.name,
+    shaping: {
+      mode: shaping.kind,
+      reason: shaping.reason,
+      jitter: j.kind === 'fraction' ? `${j.fraction * 100}%` : `${j.ms}ms`,
+      distribution: t.shaping.distribution,
+    },
+    topology: {
+      name: t.name,
+      file: t.file,
+      datacenters: t.datacenters.map((d) => ({ name: d.name, nodes: d.nodes.map((n) => n.id) })),
+    },
+    workload: {
+      rate: t.workload.rate,
+      size: t.workload.size,
+      arrival: t.workload.arrival,
+      share: Object.fromEntries([...t.workload.ratePerDc].map(([dc, r]) => [dc, r / t.workload.rate])),
+    },
+    scenario: {
+      durationMs: t.scenario.durationMs,
+      warmupMs: t.scenario.warmupMs,
+      settleMs: t.scenario.settleMs,
+    },
+    seed: x.o.seed,
+    startedAt: x.startedAt,
+    finishedAt: new Date().toISOString(),
+    leaders: {
+      initial: x.initial,
+      killed: x.killed,
+      elected,
+      oracle: t.cluster.oracle,
+      epoch,
+      scores: (electedEv?.proposals as Record<string, number[]> | undefined) ?? {},
+    },
+    recovery: {
+      detectMs: rel(detect),
+      electedMs,
+      servingMs: rel(serving),
+      firstCommitMs,
+      paperRecoveryMs: electedMs !== null && firstCommitMs !== null ? firstCommitMs - electedMs : null,
+      clientGapMs,
+    },
+    latency,
+    model,
+    modelBaseMs: x.baseMs,
+    links,
+    writes: {
+      attempted: sum((d) => d.totals.attempted),
+      acked: sum((d) => d.totals.acked),
+      failed: sum((d) => d.totals.failed),
+      lost: x.lostList.length,
+      ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, 100) } : {}),
+    },
+    load: {
+      targetRate: t.workload.rate,
+      achievedRate: dones.length > 0 ? sum((d) => d.sentRate) : null,
+      latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
+    },
+    timeline: timeline(x.intervals, x.loadStart, x.faults),
+    environment: collectEnvironment(x.o.version),
+  };
+  const thresholds = evaluateThresholds(x.o.thresholds, partial);
+  return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+}
+
+function stats(s: LatencySummary): LatencyStats {
+  if (s.count === 0) return { count: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+  return { count: s.count, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max };
+}
+
+/** Per second of load, all data centers merged. */
+function timeline(
+  intervals: IntervalMessage[],
+  loadStart: number,
+  faults: FaultMark[],
+): RunResult['timeline'] {
+  const bySecond = new Map<number, IntervalMessage[]>();
+  for (const m of intervals) {
+    const list = bySecond.get(m.index) ?? [];
+    list.push(m);
+    bySecond.set(m.index, list);
+  }
+  const seconds: TimelinePoint[] = [...bySecond.keys()]
+    .sort((a, b) => a - b)
+    .map((i) => {
+      const list = bySecond.get(i)!;
+      const merged = hdr.build({
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: 60_000_000,
+        numberOfSignificantValueDigits: 3,
+      });
+      for (const m of list) merged.add(hdr.decodeFromCompressedBase64(m.histogram));
+      const acked = list.reduce((s, m) => s + m.acked, 0);
+      const point = {
+        t: i,
+        writesPerSec: acked,
+        p99Ms: merged.totalCount > 0 ? merged.getValueAtPercentile(99) / 1000 : null,
+        errors: list.reduce((s, m) => s + m.failed, 0),
+      };
+      merged.destroy();
+      return point;
+    });
+  return { startedAt: loadStart ? new Date(loadStart).toISOString() : null, seconds, faults };
+}
+
+function maxOf(base64: string): number {
+  const h = hdr.decodeFromCompressedBase64(base64);
+  const max = h.maxValue;
+  h.destroy();
+  return max;
+}
+
+function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new RunAborted('interrupted'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new RunAborted('interrupted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<T>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export { RunAborted };

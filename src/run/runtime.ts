@@ -1,0 +1,43 @@
+// What a run needs from the place its nodes live: local processes today, containers next. A
+// runtime starts the cluster of a topology with its links shaped, reports node events as they
+// happen, carries out faults, measures the links it shaped, and removes everything it made.
+import type { NodeId } from '../node/core/types.js';
+import type { ClusterEvent } from '../runtime/process-cluster.js';
+
+export type RuntimeName = 'process' | 'docker';
+export type ShapingName = 'relay' | 'netem' | 'none';
+
+export interface ShapingChoice {
+  readonly kind: ShapingName;
+  /** Why this shaping runs (shown in the report). */
+  readonly reason: string;
+}
+
+export interface Address {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface Runtime {
+  readonly name: RuntimeName;
+  readonly shaping: ShapingChoice;
+  /** Start every node; resolves once all have announced `started`. */
+  start(): Promise<void>;
+  /** Every node event so far, in arrival order (with the harness's wall-clock receive time). */
+  readonly events: readonly ClusterEvent[];
+  /** The first event from index `since` on matching `pred`, waiting up to `timeoutMs`. */
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since?: number): Promise<ClusterEvent>;
+  /** SIGKILL, the way a machine dies; resolves with the wall-clock ms of the kill once it is gone. */
+  kill(id: NodeId): Promise<number>;
+  restart(id: NodeId): Promise<void>;
+  pause(id: NodeId): void;
+  resume(id: NodeId): void;
+  isRunning(id: NodeId): boolean;
+  /** Where clients of `id` connect (the load agent of its data center). */
+  clientAddress(id: NodeId): Address;
+  httpAddress(id: NodeId): Address;
+  /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
+  measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
+  /** Stop everything this runtime started and remove its files; safe to call twice. */
+  teardown(): Promise<void>;
+}

@@ -1,0 +1,206 @@
+// Main-thread handle on the userspace delay relay (architecture.md, "Shaping": the fallback where
+// the kernel has no netem). Every route of a run lives in one worker thread (relay-worker.ts), so
+// the harness's own event loop never delays a release; this class only sends it requests.
+import { Worker } from 'node:worker_threads';
+import { validateLinkDelay, type LinkDelay } from './delay-distribution.js';
+import type { RelayReply, RelayRequest, RelayWorkerInit } from './relay-worker.js';
+
+export interface RelayRoute {
+  /** Unique within a relay. */
+  readonly name: string;
+  readonly target: { readonly host: string; readonly port: number };
+  /** client → target. */
+  readonly forward: LinkDelay;
+  /** target → client. */
+  readonly backward: LinkDelay;
+  /** Port to listen on; 0 or absent = ephemeral. */
+  readonly listenPort?: number;
+}
+
+export interface DirectionStats {
+  readonly bytes: number;
+  /** Chunks released (one per read from the source socket). */
+  readonly chunks: number;
+  /** Mean and max of (actual release − intended release), ms. */
+  readonly latenessMeanMs: number;
+  readonly latenessMaxMs: number;
+  /** Bytes held in the delay queues right now. */
+  readonly queuedBytes: number;
+  /** Times the source socket was paused because the direction held too much. */
+  readonly pauses: number;
+}
+
+export interface RouteStats {
+  readonly name: string;
+  readonly port: number;
+  readonly target: { readonly host: string; readonly port: number };
+  /** Connections accepted since the start. */
+  readonly connections: number;
+  readonly activeConnections: number;
+  /** Connections torn down by an error or a reset on either side. */
+  readonly resets: number;
+  readonly forward: DirectionStats;
+  readonly backward: DirectionStats;
+}
+
+export interface RelayStats {
+  readonly routes: RouteStats[];
+  readonly worker: {
+    readonly uptimeMs: number;
+    /** CPU time of the relay thread since it started (Linux /proc), ms; null elsewhere. */
+    readonly cpuMs: number | null;
+    /** CPU time of its clock thread, ms; null elsewhere. */
+    readonly clockCpuMs: number | null;
+    /** Wake-ups of the release scheduler. */
+    readonly wakes: number;
+    /** Time spent spinning out the last fraction before a release, ms. */
+    readonly spinMs: number;
+    /** How early the clock thread currently wakes the relay thread, ms (adapts to the machine). */
+    readonly leadMs: number;
+    /** Estimated wake-up time of the idle relay thread, taken off arrival times, ms. */
+    readonly wakeLatencyMs: number;
+    /** Whether both relay threads got the requested nice value. */
+    readonly niceSet: boolean;
+  };
+}
+
+export interface DelayRelayOptions {
+  readonly routes: readonly RelayRoute[];
+  /** Seeds every sampler (per route, connection and direction), so runs repeat. */
+  readonly seed: number;
+  /** Address the route listeners bind; 127.0.0.1 by default. */
+  readonly host?: string;
+  /**
+   * Nice value of the relay's two threads, DEFAULT_RELAY_NICE unless given; null leaves them at
+   * the process's. Where the system refuses (no CAP_SYS_NICE) the relay runs anyway and
+   * stats().worker.niceSet says so.
+   */
+  readonly nice?: number | null;
+}
+
+/** The relay stands in for the network: it should not wait behind the nodes for a CPU. */
+export const DEFAULT_RELAY_NICE = -10;
+
+/** How long close() waits for the worker to shut its sockets before terminating it anyway. */
+const CLOSE_GRACE_MS = 2000;
+
+export class DelayRelay {
+  private readonly ports = new Map<string, number>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (r: RelayReply) => void; reject: (e: Error) => void }
+  >();
+  private nextId = 1;
+  private failure: Error | null = null;
+  private closing: Promise<void> | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: RelayReply) => {
+      const p = this.pending.get(reply.id);
+      if (p === undefined) return;
+      this.pending.delete(reply.id);
+      p.resolve(reply);
+    });
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', (code) => this.fail(new Error(`relay worker exited (code ${code})`)));
+  }
+
+  static async start(opts: DelayRelayOptions): Promise<DelayRelay> {
+    if (!Number.isFinite(opts.seed)) throw new RangeError(`relay seed must be a number, got ${opts.seed}`);
+    const nice = opts.nice === undefined ? DEFAULT_RELAY_NICE : opts.nice;
+    if (nice !== null && (!Number.isInteger(nice) || nice < -20 || nice > 19)) {
+      throw new RangeError(`relay nice must be an integer in [-20, 19], got ${nice}`);
+    }
+    for (const r of opts.routes) validateRoute(r);
+    const init: RelayWorkerInit = {
+      role: 'relay',
+      seed: opts.seed >>> 0,
+      host: opts.host ?? '127.0.0.1',
+      nice,
+    };
+    // Resolved next to this file, so it works from dist/src and from any other output directory.
+    const worker = new Worker(new URL('./relay-worker.js', import.meta.url), { workerData: init });
+    const relay = new DelayRelay(worker);
+    try {
+      await relay.addRoutes(opts.routes);
+    } catch (err) {
+      await relay.close();
+      throw err;
+    }
+    return relay;
+  }
+
+  /** The local port of a route (connect here to reach its target through the delays). */
+  port(name: string): number {
+    const p = this.ports.get(name);
+    if (p === undefined) throw new Error(`no relay route named '${name}'`);
+    return p;
+  }
+
+  async addRoutes(routes: readonly RelayRoute[]): Promise<void> {
+    for (const r of routes) validateRoute(r);
+    const reply = await this.request({ op: 'add', routes });
+    for (const [name, port] of Object.entries(reply.ports ?? {})) this.ports.set(name, port);
+  }
+
+  async stats(): Promise<RelayStats> {
+    const reply = await this.request({ op: 'stats' });
+    if (reply.stats === undefined) throw new Error('relay worker sent no stats');
+    return reply.stats;
+  }
+
+  /** Closes the listeners, destroys every relayed connection and ends the worker. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    if (this.failure === null) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, CLOSE_GRACE_MS);
+      });
+      // A failing close is no reason not to terminate: the worker goes either way.
+      await Promise.race([this.request({ op: 'close' }).catch(() => undefined), grace]);
+      clearTimeout(timer);
+    }
+    this.failure ??= new Error('relay closed');
+    await this.worker.terminate();
+    this.ports.clear();
+  }
+
+  private request(req: { op: 'add'; routes: readonly RelayRoute[] } | { op: 'stats' } | { op: 'close' }) {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<RelayReply & { ok: true }>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (reply) => (reply.ok ? resolve(reply) : reject(new Error(reply.error))),
+        reject,
+      });
+      this.worker.postMessage({ ...req, id } as RelayRequest);
+    });
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+}
+
+function validateRoute(r: RelayRoute): void {
+  if (typeof r.name !== 'string' || r.name.length === 0) throw new RangeError('a relay route needs a name');
+  const { host, port } = r.target;
+  if (typeof host !== 'string' || host.length === 0 || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new RangeError(`relay route '${r.name}': bad target ${host}:${port}`);
+  }
+  if (
+    r.listenPort !== undefined &&
+    (!Number.isInteger(r.listenPort) || r.listenPort < 0 || r.listenPort > 65535)
+  ) {
+    throw new RangeError(`relay route '${r.name}': bad listen port ${r.listenPort}`);
+  }
+  validateLinkDelay(r.forward);
+  validateLinkDelay(r.backward);
+}

@@ -1,0 +1,746 @@
+// The relay's worker thread: route listeners, per-direction delay queues and one release scheduler
+// for all of them. It runs off the harness's event loop so that a busy harness does not delay
+// releases, and it talks to the main thread (delay-relay.ts) by request/reply messages.
+//
+// Timing. Node's timers have 1 ms granularity and fire up to ~1 ms late, too coarse for a
+// 0.5 ms bar. So the scheduler keeps no timers: a nested "clock" thread (this same file, run
+// with role 'clock') blocks in Atomics.wait with a sub-ms timeout, which the kernel honours to
+// ~0.1 ms, until a little before the earliest due release, then posts a message. The message
+// wakes this thread's event loop at once, and the remaining few tens of µs are spun. Neither
+// thread burns CPU while waiting, and this thread never blocks, so arrivals are timestamped
+// when they come in (a blocking precise wait here would stamp them late). Two more corrections,
+// both measured, not assumed: how early the clock must fire (the "lead") adapts to the wake-ups
+// it observes; and an idle thread sees a socket read one wake-up late (~0.1 ms on the VM), which
+// is taken off the arrival time, the wake-up being measured on the clock's messages.
+// Both threads ask for a raised priority (nice), since they stand in for the network.
+//
+// Order. Each direction of a connection is a FIFO whose release times never decrease: a chunk's
+// release time is max(previous release, arrival + sampled delay). The scheduler holds one heap
+// entry per non-empty direction, keyed by its head's release time.
+import { readFileSync, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Worker, parentPort, workerData } from 'node:worker_threads';
+import { Random } from '../../util/random.js';
+import { createDelaySampler } from './delay-distribution.js';
+import type { DirectionStats, RelayRoute, RelayStats, RouteStats } from './delay-relay.js';
+
+export type RelayRequest =
+  | { readonly id: number; readonly op: 'add'; readonly routes: readonly RelayRoute[] }
+  | { readonly id: number; readonly op: 'stats' }
+  | { readonly id: number; readonly op: 'close' };
+
+export type RelayReply =
+  | {
+      readonly id: number;
+      readonly ok: true;
+      readonly ports?: Record<string, number>;
+      readonly stats?: RelayStats;
+    }
+  | { readonly id: number; readonly ok: false; readonly error: string };
+
+export interface RelayWorkerInit {
+  readonly role: 'relay';
+  readonly seed: number;
+  readonly host: string;
+  /** Nice value for the relay and clock threads; null leaves them at the process's. */
+  readonly nice: number | null;
+}
+
+interface ClockInit {
+  readonly role: 'clock';
+  readonly sab: SharedArrayBuffer;
+  readonly nice: number | null;
+}
+
+/** A direction pauses its reading socket above this many bytes held (queued + unsent). */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+const LOW_WATER_BYTES = HIGH_WATER_BYTES / 2;
+/**
+ * The clock posts its wake-up `lead` ms before the due time, to cover the futex timeout's
+ * overshoot and the time the message takes to wake this thread (together ~0.1-0.2 ms on the
+ * 2-core VM, more after a long idle). The lead tracks the median: one step later after a late
+ * wake-up, one step earlier after one more than WAKE_EARLY_MS early, so a wake-up delayed by
+ * a descheduled thread (ms, on a busy machine) moves it no more than a punctual one. The few
+ * tens of µs left after an early wake-up are spun.
+ */
+const INITIAL_LEAD_MS = 0.25;
+const MIN_LEAD_MS = 0.02;
+const MAX_LEAD_MS = 0.5;
+const WAKE_EARLY_MS = 0.02;
+const LEAD_STEP_MS = 0.005;
+/** A thread with nothing to do for this long is asleep in epoll: its next event pays a wake-up. */
+const IDLE_GAP_MS = 1;
+const INITIAL_WAKE_LATENCY_MS = 0.1;
+const MAX_WAKE_LATENCY_MS = 1;
+/** Never spin longer than this for one wake-up; a wake-up earlier than that re-arms the clock. */
+const MAX_SPIN_MS = 0.5;
+
+// The shared buffer between this thread and the clock: f64 [0] due time (ms on the process-wide
+// monotonic clock, Infinity = nothing), f64 [1] lead; i32 at byte 16: [0] sequence (bumped on
+// every re-arm, the clock fires at most once per value), [1] stop flag.
+const SAB_BYTES = 32;
+const SEQ = 0;
+const STOP = 1;
+
+/** ms on CLOCK_MONOTONIC, the same in every thread (performance.now() has a per-thread origin). */
+function nowMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clock thread: a synchronous loop, nothing else runs on it.
+
+function runClock(sab: SharedArrayBuffer, nice: number | null): void {
+  const port = parentPort;
+  if (port === null) throw new Error('the relay clock must run in a worker');
+  const f64 = new Float64Array(sab, 0, 2);
+  const ctl = new Int32Array(sab, 16, 2);
+  const tid = ownThreadId();
+  const hello: ClockHello = { tid, niceSet: nice !== null && setThreadNice(tid, nice) };
+  port.postMessage(hello);
+  let fired = -1;
+  while (Atomics.load(ctl, STOP) === 0) {
+    const seq = Atomics.load(ctl, SEQ);
+    if (seq === fired) {
+      Atomics.wait(ctl, SEQ, seq);
+      continue;
+    }
+    const due = f64[0]!;
+    if (due === Infinity) {
+      fired = seq;
+      continue;
+    }
+    const wait = due - f64[1]! - nowMs();
+    if (wait > 0) {
+      Atomics.wait(ctl, SEQ, seq, wait);
+      continue;
+    }
+    fired = seq;
+    const tick: ClockTick = [seq, nowMs()];
+    port.postMessage(tick);
+  }
+}
+
+/** The kernel's id of the calling thread, to read its CPU time from another thread. */
+function ownThreadId(): number | null {
+  try {
+    const m = /task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The arming it fires for, and when it was posted (to measure how long the message took). */
+type ClockTick = [seq: number, postedAt: number];
+
+interface ClockHello {
+  readonly tid: number | null;
+  readonly niceSet: boolean;
+}
+
+/**
+ * Gives one thread (Linux: setpriority on a thread id affects that thread only) a nice value.
+ * The relay stands in for the network, which does not queue behind the nodes for CPU; on the
+ * 2-core machine, raised priority cut the mean release lateness under contention by about half.
+ * Needs CAP_SYS_NICE to go below 0; false where refused.
+ */
+function setThreadNice(tid: number | null, nice: number): boolean {
+  if (tid === null) return false;
+  try {
+    setPriority(tid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** CPU time of a thread from /proc (Linux), ms; null where it cannot be read. */
+function threadCpuMs(schedstatPath: string): number | null {
+  try {
+    const ns = Number(readFileSync(schedstatPath, 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns / 1e6 : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relay thread.
+
+const enum Kind {
+  Data,
+  End,
+  Connect,
+}
+
+interface Chunk {
+  readonly at: number;
+  readonly kind: Kind;
+  readonly data: Buffer | null;
+}
+
+class DirectionCounters {
+  bytes = 0;
+  chunks = 0;
+  latenessSumMs = 0;
+  latenessMaxMs = 0;
+  pauses = 0;
+
+  snapshot(queuedBytes: number): DirectionStats {
+    return {
+      bytes: this.bytes,
+      chunks: this.chunks,
+      latenessMeanMs: this.chunks === 0 ? 0 : this.latenessSumMs / this.chunks,
+      latenessMaxMs: this.latenessMaxMs,
+      queuedBytes,
+      pauses: this.pauses,
+    };
+  }
+}
+
+/** One direction of one connection: a FIFO of chunks with non-decreasing release times. */
+class Direction {
+  private readonly queue: Chunk[] = [];
+  private head = 0;
+  private lastAt = -Infinity;
+  queuedBytes = 0;
+  src: Socket | null = null;
+  dst: Socket | null = null;
+  dead = false;
+  private paused = false;
+
+  constructor(
+    private readonly scheduler: ReleaseScheduler,
+    readonly counters: DirectionCounters,
+    private readonly sample: () => number,
+    readonly conn: Connection,
+  ) {}
+
+  get empty(): boolean {
+    return this.head === this.queue.length;
+  }
+
+  get headAt(): number {
+    return this.queue[this.head]!.at;
+  }
+
+  push(kind: Kind, data: Buffer | null): void {
+    if (this.dead) return;
+    const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
+    this.lastAt = at;
+    const wasEmpty = this.empty;
+    this.queue.push({ at, kind, data });
+    if (data !== null) this.queuedBytes += data.length;
+    if (wasEmpty) this.scheduler.enqueue(this, at);
+    if (!this.paused && this.src !== null && this.held() > HIGH_WATER_BYTES) {
+      this.paused = true;
+      this.counters.pauses++;
+      this.src.pause();
+    }
+  }
+
+  /** Releases every chunk due by `now`; returns whether chunks remain. */
+  releaseDue(now: number): boolean {
+    while (!this.empty && this.queue[this.head]!.at <= now) {
+      const chunk = this.queue[this.head]!;
+      this.queue[this.head++] = undefined as unknown as Chunk; // let the buffer go
+      if (chunk.data !== null) this.queuedBytes -= chunk.data.length;
+      this.release(chunk, now);
+      if (this.dead) return false;
+    }
+    if (this.empty) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    this.maybeResume();
+    return !this.empty;
+  }
+
+  private release(chunk: Chunk, now: number): void {
+    switch (chunk.kind) {
+      case Kind.Connect:
+        this.conn.openTarget();
+        return;
+      case Kind.End:
+        if (this.dst !== null && !this.dst.destroyed) this.dst.end();
+        return;
+      case Kind.Data: {
+        const data = chunk.data!;
+        if (this.dst !== null && !this.dst.destroyed) this.dst.write(data);
+        const c = this.counters;
+        const late = now - chunk.at;
+        c.bytes += data.length;
+        c.chunks++;
+        c.latenessSumMs += late;
+        if (late > c.latenessMaxMs) c.latenessMaxMs = late;
+      }
+    }
+  }
+
+  private held(): number {
+    return this.queuedBytes + (this.dst?.writableLength ?? 0);
+  }
+
+  maybeResume(): void {
+    if (this.paused && this.held() < LOW_WATER_BYTES) {
+      this.paused = false;
+      this.src?.resume();
+    }
+  }
+
+  kill(): void {
+    this.dead = true;
+    this.queue.length = 0;
+    this.head = 0;
+    this.queuedBytes = 0;
+  }
+}
+
+interface HeapEntry {
+  readonly at: number;
+  readonly dir: Direction;
+}
+
+/** A binary min-heap on `at`. */
+class EntryHeap {
+  private readonly items: HeapEntry[] = [];
+
+  peek(): HeapEntry | undefined {
+    return this.items[0];
+  }
+
+  push(e: HeapEntry): void {
+    const a = this.items;
+    a.push(e);
+    let i = a.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (a[p]!.at <= e.at) break;
+      a[i] = a[p]!;
+      i = p;
+    }
+    a[i] = e;
+  }
+
+  pop(): HeapEntry | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const r = l + 1;
+      const c = r < a.length && a[r]!.at < a[l]!.at ? r : l;
+      if (a[c]!.at >= last.at) break;
+      a[i] = a[c]!;
+      i = c;
+    }
+    a[i] = last;
+    return top;
+  }
+
+  clear(): void {
+    this.items.length = 0;
+  }
+}
+
+/** The one scheduler of the worker: releases due chunks when the clock thread says so. */
+class ReleaseScheduler {
+  private readonly heap = new EntryHeap();
+  private readonly f64: Float64Array;
+  private readonly ctl: Int32Array;
+  private readonly clock: Worker;
+  private armedAt = Infinity;
+  private clockTid: number | null = null;
+  clockNiceSet = false;
+  readonly ready: Promise<void>;
+  wakes = 0;
+  spinMs = 0;
+  /** When this thread last finished handling something (ms, nowMs clock). */
+  lastActivity = -Infinity;
+  private wakeLatencyMs = INITIAL_WAKE_LATENCY_MS;
+  private leadMs = INITIAL_LEAD_MS;
+  private closed = false;
+
+  constructor(nice: number | null) {
+    const sab = new SharedArrayBuffer(SAB_BYTES);
+    this.f64 = new Float64Array(sab, 0, 2);
+    this.ctl = new Int32Array(sab, 16, 2);
+    this.f64[0] = Infinity;
+    this.f64[1] = this.leadMs;
+    const clockInit: ClockInit = { role: 'clock', sab, nice };
+    this.clock = new Worker(new URL(import.meta.url), { workerData: clockInit });
+    this.ready = new Promise((resolve, reject) => {
+      this.clock.once('error', reject);
+      this.clock.on('message', (m: ClockHello | ClockTick) => {
+        if (Array.isArray(m)) this.wake(m[0], m[1]);
+        else {
+          this.clockTid = m.tid;
+          this.clockNiceSet = m.niceSet;
+          resolve();
+        }
+      });
+    });
+  }
+
+  enqueue(dir: Direction, at: number): void {
+    this.heap.push({ at, dir });
+    if (at < this.armedAt) this.arm(at);
+  }
+
+  private arm(at: number): void {
+    if (this.closed) return;
+    this.armedAt = at;
+    this.f64[0] = at;
+    Atomics.add(this.ctl, SEQ, 1);
+    Atomics.notify(this.ctl, SEQ);
+  }
+
+  private wake(seq: number, postedAt: number): void {
+    this.wakes++;
+    const arrivedAt = nowMs();
+    // Only a wake-up that found this thread asleep measures the clock and the wake-up path: a
+    // busy thread sees the message late however early it was sent.
+    const wasIdle = arrivedAt - this.lastActivity > IDLE_GAP_MS;
+    if (wasIdle) this.trackWakeLatency(arrivedAt - postedAt);
+    const forCurrent = seq === Atomics.load(this.ctl, SEQ);
+    const wokeFor = this.armedAt;
+    let now = nowMs();
+    if (wasIdle && forCurrent && wokeFor !== Infinity) this.adaptLead(now - wokeFor);
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined) break;
+      if (top.dir.dead || top.dir.empty) {
+        this.heap.pop();
+        continue;
+      }
+      if (top.at > now) {
+        // Woken a little early for this very entry: spin the rest rather than pay another
+        // round trip through the clock thread (which would be later than the spin).
+        if (top.at > wokeFor || top.at - now > MAX_SPIN_MS) break;
+        const spinStart = now;
+        while (now < top.at) now = nowMs();
+        this.spinMs += now - spinStart;
+      }
+      this.heap.pop();
+      if (top.dir.releaseDue(now)) this.heap.push({ at: top.dir.headAt, dir: top.dir });
+      now = nowMs();
+    }
+    const next = this.heap.peek()?.at ?? Infinity;
+    // The clock fires once per arming: a fired arming must be renewed even for the same time.
+    if (forCurrent || next !== this.armedAt) this.arm(next);
+    this.lastActivity = nowMs();
+  }
+
+  /** Moves the lead by one step toward wake-ups WAKE_EARLY_MS before the due time. */
+  private adaptLead(offsetMs: number): void {
+    const step = offsetMs > -WAKE_EARLY_MS ? LEAD_STEP_MS : -LEAD_STEP_MS;
+    this.leadMs = Math.min(MAX_LEAD_MS, Math.max(MIN_LEAD_MS, this.leadMs + step));
+    this.f64[1] = this.leadMs;
+  }
+
+  /** Median tracker of how long an idle relay thread takes to see a message (and so a socket read). */
+  private trackWakeLatency(ms: number): void {
+    const step = ms > this.wakeLatencyMs ? LEAD_STEP_MS : -LEAD_STEP_MS;
+    this.wakeLatencyMs = Math.min(MAX_WAKE_LATENCY_MS, Math.max(0, this.wakeLatencyMs + step));
+  }
+
+  get wakeLatency(): number {
+    return this.wakeLatencyMs;
+  }
+
+  /**
+   * When bytes read now most likely arrived: an idle thread learns of them one wake-up late, so
+   * that much is taken back (never past the thread's last activity); a busy one learns at once.
+   */
+  arrivalTime(): number {
+    const now = nowMs();
+    const idle = now - this.lastActivity > IDLE_GAP_MS;
+    const t = idle ? Math.max(this.lastActivity, now - this.wakeLatencyMs) : now;
+    this.lastActivity = now;
+    return t;
+  }
+
+  get lead(): number {
+    return this.leadMs;
+  }
+
+  clear(): void {
+    this.heap.clear();
+    this.arm(Infinity);
+  }
+
+  cpuMs(): number | null {
+    return this.clockTid === null ? null : threadCpuMs(`/proc/self/task/${this.clockTid}/schedstat`);
+  }
+
+  async close(): Promise<void> {
+    this.heap.clear();
+    this.closed = true;
+    Atomics.store(this.ctl, STOP, 1);
+    Atomics.add(this.ctl, SEQ, 1);
+    Atomics.notify(this.ctl, SEQ);
+    await this.clock.terminate();
+  }
+}
+
+class RouteState {
+  readonly forward = new DirectionCounters();
+  readonly backward = new DirectionCounters();
+  readonly connections = new Set<Connection>();
+  accepted = 0;
+  resets = 0;
+  port = 0;
+
+  constructor(
+    readonly route: RelayRoute,
+    readonly server: Server,
+  ) {}
+
+  snapshot(): RouteStats {
+    let fq = 0;
+    let bq = 0;
+    for (const c of this.connections) {
+      fq += c.fwd.queuedBytes;
+      bq += c.bwd.queuedBytes;
+    }
+    return {
+      name: this.route.name,
+      port: this.port,
+      target: { host: this.route.target.host, port: this.route.target.port },
+      connections: this.accepted,
+      activeConnections: this.connections.size,
+      resets: this.resets,
+      forward: this.forward.snapshot(fq),
+      backward: this.backward.snapshot(bq),
+    };
+  }
+}
+
+/** One relayed TCP connection: the accepted client socket and, once the forward delay of the
+ * connection set-up has passed, the socket to the target. */
+class Connection {
+  readonly fwd: Direction;
+  readonly bwd: Direction;
+  private target: Socket | null = null;
+  private aborted = false;
+  private openSockets = 1;
+
+  constructor(
+    private readonly state: RouteState,
+    private readonly client: Socket,
+    scheduler: ReleaseScheduler,
+    seed: number,
+  ) {
+    const name = state.route.name;
+    const index = state.accepted;
+    const rng = (dir: string) => new Random(hashSeed(`${seed}/${name}/${index}/${dir}`));
+    this.fwd = new Direction(
+      scheduler,
+      state.forward,
+      createDelaySampler(state.route.forward, rng('f')),
+      this,
+    );
+    this.bwd = new Direction(
+      scheduler,
+      state.backward,
+      createDelaySampler(state.route.backward, rng('b')),
+      this,
+    );
+    this.fwd.src = client;
+    this.bwd.dst = client;
+    client.setNoDelay(true);
+    client.on('data', (b: Buffer) => this.fwd.push(Kind.Data, b));
+    client.on('end', () => this.fwd.push(Kind.End, null));
+    client.on('drain', () => this.bwd.maybeResume());
+    client.on('error', () => this.abort());
+    client.on('close', () => this.socketClosed());
+    // The connection set-up crosses the link too: the target sees it one forward delay later.
+    this.fwd.push(Kind.Connect, null);
+  }
+
+  openTarget(): void {
+    if (this.aborted || this.target !== null) return;
+    const { host, port } = this.state.route.target;
+    const t = connect({ host, port, allowHalfOpen: true });
+    this.target = t;
+    this.openSockets++;
+    t.setNoDelay(true);
+    this.fwd.dst = t;
+    this.bwd.src = t;
+    t.on('data', (b: Buffer) => this.bwd.push(Kind.Data, b));
+    t.on('end', () => this.bwd.push(Kind.End, null));
+    t.on('drain', () => this.fwd.maybeResume());
+    t.on('error', () => this.abort());
+    t.on('close', () => this.socketClosed());
+  }
+
+  /** An error or reset on either side: the other side is reset at once, queued bytes dropped. */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.state.resets++;
+    this.fwd.kill();
+    this.bwd.kill();
+    for (const s of [this.client, this.target]) {
+      // A target socket still connecting (in this thread's view) resets once connected: a plain
+      // destroy there would close it with a FIN, telling the target all was well.
+      if (s !== null && !s.destroyed) s.resetAndDestroy();
+    }
+  }
+
+  destroy(): void {
+    this.fwd.kill();
+    this.bwd.kill();
+    this.client.destroy();
+    this.target?.destroy();
+  }
+
+  private socketClosed(): void {
+    // With allowHalfOpen, a socket closes cleanly only once both of its halves are done, that is
+    // after the END queued toward it went out: nothing is lost by waiting for the other one.
+    if (--this.openSockets > 0) return;
+    this.fwd.kill();
+    this.bwd.kill();
+    this.state.connections.delete(this);
+  }
+}
+
+/** FNV-1a, 32 bits: a repeatable seed per route, connection and direction. */
+function hashSeed(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function runRelay(opts: RelayWorkerInit): void {
+  const port = parentPort;
+  if (port === null) throw new Error('the relay must run in a worker');
+  const scheduler = new ReleaseScheduler(opts.nice);
+  const niceSet = opts.nice !== null && setThreadNice(ownThreadId(), opts.nice);
+  const routes = new Map<string, RouteState>();
+  const startedAt = nowMs();
+  const cpuAtStart = threadCpuMs('/proc/thread-self/schedstat');
+  let closing = false;
+
+  async function addRoutes(list: readonly RelayRoute[]): Promise<Record<string, number>> {
+    const names = new Set<string>();
+    for (const r of list) {
+      if (routes.has(r.name) || names.has(r.name)) throw new Error(`duplicate relay route '${r.name}'`);
+      names.add(r.name);
+      // Fail here, not at the first connection, on a bad delay.
+      createDelaySampler(r.forward, new Random(1));
+      createDelaySampler(r.backward, new Random(1));
+    }
+    const added: RouteState[] = [];
+    try {
+      for (const r of list) {
+        const server = createServer({ allowHalfOpen: true }, (socket) => {
+          const state = routes.get(r.name);
+          if (state === undefined || closing) {
+            socket.destroy();
+            return;
+          }
+          const conn = new Connection(state, socket, scheduler, opts.seed);
+          state.accepted++;
+          state.connections.add(conn);
+        });
+        const state = new RouteState(r, server);
+        added.push(state);
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(r.listenPort ?? 0, opts.host, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+        const addr = server.address();
+        if (addr === null || typeof addr === 'string') throw new Error('relay listener has no port');
+        state.port = addr.port;
+      }
+    } catch (err) {
+      await Promise.all(added.map((s) => closeServer(s.server)));
+      throw err;
+    }
+    const ports: Record<string, number> = {};
+    for (const s of added) {
+      routes.set(s.route.name, s);
+      ports[s.route.name] = s.port;
+    }
+    return ports;
+  }
+
+  function stats(): RelayStats {
+    const cpu = threadCpuMs('/proc/thread-self/schedstat');
+    return {
+      routes: [...routes.values()].map((s) => s.snapshot()),
+      worker: {
+        uptimeMs: nowMs() - startedAt,
+        cpuMs: cpu === null || cpuAtStart === null ? null : cpu - cpuAtStart,
+        clockCpuMs: scheduler.cpuMs(),
+        wakes: scheduler.wakes,
+        spinMs: scheduler.spinMs,
+        leadMs: scheduler.lead,
+        wakeLatencyMs: scheduler.wakeLatency,
+        niceSet: niceSet && scheduler.clockNiceSet,
+      },
+    };
+  }
+
+  async function close(): Promise<void> {
+    closing = true;
+    const servers = [...routes.values()].map((s) => closeServer(s.server));
+    for (const s of routes.values()) for (const c of s.connections) c.destroy();
+    scheduler.clear();
+    await Promise.all(servers);
+    await scheduler.close();
+  }
+
+  port.on('message', (req: RelayRequest) => {
+    void handle(req).then(
+      (reply) => port.postMessage(reply),
+      (err: unknown) =>
+        port.postMessage({
+          id: req.id,
+          ok: false,
+          error: err instanceof Error ? err.message : String(err),
+        } satisfies RelayReply),
+    );
+  });
+
+  async function handle(req: RelayRequest): Promise<RelayReply> {
+    await scheduler.ready;
+    switch (req.op) {
+      case 'add':
+        return { id: req.id, ok: true, ports: await addRoutes(req.routes) };
+      case 'stats':
+        return { id: req.id, ok: true, stats: stats() };
+      case 'close':
+        await close();
+        return { id: req.id, ok: true };
+    }
+  }
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) resolve();
+    else server.close(() => resolve());
+  });
+}
+
+// Last, so that every class above is initialised before either role starts.
+const init = workerData as RelayWorkerInit | ClockInit;
+if (init.role === 'clock') runClock(init.sab, init.nice);
+else runRelay(init);

@@ -1,0 +1,159 @@
+// `pole-bench run` end to end on the process runtime with the relay: a short two-data-center run
+// with a leader kill, checked on its result, not only on its exit code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunResult } from '../../src/report/result.js';
+import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RUN_JS = join(ROOT, 'bin', 'run.js');
+const TOPOLOGY = join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml');
+
+/** The CLI with its own TMPDIR, so what it leaves there is its own doing. */
+function run(args: string[], tmp?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = tmp ? { ...process.env, TMPDIR: tmp } : process.env;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('a two-data-center run with a leader kill: new leader, ordered recovery, latency, links, no lost writes', async () => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-e2e-'));
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-e2e-tmp-'));
+  try {
+    const r = await run(
+      ['run', TOPOLOGY, '--seed', '11', '--out', out, '--json', '--threshold', 'writes.lost == 0'],
+      tmp,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.schema, 'pole-bench/result@1');
+    assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assert.equal(result.runtime, 'process');
+    assert.equal(result.shaping.mode, 'relay');
+    assert.equal(result.leaders.initial, 'p5');
+    assert.equal(result.leaders.killed, 'p5');
+    assert.ok(result.leaders.elected && result.leaders.elected !== 'p5', `elected ${result.leaders.elected}`);
+    const rec = result.recovery;
+    for (const k of ['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'] as const)
+      assert.ok(typeof rec[k] === 'number' && rec[k] >= 0, `${k} = ${rec[k]}`);
+    assert.ok(
+      rec.detectMs! <= rec.electedMs! &&
+        rec.electedMs! <= rec.servingMs! &&
+        rec.servingMs! <= rec.firstCommitMs!,
+    );
+    assert.equal(rec.paperRecoveryMs, rec.firstCommitMs! - rec.electedMs!);
+    for (const dc of ['east', 'west']) {
+      assert.ok((result.latency[dc]?.before?.count ?? 0) > 100, `${dc} before`);
+      assert.ok((result.latency[dc]?.after?.count ?? 0) > 100, `${dc} after`);
+      assert.ok(typeof rec.clientGapMs[dc] === 'number', `${dc} client gap`);
+    }
+    const measured = result.links.east?.west?.measuredRttMs ?? NaN;
+    assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
+    assert.equal(result.writes.lost, 0);
+    assert.equal(result.writes.failed, 0);
+    assert.equal(result.writes.acked, result.writes.attempted);
+    assert.deepEqual(result.thresholds, [{ expr: 'writes.lost == 0', ok: true, actual: 0 }]);
+    const report = await readFile(join(out, 'report.md'), 'utf8');
+    for (const section of REPORT_SECTIONS) assert.ok(report.includes(section), `report section ${section}`);
+    const events = (await readFile(join(out, 'events.jsonl'), 'utf8')).trim().split('\n');
+    assert.ok(events.some((l) => l.includes('"ev":"elected"')));
+    const hlog = await readFile(join(out, 'latency.hlog'), 'utf8');
+    assert.ok(hlog.includes('Tag=east,') && hlog.includes('Tag=west,'));
+    assert.deepEqual(await readdir(tmp), [], 'the run removed its temp dirs');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
+test('bad input exits 2 naming the flag', async () => {
+  const r = await run(['run', TOPOLOGY, '--kill-at', '30s']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--kill-at/);
+});
+
+test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is left behind', async () => {
+  const { spawn } = await import('node:child_process');
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-e2e-tmp-'));
+  const out = join(tmp, 'out');
+  const child = spawn(
+    process.execPath,
+    [RUN_JS, 'run', TOPOLOGY, '--duration', '60s', '--kill-at', '30s', '--out', out],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TMPDIR: tmp },
+    },
+  );
+  let stderr = '';
+  const loadStarted = new Promise<void>((resolve) =>
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (/\] load/.test(stderr)) resolve();
+    }),
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await Promise.race([
+      loadStarted,
+      exited.then(() => {
+        throw new Error(`the run ended before its load started: ${stderr}`);
+      }),
+    ]);
+    const children = await descendants(child.pid!);
+    const cmds = await Promise.all(
+      children.map((p) => readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => '')),
+    );
+    const count = (what: string): number => cmds.filter((c) => c.includes(`run.js\u0000${what}`)).length;
+    assert.equal(count('node'), 5, cmds.join('\n'));
+    assert.equal(count('agent'), 2, cmds.join('\n'));
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 3, stderr);
+    assert.match(stderr, /interrupted/);
+    const alive = children.filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(alive, [], 'every child process is gone');
+    assert.deepEqual(await readdir(tmp), [], 'no temp dir and no report are left');
+  } finally {
+    child.kill('SIGKILL');
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
+/** Every descendant pid of `pid`, from /proc. */
+async function descendants(pid: number): Promise<number[]> {
+  const byParent = new Map<number, number[]>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number): void => {
+    for (const c of byParent.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
