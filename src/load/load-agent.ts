@@ -37,11 +37,13 @@ export interface LoadAgentOptions {
 }
 
 /**
- * The clock thread costs two thread switches and a message per wake-up. Measured with a 3-node
- * cluster on the 2-core machine (bench load, see docs/benchmarks.md): at 1,000 writes/s it cut the
- * send-lateness p99 from ~1.2 to ~0.9 ms; at 5,000 writes/s, where the machine is saturated,
- * the CPU it takes from everything else made the p99 worse (~2.5 vs ~1.8 ms) than setTimeout's
- * batches of a millisecond. So: the thread while writes are at least this far apart on average.
+ * The clock thread costs two thread switches and a message per wake-up. Measured with
+ * `pole-bench bench load` (3 fsyncing nodes and the agent on the 2-core machine, agent at nice
+ * -10/-19): at 1,000 writes/s the thread gave a send-lateness p99 of 0.7-1.2 ms against 1.1-1.4 ms
+ * with setTimeout; at 5,000 writes/s, where the nodes keep the machine ~85 % busy, the CPU the
+ * thread takes (30 % of a core against 15 %) made the p99 worse (2.4-3.1 ms against 1.8-2.5 ms)
+ * than setTimeout's batches of a millisecond. So: the thread while writes are at least this far
+ * apart on average.
  */
 export const THREAD_WAKE_MIN_GAP_MS = 0.5;
 

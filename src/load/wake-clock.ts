@@ -41,9 +41,10 @@ export class WakeClock {
       if (seq !== Atomics.load(this.ctrl, SEQ)) return;
       const cb = this.pending;
       this.pending = undefined;
+      worker.unref();
       cb?.();
     });
-    // The clock must never keep the process alive on its own.
+    // Like a timer, the clock keeps the process alive only while a wake-up is pending.
     worker.unref();
   }
 
@@ -65,6 +66,7 @@ export class WakeClock {
   wakeAt(atHrMs: number, cb: () => void): void {
     if (this.closed) return;
     this.pending = cb;
+    this.worker.ref();
     this.due[0] = atHrMs;
     Atomics.add(this.ctrl, SEQ, 1);
     Atomics.notify(this.ctrl, SEQ);
@@ -72,6 +74,7 @@ export class WakeClock {
 
   cancel(): void {
     this.pending = undefined;
+    this.worker.unref();
     this.due[0] = NaN;
     Atomics.add(this.ctrl, SEQ, 1);
     Atomics.notify(this.ctrl, SEQ);

@@ -99,7 +99,7 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
       if (/\] load/.test(stderr)) resolve();
     }),
   );
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   try {
     await Promise.race([
       loadStarted,

@@ -35,7 +35,7 @@ export default class BenchLoad extends Command {
       default: 'auto' as const,
     })(),
     nice: Flags.string({
-      description: `the agent's CPU priority, -20..19, or "none" to leave it (default ${DEFAULT_AGENT_NICE})`,
+      description: 'the agent\'s CPU priority, -20..19, or "none" to leave it',
       default: String(DEFAULT_AGENT_NICE),
     }),
   };
