@@ -145,9 +145,13 @@ function progressPrinter(silent: boolean): (p: RunProgress) => void {
   let last = '';
   return (p) => {
     if (silent) return;
-    const line = `[${p.elapsedS.toFixed(0).padStart(4)} s] ${p.phase}${p.leader ? `, leader ${p.leader}` : ''}`;
-    if (process.stderr.isTTY) process.stderr.write(`\r${line.padEnd(60)}`);
-    else if (p.phase !== last) process.stderr.write(`${line}\n`);
-    last = p.phase;
+    const rate = p.rate !== undefined ? `, ${p.rate} writes/s` : '';
+    const errors = p.errors !== undefined ? `, ${p.errors} errors` : '';
+    const line = `[${p.elapsedS.toFixed(0).padStart(4)} s] ${p.phase}${rate}${errors}${p.leader ? `, leader ${p.leader}` : ''}`;
+    // A terminal gets one line rewritten in place; a log gets a line when the phase or leader changes.
+    const key = `${p.phase}/${p.leader ?? ''}`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${line.padEnd(80)}`);
+    else if (key !== last) process.stderr.write(`${line}\n`);
+    last = key;
   };
 }

@@ -190,7 +190,7 @@ function latency(r: RunResult): string {
   return [
     '## Latency per data center',
     '',
-    `Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the fault; after: from the election plus the settle time to the end. Model: the predicted mean under the leader of that window (forwarding RTT to the leader plus its consensus latency θc${r.modelBaseMs != null ? `, plus ${ms(r.modelBaseMs)} ms of local commit cost measured before the load` : ''}); Δ: the measured mean against it.`,
+    `Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the fault; after: from the election plus the settle time to the end. Model: the predicted mean under the leader of that window (forwarding RTT to the leader plus its consensus latency θc${r.modelBaseMs != null ? `, plus ${ms(r.modelBaseMs)} ms of local commit cost, measured at the leader at this write rate before the load` : ''}); Δ: the measured mean against it.`,
     '',
     table(
       ['Data center', 'Window', 'Count', 'Mean', 'p50', 'p90', 'p99', 'p99.9', 'Max', 'Model', 'Δ mean'],

@@ -205,7 +205,8 @@ export interface RunResult {
   readonly model: Readonly<Record<string, ModelWindows>>;
   /**
    * The local commit cost included in every model figure: mean latency of writes sent straight to
-   * the leader before the load (disk, processing: the paper's t_disk, which its model leaves out).
+   * the leader at the run's write rate before the load (disk, batching, processing: the paper's
+   * t_disk, which its model leaves out).
    */
   readonly modelBaseMs?: number | null;
   /** links[a][b]: the round trip between data centers a and b. */
