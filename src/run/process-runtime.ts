@@ -3,11 +3,9 @@
 // data centers, in the direction the higher sid dials), all in one worker thread.
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
-import { DelayRelay, type RelayRoute } from '../shaping/relay/delay-relay.js';
-import type { LinkDelay } from '../shaping/relay/delay-distribution.js';
-import { startEchoServer, type EchoServer } from '../shaping/relay/echo-server.js';
-import { measureRtt } from '../shaping/relay/rtt-probe.js';
+import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
+import { measureRelayLinks, startNodeRelay, unmeasuredLinks } from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
 
 export interface ProcessRuntimeOptions {
@@ -37,18 +35,6 @@ export class ProcessRuntime implements Runtime {
     return this.opts.shaping;
   }
 
-  /** One-way delay and jitter of the direction from one node's data center to another's. */
-  private linkDelay(from: NodeId, to: NodeId): LinkDelay {
-    const t = this.topology;
-    const a = t.node(from).datacenter;
-    const b = t.node(to).datacenter;
-    return {
-      delayMs: t.oneWayDelayMs(a, b),
-      jitterMs: t.jitterMs(a, b),
-      distribution: t.shaping.distribution,
-    };
-  }
-
   async start(): Promise<void> {
     const t = this.topology;
     const c = t.cluster;
@@ -63,32 +49,19 @@ export class ProcessRuntime implements Runtime {
       timers: c.timers,
       ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
       ...(c.resign ? { resign: c.resign } : {}),
-      ...(relayed ? { dialVia: (nodes) => this.startRelay(nodes) } : {}),
-    });
-  }
-
-  private async startRelay(
-    nodes: ReadonlyArray<{ id: NodeId; sid: number; peerPort: number }>,
-  ): Promise<(from: NodeId, to: NodeId) => Address> {
-    const t = this.topology;
-    const routes: RelayRoute[] = [];
-    for (const from of nodes)
-      for (const to of nodes) {
-        if (from.sid <= to.sid || t.node(from.id).datacenter === t.node(to.id).datacenter) continue;
-        routes.push({
-          name: `${from.id}>${to.id}`,
-          target: { host: '127.0.0.1', port: to.peerPort },
-          forward: this.linkDelay(from.id, to.id),
-          backward: this.linkDelay(to.id, from.id),
-        });
-      }
-    this.relay = await DelayRelay.start({ routes, seed: this.opts.seed });
-    const relay = this.relay;
-    const names = new Set(routes.map((r) => r.name));
-    const direct = new Map(nodes.map((n) => [n.id, n.peerPort]));
-    return (from, to) => ({
-      host: '127.0.0.1',
-      port: names.has(`${from}>${to}`) ? relay.port(`${from}>${to}`) : (direct.get(to) as number),
+      ...(relayed
+        ? {
+            dialVia: async (nodes) => {
+              const r = await startNodeRelay(
+                t,
+                nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
+                { seed: this.opts.seed },
+              );
+              this.relay = r.relay;
+              return r.dial;
+            },
+          }
+        : {}),
     });
   }
 
@@ -133,61 +106,10 @@ export class ProcessRuntime implements Runtime {
     return this.c.httpAddress(id);
   }
 
-  /**
-   * Probes every ordered pair of data centers through routes of the same relay (same worker, same
-   * delay samplers) to an echo server: the round trip a node of the first sees to one of the second.
-   */
-  async measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
-    const t = this.topology;
-    const dcs = t.datacenters.map((d) => d.name);
-    const out = new Map<string, Map<string, number>>(dcs.map((d) => [d, new Map([[d, 0]])]));
-    if (this.opts.shaping.kind !== 'relay' || dcs.length < 2) {
-      for (const a of dcs) for (const b of dcs) if (a !== b) out.get(a)?.set(b, NaN);
-      return out;
-    }
-    const echo: EchoServer = await startEchoServer();
-    const probe = await DelayRelay.start({
-      seed: this.opts.seed + 1,
-      routes: dcs.flatMap((a) =>
-        dcs
-          .filter((b) => b !== a)
-          .map((b) => ({
-            name: `${a}>${b}`,
-            target: { host: '127.0.0.1', port: echo.port },
-            forward: {
-              delayMs: t.oneWayDelayMs(a, b),
-              jitterMs: t.jitterMs(a, b),
-              distribution: t.shaping.distribution,
-            },
-            backward: {
-              delayMs: t.oneWayDelayMs(b, a),
-              jitterMs: t.jitterMs(b, a),
-              distribution: t.shaping.distribution,
-            },
-          })),
-      ),
-    });
-    try {
-      await Promise.all(
-        dcs.flatMap((a) =>
-          dcs
-            .filter((b) => b !== a)
-            .map(async (b) => {
-              const r = await measureRtt({
-                host: '127.0.0.1',
-                port: probe.port(`${a}>${b}`),
-                samples,
-                intervalMs: 5,
-              });
-              out.get(a)?.set(b, r.meanMs);
-            }),
-        ),
-      );
-    } finally {
-      await probe.close();
-      await echo.close();
-    }
-    return out;
+  /** Through relay routes of the same delays (see relay-shaping.ts); NaN when nothing is shaped. */
+  measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
+    if (this.opts.shaping.kind !== 'relay') return Promise.resolve(unmeasuredLinks(this.topology));
+    return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
   }
 
   async teardown(): Promise<void> {

@@ -224,7 +224,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
 }
 
 /**
- * Mean latency of writes sent straight to the leader at the run's own write rate, for 2 s before
+ * Mean latency of writes sent straight to the leader at the run's own write rate, for 3 s before
  * the load: the disk, batching and processing cost of a commit at that rate, which the paper's
  * latency model leaves out (its t_disk). Added to every model figure, and shown as such.
  */
@@ -238,7 +238,7 @@ async function localCommitMs(
     const data = new Uint8Array(1024);
     const samples: number[] = [];
     const gap = 1000 / Math.max(1, rate);
-    const n = Math.max(50, Math.round(2000 / gap));
+    const n = Math.max(60, Math.round(3000 / gap));
     const start = performance.now();
     const pending: Promise<void>[] = [];
     for (let i = 1; i <= n; i++) {
@@ -247,8 +247,8 @@ async function localCommitMs(
       if (wait > 1) await new Promise((r) => setTimeout(r, wait));
       pending.push(
         client.write(`/pb/base/${i}`, data, { clientId, requestId: i }).then(() => {
-          // The first quarter pays for connection set-up and JIT warm-up: not the steady cost.
-          if (i > n / 4) samples.push(performance.now() - due);
+          // The first third pays for connection set-up and JIT warm-up: not the steady cost.
+          if (i > n / 3) samples.push(performance.now() - due);
         }),
       );
     }

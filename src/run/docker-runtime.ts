@@ -1,0 +1,285 @@
+// The Docker runtime: a bridge network per run; per node a "holder" container that owns the
+// network namespace (NET_ADMIN, so tc can shape its egress) and the node container joined to it,
+// so a killed or restarted node keeps its address and its qdiscs. Every container and network
+// carries the run's labels, so `pole-bench clean` (or the next run) can reap what a crashed
+// harness left. Shaping is the relay on the host (the nodes dial it through the bridge's gateway)
+// or, where the kernel has it, netem inside each holder.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
+import Docker from 'dockerode';
+import type { NodeId } from '../node/core/types.js';
+import { wallNow, type ClusterEvent } from '../runtime/process-cluster.js';
+import type { DelayRelay } from '../shaping/relay/delay-relay.js';
+import type { Topology } from '../topology/topology.js';
+import { DOCKER_LABELS, runLabels } from './docker-labels.js';
+import { measureRelayLinks, startNodeRelay, unmeasuredLinks } from './relay-shaping.js';
+import type { Address, Runtime, ShapingChoice } from './runtime.js';
+
+/** Ports inside every node's own network namespace. */
+const PEER_PORT = 7000;
+const CLIENT_PORT = 7001;
+const HTTP_PORT = 7002;
+
+export interface DockerRuntimeOptions {
+  readonly shaping: ShapingChoice;
+  readonly seed: number;
+  readonly image: string;
+  readonly oracle?: string;
+  readonly fsync?: boolean;
+  readonly docker?: Docker;
+  /** Runs every planned tc command in a holder (netem shaping); given by the caller that planned them. */
+  readonly tcPlan?: (addresses: Map<NodeId, string>) => Map<NodeId, string[][]>;
+}
+
+interface Slot {
+  readonly id: NodeId;
+  holder?: Docker.Container;
+  node?: Docker.Container;
+  ip?: string;
+  running: boolean;
+}
+
+export class DockerRuntime implements Runtime {
+  readonly name = 'docker' as const;
+  readonly runId: string;
+  readonly events: ClusterEvent[] = [];
+  private readonly docker: Docker;
+  private readonly slots = new Map<NodeId, Slot>();
+  private readonly waiters = new Set<{
+    pred: (e: ClusterEvent) => boolean;
+    resolve: (e: ClusterEvent) => void;
+  }>();
+  private network: Docker.Network | undefined;
+  private configDir: string | undefined;
+  private relay: DelayRelay | undefined;
+  private tornDown = false;
+
+  constructor(
+    private readonly topology: Topology,
+    private readonly opts: DockerRuntimeOptions,
+  ) {
+    this.docker = opts.docker ?? new Docker();
+    this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
+    for (const n of topology.nodes) this.slots.set(n.id, { id: n.id, running: false });
+  }
+
+  get shaping(): ShapingChoice {
+    return this.opts.shaping;
+  }
+
+  private labels(role: string, node?: NodeId): Record<string, string> {
+    return {
+      ...runLabels(this.runId),
+      [DOCKER_LABELS.role]: role,
+      ...(node ? { [DOCKER_LABELS.node]: node } : {}),
+    };
+  }
+
+  async start(): Promise<void> {
+    const t = this.topology;
+    const netName = `pole-bench-${this.runId}`;
+    this.network = await this.docker.createNetwork({
+      Name: netName,
+      Driver: 'bridge',
+      Labels: this.labels('network'),
+    });
+    const net = await this.network.inspect();
+    const gateway = (net as { IPAM?: { Config?: Array<{ Gateway?: string }> } }).IPAM?.Config?.[0]?.Gateway;
+    // Holders first: their addresses go into every node's config.
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        s.holder = await this.docker.createContainer({
+          Image: this.opts.image,
+          name: `pole-bench-${this.runId}-${s.id}-net`,
+          Entrypoint: ['node', '-e', 'process.on("SIGTERM",()=>process.exit(0));setInterval(()=>{},1<<30)'],
+          Labels: this.labels('holder', s.id),
+          HostConfig: { NetworkMode: netName, CapAdd: ['NET_ADMIN'] },
+        });
+        await s.holder.start();
+        const info = await s.holder.inspect();
+        s.ip = info.NetworkSettings.Networks[netName]?.IPAddress;
+        if (!s.ip) throw new Error(`holder of ${s.id} got no address on ${netName}`);
+      }),
+    );
+    const addresses = new Map([...this.slots.values()].map((s) => [s.id, s.ip as string]));
+    let dial = (_from: NodeId, to: NodeId): Address => ({
+      host: addresses.get(to) as string,
+      port: PEER_PORT,
+    });
+    if (this.opts.shaping.kind === 'relay') {
+      if (!gateway) throw new Error(`network ${netName} has no gateway address for the relay to listen on`);
+      const r = await startNodeRelay(
+        t,
+        t.nodes.map((n) => ({
+          id: n.id,
+          sid: n.sid,
+          peer: { host: addresses.get(n.id) as string, port: PEER_PORT },
+        })),
+        { seed: this.opts.seed, listenHost: gateway },
+      );
+      this.relay = r.relay;
+      dial = r.dial;
+    } else if (this.opts.shaping.kind === 'netem' && this.opts.tcPlan) {
+      for (const [id, commands] of this.opts.tcPlan(addresses)) {
+        for (const argv of commands) await this.exec(this.slot(id).holder!, argv);
+      }
+    }
+    this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-docker-'));
+    const c = t.cluster;
+    for (const n of t.nodes) {
+      const config = {
+        id: n.id,
+        sid: n.sid,
+        datacenter: n.datacenter,
+        listen: { host: '0.0.0.0', peerPort: PEER_PORT, clientPort: CLIENT_PORT, httpPort: HTTP_PORT },
+        peers: t.nodes
+          .filter((p) => p.id !== n.id)
+          .map((p) => ({ id: p.id, sid: p.sid, ...dial(n.id, p.id) })),
+        dataDir: '/data',
+        fsync: this.opts.fsync ?? true,
+        oracle: this.opts.oracle ?? c.oracle,
+        ...(c.initialLeader !== undefined ? { initialLeader: c.initialLeader } : {}),
+        ...(c.preference ? { preference: c.preference } : {}),
+        timers: c.timers,
+        ...(c.measure ? { measure: c.measure } : {}),
+        ...(c.resign ? { resign: c.resign } : {}),
+      };
+      await writeFile(join(this.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
+    }
+    await Promise.all(
+      t.nodes.map(async (n) => {
+        const s = this.slot(n.id);
+        s.node = await this.docker.createContainer({
+          Image: this.opts.image,
+          name: `pole-bench-${this.runId}-${n.id}`,
+          Cmd: ['node', '--config', `/config/${n.id}.json`],
+          Labels: this.labels('node', n.id),
+          HostConfig: { NetworkMode: `container:${s.holder!.id}`, Binds: [`${this.configDir}:/config:ro`] },
+        });
+        await this.startNode(n.id);
+      }),
+    );
+  }
+
+  private slot(id: NodeId): Slot {
+    const s = this.slots.get(id);
+    if (!s) throw new Error(`no node ${id} in this run`);
+    return s;
+  }
+
+  /** Attach to the node's output, start it, and wait for its `started` event. */
+  private async startNode(id: NodeId): Promise<void> {
+    const s = this.slot(id);
+    const since = this.events.length;
+    const stream = await s.node!.attach({ stream: true, stdout: true, stderr: true });
+    const out = new PassThrough();
+    const err = new PassThrough();
+    s.node!.modem.demuxStream(stream, out, err);
+    createInterface({ input: out }).on('line', (line) => this.onLine(line));
+    err.resume();
+    await s.node!.start();
+    s.running = true;
+    await this.waitFor((e) => e.node === id && e.ev === 'started', 30_000, since);
+  }
+
+  private onLine(line: string): void {
+    let e: ClusterEvent;
+    try {
+      e = JSON.parse(line) as ClusterEvent;
+    } catch {
+      return;
+    }
+    if (typeof e.ev !== 'string') return;
+    this.events.push(e);
+    for (const w of this.waiters) {
+      if (w.pred(e)) {
+        this.waiters.delete(w);
+        w.resolve(e);
+      }
+    }
+  }
+
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    for (let i = since; i < this.events.length; i++)
+      if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
+    return new Promise((resolve, reject) => {
+      const w = {
+        pred,
+        resolve: (e: ClusterEvent) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new Error(`no matching event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  async kill(id: NodeId): Promise<number> {
+    const s = this.slot(id);
+    const at = wallNow();
+    await s.node!.kill({ signal: 'SIGKILL' });
+    await s.node!.wait();
+    s.running = false;
+    return at;
+  }
+
+  restart(id: NodeId): Promise<void> {
+    return this.startNode(id);
+  }
+
+  pause(id: NodeId): void {
+    void this.slot(id).node?.kill({ signal: 'SIGSTOP' });
+  }
+
+  resume(id: NodeId): void {
+    void this.slot(id).node?.kill({ signal: 'SIGCONT' });
+  }
+
+  isRunning(id: NodeId): boolean {
+    return this.slot(id).running;
+  }
+
+  /** The bridge address of the node's namespace: reachable from the host. */
+  clientAddress(id: NodeId): Address {
+    return { host: this.slot(id).ip as string, port: CLIENT_PORT };
+  }
+
+  httpAddress(id: NodeId): Address {
+    return { host: this.slot(id).ip as string, port: HTTP_PORT };
+  }
+
+  measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
+    if (this.opts.shaping.kind !== 'relay') return Promise.resolve(unmeasuredLinks(this.topology));
+    return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
+  }
+
+  private async exec(container: Docker.Container, argv: string[]): Promise<void> {
+    const e = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
+    const stream = await e.start({});
+    await new Promise<void>((resolve) => {
+      stream.on('end', resolve);
+      stream.resume();
+    });
+    const info = await e.inspect();
+    if (info.ExitCode !== 0)
+      throw new Error(`${argv.join(' ')} failed in ${container.id.slice(0, 12)} (exit ${info.ExitCode})`);
+  }
+
+  async teardown(): Promise<void> {
+    if (this.tornDown) return;
+    this.tornDown = true;
+    for (const w of this.waiters) this.waiters.delete(w);
+    // Nodes before holders: a node container cannot outlive the namespace it joined.
+    await Promise.allSettled([...this.slots.values()].map((s) => s.node?.remove({ force: true, v: true })));
+    await Promise.allSettled([...this.slots.values()].map((s) => s.holder?.remove({ force: true, v: true })));
+    await Promise.allSettled([this.network?.remove(), this.relay?.close()]);
+    if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,113 @@
+// The userspace delay relay as a run's shaping, shared by the runtimes: one route per pair of
+// nodes in different data centers (in the direction the higher sid dials), and the probe that
+// measures the RTT between every pair of data centers through routes of the same kind.
+import type { NodeId } from '../node/core/types.js';
+import { DelayRelay, type RelayRoute } from '../shaping/relay/delay-relay.js';
+import type { LinkDelay } from '../shaping/relay/delay-distribution.js';
+import { startEchoServer } from '../shaping/relay/echo-server.js';
+import { measureRtt } from '../shaping/relay/rtt-probe.js';
+import type { Topology } from '../topology/topology.js';
+import type { Address } from './runtime.js';
+
+export interface RelayedNode {
+  readonly id: NodeId;
+  readonly sid: number;
+  /** Where the node's peer port is reachable from the relay. */
+  readonly peer: Address;
+}
+
+/** One direction between two data centers, as the relay takes it. */
+export function dcLinkDelay(t: Topology, fromDc: string, toDc: string): LinkDelay {
+  return {
+    delayMs: t.oneWayDelayMs(fromDc, toDc),
+    jitterMs: t.jitterMs(fromDc, toDc),
+    distribution: t.shaping.distribution,
+  };
+}
+
+/**
+ * Starts the relay for `nodes`; returns it and the dial table: where `from` dials `to` (the relay
+ * between data centers, the peer itself inside one). `listenHost`: where routes listen, as seen by
+ * the nodes (`advertise`).
+ */
+export async function startNodeRelay(
+  t: Topology,
+  nodes: readonly RelayedNode[],
+  opts: { seed: number; listenHost?: string; advertiseHost?: string },
+): Promise<{ relay: DelayRelay; dial: (from: NodeId, to: NodeId) => Address }> {
+  const dc = (id: NodeId): string => t.node(id).datacenter;
+  const routes: RelayRoute[] = [];
+  for (const from of nodes)
+    for (const to of nodes) {
+      if (from.sid <= to.sid || dc(from.id) === dc(to.id)) continue;
+      routes.push({
+        name: `${from.id}>${to.id}`,
+        target: to.peer,
+        forward: dcLinkDelay(t, dc(from.id), dc(to.id)),
+        backward: dcLinkDelay(t, dc(to.id), dc(from.id)),
+      });
+    }
+  const relay = await DelayRelay.start({
+    routes,
+    seed: opts.seed,
+    ...(opts.listenHost ? { host: opts.listenHost } : {}),
+  });
+  const names = new Set(routes.map((r) => r.name));
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const host = opts.advertiseHost ?? opts.listenHost ?? '127.0.0.1';
+  return {
+    relay,
+    dial: (from, to) =>
+      names.has(`${from}>${to}`)
+        ? { host, port: relay.port(`${from}>${to}`) }
+        : (byId.get(to) as RelayedNode).peer,
+  };
+}
+
+/**
+ * Mean RTT between every ordered pair of data centers through relay routes of the same delays to
+ * an echo server (its own thread), `samples` round trips each, all pairs at once.
+ */
+export async function measureRelayLinks(
+  t: Topology,
+  seed: number,
+  samples: number,
+): Promise<Map<string, Map<string, number>>> {
+  const dcs = t.datacenters.map((d) => d.name);
+  const out = new Map<string, Map<string, number>>(dcs.map((d) => [d, new Map([[d, 0]])]));
+  if (dcs.length < 2) return out;
+  const echo = await startEchoServer({ inWorker: true });
+  const pairs = dcs.flatMap((a) => dcs.filter((b) => b !== a).map((b) => [a, b] as const));
+  const probe = await DelayRelay.start({
+    seed,
+    routes: pairs.map(([a, b]) => ({
+      name: `${a}>${b}`,
+      target: { host: '127.0.0.1', port: echo.port },
+      forward: dcLinkDelay(t, a, b),
+      backward: dcLinkDelay(t, b, a),
+    })),
+  });
+  try {
+    await Promise.all(
+      pairs.map(async ([a, b]) => {
+        const r = await measureRtt({
+          host: '127.0.0.1',
+          port: probe.port(`${a}>${b}`),
+          samples,
+          intervalMs: 5,
+        });
+        out.get(a)?.set(b, r.meanMs);
+      }),
+    );
+  } finally {
+    await probe.close();
+    await echo.close();
+  }
+  return out;
+}
+
+/** The matrix for shaping that was not measured: NaN between data centers. */
+export function unmeasuredLinks(t: Topology): Map<string, Map<string, number>> {
+  const dcs = t.datacenters.map((d) => d.name);
+  return new Map(dcs.map((a) => [a, new Map(dcs.map((b) => [b, a === b ? 0 : NaN]))]));
+}
