@@ -33,7 +33,7 @@ if (files.length === 0) {
 // clusters of processes and measure time (RTTs, recovery), so they run one at a time: two of them
 // side by side on a 2-core machine would measure each other.
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const isIntegration = (f) => f.startsWith(join(root, 'integration'));
+const isIntegration = (f) => f.startsWith(join(root, 'integration')) || f.startsWith(join(root, 'docker'));
 const batches = [
   { files: files.filter((f) => !isIntegration(f)), concurrency },
   { files: files.filter(isIntegration), concurrency: process.env.TEST_CONCURRENCY ?? '1' },

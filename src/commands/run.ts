@@ -7,7 +7,12 @@ import { writeRunOutputs } from '../report/write-outputs.js';
 import { ProcessRuntime } from '../run/process-runtime.js';
 import { loadTopologyForRun } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
-import type { ShapingChoice } from '../run/runtime.js';
+import type { Runtime, ShapingChoice } from '../run/runtime.js';
+import { chooseRuntime, chooseShaping, nodeImageTag, type RuntimeChoice } from '../run/choose-runtime.js';
+import { DockerRuntime } from '../run/docker-runtime.js';
+import { dockerDryRun } from '../run/docker-dry-run.js';
+import { planNetem } from '../shaping/netem/netem-plan.js';
+import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
 
 export default class Run extends Command {
@@ -27,7 +32,11 @@ export default class Run extends Command {
 
   static override flags = {
     runtime: Flags.option({ options: ['auto', 'process', 'docker'] as const, default: 'auto' })({
-      description: 'where nodes run (auto = process until the Docker runtime exists)',
+      description:
+        'where nodes run (auto: docker when a daemon answers and the node image exists, else process)',
+    }),
+    'dry-run': Flags.boolean({
+      description: 'print every container and tc command a docker run would use, run nothing',
     }),
     shaping: Flags.option({ options: ['auto', 'relay', 'netem', 'none'] as const, default: 'auto' })({
       description: 'how inter-data-center delay is applied',
@@ -55,6 +64,7 @@ export default class Run extends Command {
     let topology;
     let thresholds;
     let shaping: ShapingChoice;
+    let choice: RuntimeChoice;
     try {
       topology = loadTopologyForRun(args.topology, {
         ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
@@ -65,23 +75,35 @@ export default class Run extends Command {
         ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
       });
       thresholds = parseThresholds(flags.threshold ?? []);
-      if (flags.runtime === 'docker')
-        throw new InputError({
-          file: '--runtime',
-          problem: 'the docker runtime is not built yet; use process or auto',
-        });
-      shaping = chooseShaping(flags.shaping, topology.datacenters.length);
+      choice = flags['dry-run']
+        ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
+        : await chooseRuntime(flags.runtime, this.config.version);
+      const netem =
+        choice.runtime === 'docker' && flags.shaping !== 'relay' && flags.shaping !== 'none'
+          ? await probeNetem()
+          : { available: false, reason: 'not probed' };
+      shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
       throw err;
     }
     const seed = flags.seed ?? Date.now() % 1_000_000_000;
+    if (flags['dry-run']) {
+      this.log(dockerDryRun(topology, { seed, image: choice.image as string, shaping }));
+      return undefined as unknown as RunResult;
+    }
     const out =
       flags.out ?? join('reports', `${new Date().toISOString().replace(/[:.]/g, '-')}-${topology.name}`);
-    say(
-      `runtime process (${flags.runtime === 'auto' ? 'auto: the Docker runtime is not built yet' : 'asked for'}), shaping ${shaping.kind} (${shaping.reason})`,
-    );
-    const runtime = new ProcessRuntime(topology, { shaping, seed });
+    say(`runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`);
+    const runtime: Runtime =
+      choice.runtime === 'docker'
+        ? new DockerRuntime(topology, {
+            shaping,
+            seed,
+            image: choice.image as string,
+            tcPlan: (addresses) => planNetem(topology, addresses),
+          })
+        : new ProcessRuntime(topology, { shaping, seed });
     const abort = new AbortController();
     const onSignal = (): void => abort.abort();
     process.once('SIGINT', onSignal);
@@ -112,21 +134,6 @@ export default class Run extends Command {
       process.off('SIGTERM', onSignal);
     }
   }
-}
-
-function chooseShaping(asked: 'auto' | 'relay' | 'netem' | 'none', dcs: number): ShapingChoice {
-  if (asked === 'netem')
-    throw new InputError({
-      file: '--shaping',
-      problem: 'netem needs the docker runtime (each node its own network stack); use --shaping relay',
-    });
-  if (asked === 'none') return { kind: 'none', reason: 'asked for: no added delay' };
-  if (asked === 'relay') return { kind: 'relay', reason: 'asked for' };
-  if (dcs < 2) return { kind: 'none', reason: 'auto: one data center, nothing to delay' };
-  return {
-    kind: 'relay',
-    reason: 'auto: local processes share one network stack, so delays come from the userspace relay',
-  };
 }
 
 function verdictLine(r: RunResult): string {

@@ -23,6 +23,13 @@ const PEER_PORT = 7000;
 const CLIENT_PORT = 7001;
 const HTTP_PORT = 7002;
 
+/** A holder only keeps the namespace alive; it exits on `docker stop`. */
+const HOLDER_ENTRYPOINT = [
+  'node',
+  '-e',
+  'process.on("SIGTERM",()=>process.exit(0));setInterval(()=>{},1<<30)',
+];
+
 export interface DockerRuntimeOptions {
   readonly shaping: ShapingChoice;
   readonly seed: number;
@@ -78,39 +85,67 @@ export class DockerRuntime implements Runtime {
     };
   }
 
+  get networkName(): string {
+    return `pole-bench-${this.runId}`;
+  }
+
+  /** Node addresses on a /24: holder of sid k gets .(10 + k); the gateway is .1. */
+  addressesIn(subnet: string): Map<NodeId, string> {
+    const prefix = subnet.split('.').slice(0, 3).join('.');
+    return new Map(this.topology.nodes.map((n) => [n.id, `${prefix}.${10 + n.sid}`]));
+  }
+
+  /**
+   * A subnet for this run's network: 10.231.x.0/24 with x from the seed, the next one when Docker
+   * says it overlaps another network. Fixed addresses make the tc filters (and --dry-run) exact.
+   */
+  private async createNetwork(): Promise<{ subnet: string; gateway: string }> {
+    for (let attempt = 0; attempt < 32; attempt++) {
+      const x = (this.opts.seed + attempt * 37) % 250;
+      const subnet = `10.231.${x}.0/24`;
+      const gateway = `10.231.${x}.1`;
+      try {
+        this.network = await this.docker.createNetwork({
+          Name: this.networkName,
+          Driver: 'bridge',
+          Labels: this.labels('network'),
+          IPAM: { Config: [{ Subnet: subnet, Gateway: gateway }] },
+        });
+        return { subnet, gateway };
+      } catch (err) {
+        if (!/overlap/i.test((err as Error).message)) throw err;
+      }
+    }
+    throw new Error('no free 10.231.x.0/24 subnet for the run network');
+  }
+
   async start(): Promise<void> {
     const t = this.topology;
-    const netName = `pole-bench-${this.runId}`;
-    this.network = await this.docker.createNetwork({
-      Name: netName,
-      Driver: 'bridge',
-      Labels: this.labels('network'),
-    });
-    const net = await this.network.inspect();
-    const gateway = (net as { IPAM?: { Config?: Array<{ Gateway?: string }> } }).IPAM?.Config?.[0]?.Gateway;
-    // Holders first: their addresses go into every node's config.
+    const netName = this.networkName;
+    const { subnet, gateway } = await this.createNetwork();
+    const addresses = this.addressesIn(subnet);
+    // Holders first: they own the addresses that go into every node's config.
     await Promise.all(
       [...this.slots.values()].map(async (s) => {
+        s.ip = addresses.get(s.id);
         s.holder = await this.docker.createContainer({
           Image: this.opts.image,
           name: `pole-bench-${this.runId}-${s.id}-net`,
-          Entrypoint: ['node', '-e', 'process.on("SIGTERM",()=>process.exit(0));setInterval(()=>{},1<<30)'],
+          Entrypoint: HOLDER_ENTRYPOINT,
           Labels: this.labels('holder', s.id),
           HostConfig: { NetworkMode: netName, CapAdd: ['NET_ADMIN'] },
+          NetworkingConfig: {
+            EndpointsConfig: { [netName]: { IPAMConfig: { IPv4Address: s.ip as string } } },
+          },
         });
         await s.holder.start();
-        const info = await s.holder.inspect();
-        s.ip = info.NetworkSettings.Networks[netName]?.IPAddress;
-        if (!s.ip) throw new Error(`holder of ${s.id} got no address on ${netName}`);
       }),
     );
-    const addresses = new Map([...this.slots.values()].map((s) => [s.id, s.ip as string]));
     let dial = (_from: NodeId, to: NodeId): Address => ({
       host: addresses.get(to) as string,
       port: PEER_PORT,
     });
     if (this.opts.shaping.kind === 'relay') {
-      if (!gateway) throw new Error(`network ${netName} has no gateway address for the relay to listen on`);
       const r = await startNodeRelay(
         t,
         t.nodes.map((n) => ({

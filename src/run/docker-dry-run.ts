@@ -1,0 +1,42 @@
+// `pole-bench run --dry-run`: every container and tc command a docker run would use, as the
+// equivalent docker CLI lines, without touching Docker or the kernel. Addresses are the ones the
+// runtime would ask for first (its subnet moves on only if Docker reports an overlap).
+import { planNetem, renderPlan } from '../shaping/netem/netem-plan.js';
+import type { Topology } from '../topology/topology.js';
+import { DockerRuntime } from './docker-runtime.js';
+import type { ShapingChoice } from './runtime.js';
+
+export function dockerDryRun(
+  t: Topology,
+  o: { seed: number; image: string; shaping: ShapingChoice },
+): string {
+  const rt = new DockerRuntime(t, { shaping: o.shaping, seed: o.seed, image: o.image });
+  const x = o.seed % 250;
+  const subnet = `10.231.${x}.0/24`;
+  const addresses = rt.addressesIn(subnet);
+  const net = rt.networkName;
+  const label = `--label pole-bench=true --label pole-bench.run=${rt.runId}`;
+  const lines: string[] = [
+    `# ${t.name}: runtime docker, shaping ${o.shaping.kind} (${o.shaping.reason})`,
+    `docker network create --driver bridge --subnet ${subnet} --gateway 10.231.${x}.1 ${label} ${net}`,
+  ];
+  for (const n of t.nodes) {
+    lines.push(
+      `docker run -d --name ${net}-${n.id}-net --network ${net} --ip ${addresses.get(n.id)} --cap-add NET_ADMIN ${label} --label pole-bench.role=holder --entrypoint node ${o.image} -e '<sleep until SIGTERM>'`,
+    );
+  }
+  if (o.shaping.kind === 'netem') {
+    lines.push('# tc in each holder (docker exec <holder> ...):');
+    lines.push(renderPlan(planNetem(t, addresses)));
+  } else if (o.shaping.kind === 'relay') {
+    lines.push(
+      `# relay on the host at 10.231.${x}.1: one route per pair of nodes in different data centers; no tc commands`,
+    );
+  }
+  for (const n of t.nodes) {
+    lines.push(
+      `docker run -d --name ${net}-${n.id} --network container:${net}-${n.id}-net -v <config dir>:/config:ro ${label} --label pole-bench.role=node ${o.image} node --config /config/${n.id}.json`,
+    );
+  }
+  return lines.join('\n');
+}
