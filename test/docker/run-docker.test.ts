@@ -1,0 +1,120 @@
+// `pole-bench run` on the Docker runtime: the short two-data-center run with a leader kill,
+// checked like the process runtime's; the same topology on both runtimes agreeing; Ctrl-C
+// leaving no container or network behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Docker from 'dockerode';
+import type { RunResult } from '../../src/report/result.js';
+import { DOCKER_LABELS } from '../../src/run/docker-labels.js';
+import { dockerSkipReason } from './docker-env.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const RUN_JS = join(ROOT, 'bin', 'run.js');
+const TOPOLOGY = join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml');
+
+function runJson(args: string[]): Promise<{ code: number; result?: RunResult; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(
+      process.execPath,
+      [RUN_JS, 'run', TOPOLOGY, '--json', ...args],
+      { maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        let result: RunResult | undefined;
+        try {
+          result = JSON.parse(stdout) as RunResult;
+        } catch {
+          result = undefined;
+        }
+        resolve({ code, stderr, ...(result ? { result } : {}) });
+      },
+    ),
+  );
+}
+
+async function leftovers(): Promise<string[]> {
+  const docker = new Docker();
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
+  const cs = await docker.listContainers({ all: true, filters });
+  const ns = await docker.listNetworks({ filters });
+  return [...cs.map((c) => `container ${c.Names[0]}`), ...ns.map((n) => `network ${n.Name}`)];
+}
+
+function checkRun(result: RunResult): void {
+  assert.equal(result.verdict, 'passed', result.errors.join('; '));
+  assert.equal(result.leaders.initial, 'p5');
+  assert.equal(result.leaders.killed, 'p5');
+  assert.ok(result.leaders.elected && result.leaders.elected !== 'p5');
+  const r = result.recovery;
+  assert.ok(r.detectMs! <= r.electedMs! && r.electedMs! <= r.servingMs! && r.servingMs! <= r.firstCommitMs!);
+  for (const dc of ['east', 'west']) {
+    assert.ok((result.latency[dc]?.before?.count ?? 0) > 100, `${dc} before`);
+    assert.ok((result.latency[dc]?.after?.count ?? 0) > 100, `${dc} after`);
+  }
+  const measured = result.links.east?.west?.measuredRttMs ?? NaN;
+  assert.ok(Math.abs(measured - 10) <= 1.5, `east→west ${measured}`);
+  assert.equal(result.writes.lost, 0);
+  assert.equal(result.writes.acked, result.writes.attempted);
+}
+
+test('a two-data-center run in containers with a leader kill; both runtimes agree', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-docker-e2e-'));
+  try {
+    const d = await runJson(['--runtime', 'docker', '--seed', '12', '--out', join(out, 'docker')]);
+    assert.equal(d.code, 0, d.stderr);
+    assert.equal(d.result?.runtime, 'docker');
+    checkRun(d.result!);
+    assert.deepEqual(await leftovers(), [], 'nothing labelled is left after the run');
+    const p = await runJson(['--runtime', 'process', '--seed', '12', '--out', join(out, 'process')]);
+    assert.equal(p.code, 0, p.stderr);
+    checkRun(p.result!);
+    assert.equal(d.result!.leaders.elected, p.result!.leaders.elected, 'the same leader is elected');
+    for (const dc of ['east', 'west'])
+      for (const w of ['before', 'after'] as const) {
+        const a = d.result!.latency[dc]![w]!.mean!;
+        const b = p.result!.latency[dc]![w]!.mean!;
+        assert.ok(Math.abs(a - b) <= Math.max(0.15 * b, 3), `${dc} ${w}: docker ${a} ms vs process ${b} ms`);
+        t.diagnostic(`${dc} ${w}: docker ${a.toFixed(2)} ms, process ${b.toFixed(2)} ms`);
+      }
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('Ctrl-C in the middle of a docker run: no container or network with the run label is left', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-docker-int-'));
+  const child = spawn(
+    process.execPath,
+    [RUN_JS, 'run', TOPOLOGY, '--runtime', 'docker', '--duration', '60s', '--kill-at', '30s', '--out', out],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  const loadStarted = new Promise<void>((resolve) =>
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (/\] load/.test(stderr)) resolve();
+    }),
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  try {
+    await Promise.race([loadStarted, exited.then(() => Promise.reject(new Error(`ended early: ${stderr}`)))]);
+    assert.ok((await leftovers()).length >= 11, 'network, 5 holders and 5 nodes exist mid-run');
+    child.kill('SIGINT');
+    assert.equal(await exited, 3, stderr);
+    assert.deepEqual(await leftovers(), []);
+  } finally {
+    child.kill('SIGKILL');
+    await rm(out, { recursive: true, force: true });
+  }
+});
