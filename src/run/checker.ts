@@ -54,9 +54,11 @@ export async function checkAckedWrites(opts: {
   const lost: string[] = [];
   await Promise.all(
     opts.nodes.map(async (node) => {
-      const client = await PoleClient.connect(node.address.host, node.address.port, {
-        requestTimeoutMs: 10_000,
-      });
+      const client = await withDeadline(
+        PoleClient.connect(node.address.host, node.address.port, { requestTimeoutMs: 10_000 }),
+        10_000,
+        `connecting to ${node.id} for the final read`,
+      );
       try {
         await waitApplied(client, fence);
         const entries = [...last];
@@ -85,5 +87,20 @@ async function waitApplied(client: PoleClient, z: Zxid): Promise<void> {
     if (r && compareZxid(r.zxid, z) >= 0) return;
     if (Date.now() > deadline) throw new Error('a node did not apply the fence write within 15 s');
     await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
+/** A connection attempt to a vanished address can hang for minutes (SYN retries): bound it. */
+async function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<T>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

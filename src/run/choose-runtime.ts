@@ -1,5 +1,5 @@
 // --runtime and --shaping: which runtime and shaping a run gets, and why (the report says so).
-import Docker from 'dockerode';
+import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
 import type { RuntimeName, ShapingChoice } from './runtime.js';
 
@@ -10,45 +10,19 @@ export interface RuntimeChoice {
   readonly image?: string;
 }
 
-export function nodeImageTag(version: string): string {
-  return `pole-bench-node:${version}`;
-}
-
-/** Whether a daemon answers and the node image exists; never throws. */
-export async function dockerReady(
-  image: string,
-  docker = new Docker(),
-): Promise<{ ok: boolean; reason: string }> {
-  try {
-    await docker.ping();
-  } catch (err) {
-    return { ok: false, reason: `no Docker daemon answers (${(err as Error).message.split('\n')[0]})` };
-  }
-  try {
-    await docker.getImage(image).inspect();
-    return { ok: true, reason: `a Docker daemon answers and ${image} exists` };
-  } catch {
-    return {
-      ok: false,
-      reason: `the image ${image} does not exist (build it with \`pole-bench image build\`)`,
-    };
-  }
-}
-
 export async function chooseRuntime(
   asked: 'auto' | 'process' | 'docker',
   version: string,
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
-  const image = nodeImageTag(version);
-  const ready = await dockerReady(image);
+  const status = await dockerStatus(version);
   if (asked === 'docker') {
-    if (!ready.ok) throw new InputError({ file: '--runtime', problem: `docker: ${ready.reason}` });
-    return { runtime: 'docker', reason: 'asked for', image };
+    if (!status.image) throw new InputError({ file: '--runtime', problem: `docker: ${status.reason}` });
+    return { runtime: 'docker', reason: 'asked for', image: status.image };
   }
-  return ready.ok
-    ? { runtime: 'docker', reason: `auto: ${ready.reason}`, image }
-    : { runtime: 'process', reason: `auto: ${ready.reason}` };
+  return status.image
+    ? { runtime: 'docker', reason: `auto: ${status.reason}`, image: status.image }
+    : { runtime: 'process', reason: `auto: ${status.reason}` };
 }
 
 /**

@@ -192,7 +192,12 @@ export class DockerRuntime implements Runtime {
           name: `pole-bench-${this.runId}-${n.id}`,
           Cmd: ['node', '--config', `/config/${n.id}.json`],
           Labels: this.labels('node', n.id),
-          HostConfig: { NetworkMode: `container:${s.holder!.id}`, Binds: [`${this.configDir}:/config:ro`] },
+          // Init: Node as PID 1 would ignore SIGTERM; docker's init forwards it (clean `docker stop`).
+          HostConfig: {
+            NetworkMode: `container:${s.holder!.id}`,
+            Binds: [`${this.configDir}:/config:ro`],
+            Init: true,
+          },
         });
         await this.startNode(n.id);
       }),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { DOCKER_LABELS } from '../../src/run/docker-labels.js';
-import { IMAGE, dockerSkipReason } from './docker-env.js';
+import { dockerSkipReason, nodeImage } from './docker-env.js';
 
 const RUN_JS = join(fileURLToPath(new URL('../../../', import.meta.url)), 'bin', 'run.js');
 
@@ -20,7 +20,7 @@ test('pole-bench clean removes labelled leftovers made on purpose, and says what
   };
   const net = await docker.createNetwork({ Name: 'pole-bench-leftover-test', Labels: labels });
   const c = await docker.createContainer({
-    Image: IMAGE,
+    Image: await nodeImage(),
     name: 'pole-bench-leftover-test',
     Entrypoint: ['node', '-e', 'setInterval(()=>{},1<<30)'],
     Labels: labels,

@@ -1,0 +1,58 @@
+// Can the docker runtime run here? Whether a Docker daemon answers, and whether the node image
+// for this package version is in its image store. Used by `--runtime auto` (docker only when both
+// hold) and by the Docker tests (skip, saying why, otherwise). Never pulls anything.
+import { execa } from 'execa';
+import { nodeImageTag, packageInfo } from './image-name.js';
+
+export interface DockerStatus {
+  /** A daemon answered `docker info`. */
+  readonly daemon: boolean;
+  /** One sentence: what answered and what is missing, for the user and for skip messages. */
+  readonly reason: string;
+  /** The node image's tag, when the daemon answers and the image exists. */
+  readonly image?: string;
+}
+
+export interface DaemonAnswer {
+  readonly ok: boolean;
+  /** The server's version when ok, else why not. */
+  readonly detail: string;
+}
+
+/** How long a daemon gets to answer: a hung socket must not hang `--runtime auto`. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+export async function daemonAnswers(): Promise<DaemonAnswer> {
+  const r = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: PROBE_TIMEOUT_MS,
+  });
+  if (!r.failed && r.stdout.trim().length > 0) return { ok: true, detail: r.stdout.trim() };
+  if (r.code === 'ENOENT') return { ok: false, detail: 'no docker CLI on PATH' };
+  if (r.timedOut)
+    return { ok: false, detail: `docker info got no answer within ${PROBE_TIMEOUT_MS / 1000} s` };
+  const said = `${r.stderr}\n${r.stdout}`
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
+  return { ok: false, detail: said ?? `docker info failed (${(r.shortMessage ?? '').split('\n')[0]})` };
+}
+
+export async function dockerStatus(version: string = packageInfo().version): Promise<DockerStatus> {
+  const daemon = await daemonAnswers();
+  if (!daemon.ok) return { daemon: false, reason: `no Docker daemon answers: ${daemon.detail}` };
+  const tag = nodeImageTag(version);
+  const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: PROBE_TIMEOUT_MS,
+  });
+  if (r.failed) {
+    return {
+      daemon: true,
+      reason: `Docker ${daemon.detail} answers but image ${tag} is missing (build it: pole-bench image build)`,
+    };
+  }
+  return { daemon: true, reason: `Docker ${daemon.detail} answers and image ${tag} exists`, image: tag };
+}
