@@ -14,6 +14,7 @@ import type { NodeId } from '../node/core/types.js';
 import { wallNow, type ClusterEvent } from '../runtime/process-cluster.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
+import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
 import { measureRelayLinks, startNodeRelay, unmeasuredLinks } from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
@@ -122,6 +123,8 @@ export class DockerRuntime implements Runtime {
   async start(): Promise<void> {
     const t = this.topology;
     const netName = this.networkName;
+    // What runs whose harness died (SIGKILL, a crash) left behind goes now, before anything new.
+    await cleanDocker({ docker: this.docker, orphansOnly: true });
     const { subnet, gateway } = await this.createNetwork();
     const addresses = this.addressesIn(subnet);
     // Holders first: they own the addresses that go into every node's config.
@@ -300,16 +303,32 @@ export class DockerRuntime implements Runtime {
     return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
   }
 
-  private async exec(container: Docker.Container, argv: string[]): Promise<void> {
+  /** Runs a command in a node's holder (its network namespace: tc, ip); resolves with its stdout. */
+  execInHolder(id: NodeId, argv: string[]): Promise<string> {
+    const holder = this.slot(id).holder;
+    if (!holder) throw new Error(`${id} has no holder yet`);
+    return this.exec(holder, argv);
+  }
+
+  private async exec(container: Docker.Container, argv: string[]): Promise<string> {
     const e = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
     const stream = await e.start({});
-    await new Promise<void>((resolve) => {
-      stream.on('end', resolve);
-      stream.resume();
-    });
+    const out = new PassThrough();
+    const err = new PassThrough();
+    const chunks: Buffer[] = [];
+    const errChunks: Buffer[] = [];
+    out.on('data', (b: Buffer) => chunks.push(b));
+    err.on('data', (b: Buffer) => errChunks.push(b));
+    container.modem.demuxStream(stream, out, err);
+    await new Promise<void>((resolve) => stream.on('end', resolve));
     const info = await e.inspect();
-    if (info.ExitCode !== 0)
-      throw new Error(`${argv.join(' ')} failed in ${container.id.slice(0, 12)} (exit ${info.ExitCode})`);
+    if (info.ExitCode !== 0) {
+      const said = Buffer.concat(errChunks).toString('utf8').trim();
+      throw new Error(
+        `${argv.join(' ')} failed in ${container.id.slice(0, 12)} (exit ${info.ExitCode}): ${said}`,
+      );
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   async teardown(): Promise<void> {

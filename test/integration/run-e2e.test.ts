@@ -29,7 +29,19 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-e2e-tmp-'));
   try {
     const r = await run(
-      ['run', TOPOLOGY, '--seed', '11', '--out', out, '--json', '--threshold', 'writes.lost == 0'],
+      [
+        'run',
+        TOPOLOGY,
+        '--runtime',
+        'process',
+        '--seed',
+        '11',
+        '--out',
+        out,
+        '--json',
+        '--threshold',
+        'writes.lost == 0',
+      ],
       tmp,
     );
     assert.equal(r.code, 0, r.stderr);
@@ -86,7 +98,7 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
   const out = join(tmp, 'out');
   const child = spawn(
     process.execPath,
-    [RUN_JS, 'run', TOPOLOGY, '--duration', '60s', '--kill-at', '30s', '--out', out],
+    [RUN_JS, 'run', TOPOLOGY, '--runtime', 'process', '--duration', '60s', '--kill-at', '30s', '--out', out],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TMPDIR: tmp },
