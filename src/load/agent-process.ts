@@ -27,6 +27,50 @@ export interface SpawnAgentOptions {
   readonly readyTimeoutMs?: number;
   /** Called for every `interval` message as it arrives. */
   readonly onInterval?: (m: IntervalMessage) => void;
+  /**
+   * Run the agent through another command (e.g. `docker run -i … agent --stdio`) that speaks the
+   * protocol as JSON lines on stdin/stdout instead of the Node IPC channel.
+   */
+  readonly stdioCommand?: { readonly file: string; readonly args: readonly string[] };
+}
+
+/** The harness's end of the conversation: Node IPC, or JSON lines over the child's stdio. */
+interface Channel {
+  readonly connected: boolean;
+  send(m: unknown): void;
+}
+
+function ipcChannel(child: ChildProcess, onMessage: (m: unknown) => void): Channel {
+  child.on('message', onMessage);
+  child.stdout!.resume(); // the agent prints nothing there; keep the pipe from filling anyway
+  return {
+    get connected() {
+      return child.connected;
+    },
+    send: (m) => child.send(m as object),
+  };
+}
+
+function stdioChannel(child: ChildProcess, onMessage: (m: unknown) => void): Channel {
+  let open = true;
+  child.stdin!.on('error', () => (open = false));
+  child.stdin!.on('close', () => (open = false));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (line.trim() === '') return;
+    try {
+      onMessage(JSON.parse(line));
+    } catch {
+      onMessage({ type: 'not-json', line });
+    }
+  });
+  return {
+    get connected() {
+      return open && child.exitCode === null;
+    },
+    send: (m) => {
+      if (open) child.stdin!.write(`${JSON.stringify(m)}\n`);
+    },
+  };
 }
 
 export class AgentProcess {
@@ -40,6 +84,7 @@ export class AgentProcess {
   private settleDone!: { resolve: (m: DoneMessage) => void; reject: (e: Error) => void };
   private settleReady!: { resolve: () => void; reject: (e: Error) => void };
   private readonly ready: Promise<void>;
+  private readonly channel: Channel;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -51,12 +96,13 @@ export class AgentProcess {
     // Callers may await only some of these; a rejection nobody awaits must not crash the harness.
     for (const p of [this.ready, this.started, this.done]) p.catch(() => undefined);
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    child.on('message', (raw) => this.onMessage(raw));
+    this.channel = o.stdioCommand
+      ? stdioChannel(child, (raw) => this.onMessage(raw))
+      : ipcChannel(child, (raw) => this.onMessage(raw));
     createInterface({ input: child.stderr! }).on('line', (line) => {
       this.stderrLines.push(line);
       if (this.stderrLines.length > 30) this.stderrLines.shift();
     });
-    child.stdout!.resume(); // the agent prints nothing there; keep the pipe from filling anyway
     void this.exited.then((x) => {
       const why = new Error(
         `load agent exited (code ${x.code}, signal ${x.signal}) before it was done; stderr: ${this.stderrTail()}`,
@@ -69,9 +115,9 @@ export class AgentProcess {
 
   /** Spawns `pole-bench agent` and waits until it says it is ready. */
   static async spawn(o: SpawnAgentOptions = {}): Promise<AgentProcess> {
-    const child = spawn(process.execPath, [o.runJs ?? RUN_JS, 'agent'], {
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    });
+    const child = o.stdioCommand
+      ? spawn(o.stdioCommand.file, [...o.stdioCommand.args], { stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn(process.execPath, [o.runJs ?? RUN_JS, 'agent'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const agent = new AgentProcess(child, o);
     const timeoutMs = o.readyTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;
@@ -100,8 +146,8 @@ export class AgentProcess {
 
   /** Throws if the agent is no longer connected. */
   start(spec: LoadSpec): void {
-    if (!this.child.connected) throw new Error('the load agent is no longer connected');
-    this.child.send(msg.start(spec));
+    if (!this.channel.connected) throw new Error('the load agent is no longer connected');
+    this.channel.send(msg.start(spec));
   }
 
   /**
@@ -109,12 +155,12 @@ export class AgentProcess {
    * gone (it ends by itself after durationMs); how it ended is `done`'s to say.
    */
   phase(name: string, atMs?: number): void {
-    if (this.child.connected) this.child.send(msg.phase(name, atMs));
+    if (this.channel.connected) this.channel.send(msg.phase(name, atMs));
   }
 
   /** Ask the agent to stop sending and finish with `done`; ignored once it has gone. */
   stop(): void {
-    if (this.child.connected) this.child.send(msg.stop());
+    if (this.channel.connected) this.channel.send(msg.stop());
   }
 
   /** SIGKILL (if still running) and wait for the exit. */

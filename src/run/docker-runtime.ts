@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
+import { AgentProcess } from '../load/agent-process.js';
+import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { wallNow, type ClusterEvent } from '../runtime/process-cluster.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
@@ -298,6 +300,20 @@ export class DockerRuntime implements Runtime {
     return { host: this.slot(id).ip as string, port: HTTP_PORT };
   }
 
+  /**
+   * One container per data center on the run's network (`docker run -i … agent --stdio`): the
+   * agent reaches its servers the way a client in that data center would, and speaks the agent
+   * protocol as JSON lines over the attached stdio. SYS_NICE lets it raise its own priority.
+   */
+  spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+    const labels = this.labels('agent');
+    const args = ['run', '-i', '--rm', '--init', '--name', `pole-bench-${this.runId}-agent-${dc}`];
+    args.push('--network', this.networkName, '--cap-add', 'SYS_NICE');
+    for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
+    args.push(this.opts.image, 'agent', '--stdio');
+    return AgentProcess.spawn({ onInterval, stdioCommand: { file: 'docker', args }, readyTimeoutMs: 30_000 });
+  }
+
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
     if (this.opts.shaping.kind !== 'relay') return Promise.resolve(unmeasuredLinks(this.topology));
     return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
@@ -338,6 +354,12 @@ export class DockerRuntime implements Runtime {
     // Nodes before holders: a node container cannot outlive the namespace it joined.
     await Promise.allSettled([...this.slots.values()].map((s) => s.node?.remove({ force: true, v: true })));
     await Promise.allSettled([...this.slots.values()].map((s) => s.holder?.remove({ force: true, v: true })));
+    // Agents (and anything else of this run): found by the run's label.
+    const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
+    const rest = await this.docker.listContainers({ all: true, filters }).catch(() => []);
+    await Promise.allSettled(
+      rest.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true })),
+    );
     await Promise.allSettled([this.network?.remove(), this.relay?.close()]);
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }

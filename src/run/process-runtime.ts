@@ -1,6 +1,8 @@
 // The embedded default runtime: every node a `pole-bench node` child process on loopback, and
 // wide-area links emulated by the userspace delay relay (one route per pair of nodes in different
 // data centers, in the direction the higher sid dials), all in one worker thread.
+import { AgentProcess } from '../load/agent-process.js';
+import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
@@ -104,6 +106,11 @@ export class ProcessRuntime implements Runtime {
 
   httpAddress(id: NodeId): Address {
     return this.c.httpAddress(id);
+  }
+
+  /** A `pole-bench agent` child process on this machine, over the Node IPC channel. */
+  spawnAgent(_dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+    return AgentProcess.spawn({ onInterval });
   }
 
   /** Through relay routes of the same delays (see relay-shaping.ts); NaN when nothing is shaped. */

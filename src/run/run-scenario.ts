@@ -4,7 +4,7 @@
 // result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
-import { AgentProcess } from '../load/agent-process.js';
+import type { AgentProcess } from '../load/agent-process.js';
 import { PoleClient } from '../node/net/client.js';
 import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process-cluster.js';
@@ -92,7 +92,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
 
     progress('starting load agents', { leader: initial });
     for (const dc of t.datacenters) {
-      agents.set(dc.name, await AgentProcess.spawn({ onInterval: (m) => intervals.push(m) }));
+      agents.set(dc.name, await rt.spawnAgent(dc.name, (m) => intervals.push(m)));
     }
     loadStart = wallNow() + 500;
     const sc = t.scenario;

@@ -2,6 +2,8 @@
 // runtime starts the cluster of a topology with its links shaped, reports node events as they
 // happen, carries out faults, measures the links it shaped, and removes everything it made.
 import type { NodeId } from '../node/core/types.js';
+import type { AgentProcess } from '../load/agent-process.js';
+import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process-cluster.js';
 
 export type RuntimeName = 'process' | 'docker';
@@ -36,6 +38,8 @@ export interface Runtime {
   /** Where clients of `id` connect (the load agent of its data center). */
   clientAddress(id: NodeId): Address;
   httpAddress(id: NodeId): Address;
+  /** Starts the load agent of data center `dc`, where this runtime runs agents; resolves once it is ready. */
+  spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess>;
   /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */
