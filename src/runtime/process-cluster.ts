@@ -180,9 +180,27 @@ export class ProcessCluster {
       if (tail.length > 20) tail.shift();
       this.stderrTail.set(id, tail);
     });
-    await this.waitFor((e) => e.node === id && e.ev === 'started', 20_000, since).catch((err: Error) => {
-      throw new Error(`${err.message}; ${id} stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`);
-    });
+    // A node that dies at start (a port taken meanwhile, a bad config) fails the start at once,
+    // with what it said, instead of after the timeout.
+    const died = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) =>
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `${id} exited (code ${code}, signal ${signal}) before it started; stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`,
+              ),
+            ),
+          50, // let its last stderr lines arrive
+        ),
+      ),
+    );
+    died.catch(() => undefined);
+    await Promise.race([this.waitFor((e) => e.node === id && e.ev === 'started', 20_000, since), died]).catch(
+      (err: Error) => {
+        throw new Error(`${err.message}; ${id} stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`);
+      },
+    );
   }
 
   /** Send a signal (SIGKILL by default, the way a machine dies) and wait for the process to go. */

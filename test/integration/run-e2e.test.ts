@@ -105,6 +105,8 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
     },
   );
   let stderr = '';
+  let stdout = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
   const loadStarted = new Promise<void>((resolve) =>
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString();
@@ -116,7 +118,7 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
     await Promise.race([
       loadStarted,
       exited.then(() => {
-        throw new Error(`the run ended before its load started: ${stderr}`);
+        throw new Error(`the run ended before its load started: ${stderr} ${stdout}`);
       }),
     ]);
     const children = await descendants(child.pid!);
