@@ -79,10 +79,13 @@ export default class Run extends Command {
       choice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
         : await chooseRuntime(flags.runtime, this.config.version);
+      // A dry run shows the netem plan even on a kernel without netem: nothing is applied.
       const netem =
-        choice.runtime === 'docker' && flags.shaping !== 'relay' && flags.shaping !== 'none'
-          ? await probeNetem()
-          : { available: false, reason: 'not probed' };
+        flags['dry-run'] && flags.shaping === 'netem'
+          ? { available: true, reason: 'dry run: planned, not applied' }
+          : choice.runtime === 'docker' && flags.shaping !== 'relay' && flags.shaping !== 'none'
+            ? await probeNetem()
+            : { available: false, reason: 'not probed' };
       shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });

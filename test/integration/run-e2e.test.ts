@@ -171,3 +171,15 @@ async function descendants(pid: number): Promise<number[]> {
   walk(pid);
   return out;
 }
+
+test('--dry-run prints the network, every holder and node container, and the tc plan, and runs nothing', async () => {
+  const three = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
+  const r = await run(['run', three, '--dry-run', '--shaping', 'netem', '--seed', '4']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /docker network create --driver bridge --subnet 10\.231\.4\.0\/24/);
+  assert.equal((r.stdout.match(/--cap-add NET_ADMIN/g) ?? []).length, 5, 'five holders');
+  assert.equal((r.stdout.match(/--network container:/g) ?? []).length, 5, 'five node containers');
+  assert.match(r.stdout, /tc qdisc replace dev eth0 root handle 1: htb default 1/);
+  assert.match(r.stdout, /netem delay 38\.530ms 0\.771ms distribution pareto/);
+  assert.match(r.stdout, /u32 match ip dst 10\.231\.4\.11\/32/);
+});
