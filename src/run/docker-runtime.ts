@@ -13,7 +13,8 @@ import Docker from 'dockerode';
 import { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
-import { wallNow, type ClusterEvent } from '../runtime/process-cluster.js';
+import { EventBook, type ClusterEvent } from '../runtime/event-book.js';
+import { wallNow } from '../runtime/process-cluster.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
@@ -55,7 +56,7 @@ interface Slot {
 export class DockerRuntime implements Runtime {
   readonly name = 'docker' as const;
   readonly runId: string;
-  readonly events: ClusterEvent[] = [];
+  private readonly book = new EventBook();
   private readonly docker: Docker;
   private readonly slots = new Map<NodeId, Slot>();
   private readonly waiters = new Set<{
@@ -223,47 +224,20 @@ export class DockerRuntime implements Runtime {
     const out = new PassThrough();
     const err = new PassThrough();
     s.node!.modem.demuxStream(stream, out, err);
-    createInterface({ input: out }).on('line', (line) => this.onLine(line));
+    createInterface({ input: out }).on('line', (line) => this.book.line(line));
     err.resume();
     await s.node!.start();
     s.running = true;
     await this.waitFor((e) => e.node === id && e.ev === 'started', 30_000, since);
   }
 
-  private onLine(line: string): void {
-    let e: ClusterEvent;
-    try {
-      e = JSON.parse(line) as ClusterEvent;
-    } catch {
-      return;
-    }
-    if (typeof e.ev !== 'string') return;
-    this.events.push(e);
-    for (const w of this.waiters) {
-      if (w.pred(e)) {
-        this.waiters.delete(w);
-        w.resolve(e);
-      }
-    }
+  /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    return this.book.waitFor(pred, timeoutMs, since);
   }
 
-  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
-    for (let i = since; i < this.events.length; i++)
-      if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
-    return new Promise((resolve, reject) => {
-      const w = {
-        pred,
-        resolve: (e: ClusterEvent) => {
-          clearTimeout(timer);
-          resolve(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(w);
-        reject(new Error(`no matching event within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.add(w);
-    });
+  get events(): readonly ClusterEvent[] {
+    return this.book.events;
   }
 
   async kill(id: NodeId): Promise<number> {
@@ -350,7 +324,7 @@ export class DockerRuntime implements Runtime {
   async teardown(): Promise<void> {
     if (this.tornDown) return;
     this.tornDown = true;
-    for (const w of this.waiters) this.waiters.delete(w);
+    this.book.clearWaiters();
     // Nodes before holders: a node container cannot outlive the namespace it joined.
     await Promise.allSettled([...this.slots.values()].map((s) => s.node?.remove({ force: true, v: true })));
     await Promise.allSettled([...this.slots.values()].map((s) => s.holder?.remove({ force: true, v: true })));

@@ -9,13 +9,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../node/core/types.js';
 import { freePorts } from '../util/free-port.js';
+import { EventBook, type ClusterEvent } from './event-book.js';
 
-export interface ClusterEvent {
-  readonly t: number;
-  readonly node: NodeId;
-  readonly ev: string;
-  readonly [field: string]: unknown;
-}
+export type { ClusterEvent };
 
 export interface ProcessClusterOptions {
   /** How many nodes (named p1, p2, …) or the members themselves. */
@@ -63,7 +59,7 @@ interface NodeSlot {
 const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
 
 export class ProcessCluster {
-  readonly events: ClusterEvent[] = [];
+  private readonly book = new EventBook();
   private readonly waiters = new Set<{
     pred: (e: ClusterEvent) => boolean;
     resolve: (e: ClusterEvent) => void;
@@ -173,7 +169,7 @@ export class ProcessCluster {
     child.once('exit', () => {
       if (s.child === child) s.child = undefined;
     });
-    createInterface({ input: child.stdout! }).on('line', (line) => this.onLine(id, line));
+    createInterface({ input: child.stdout! }).on('line', (line) => this.book.line(line));
     createInterface({ input: child.stderr! }).on('line', (line) => {
       const tail = this.stderrTail.get(id) ?? [];
       tail.push(line);
@@ -222,41 +218,13 @@ export class ProcessCluster {
     this.slot(id).child?.kill('SIGCONT');
   }
 
-  private onLine(id: NodeId, line: string): void {
-    let e: ClusterEvent;
-    try {
-      e = JSON.parse(line) as ClusterEvent;
-    } catch {
-      return; // not an event line
-    }
-    if (typeof e.ev !== 'string') return;
-    this.events.push(e);
-    for (const w of this.waiters) {
-      if (w.pred(e)) {
-        this.waiters.delete(w);
-        w.resolve(e);
-      }
-    }
-  }
-
   /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
-    for (let i = since; i < this.events.length; i++)
-      if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
-    return new Promise((resolve, reject) => {
-      const w = {
-        pred,
-        resolve: (e: ClusterEvent) => {
-          clearTimeout(timer);
-          resolve(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(w);
-        reject(new Error(`no matching event within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.add(w);
-    });
+    return this.book.waitFor(pred, timeoutMs, since);
+  }
+
+  get events(): readonly ClusterEvent[] {
+    return this.book.events;
   }
 
   /** The leader serving now: the latest `serving` event of a leader whose process still runs. */
@@ -282,7 +250,7 @@ export class ProcessCluster {
         }
       }),
     );
-    for (const w of this.waiters) this.waiters.delete(w);
+    this.book.clearWaiters();
     await rm(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,59 @@
+// The node events a runtime has read (JSON lines from each node's stdout), in arrival order, and
+// waiting for one: shared by the process and Docker runtimes.
+export interface ClusterEvent {
+  readonly t: number;
+  readonly node: string;
+  readonly ev: string;
+  readonly [field: string]: unknown;
+}
+
+export class EventBook {
+  readonly events: ClusterEvent[] = [];
+  private readonly waiters = new Set<{
+    pred: (e: ClusterEvent) => boolean;
+    resolve: (e: ClusterEvent) => void;
+  }>();
+
+  /** Takes one line of a node's output; lines that are not events are ignored. */
+  line(line: string): void {
+    let e: ClusterEvent;
+    try {
+      e = JSON.parse(line) as ClusterEvent;
+    } catch {
+      return;
+    }
+    if (typeof e.ev !== 'string') return;
+    this.events.push(e);
+    for (const w of this.waiters) {
+      if (w.pred(e)) {
+        this.waiters.delete(w);
+        w.resolve(e);
+      }
+    }
+  }
+
+  /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    for (let i = since; i < this.events.length; i++)
+      if (pred(this.events[i]!)) return Promise.resolve(this.events[i]!);
+    return new Promise((resolve, reject) => {
+      const w = {
+        pred,
+        resolve: (e: ClusterEvent) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new Error(`no matching event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+
+  /** Forget every waiter (their timers still reject them). */
+  clearWaiters(): void {
+    this.waiters.clear();
+  }
+}
