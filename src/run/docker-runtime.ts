@@ -253,12 +253,13 @@ export class DockerRuntime implements Runtime {
     return this.startNode(id);
   }
 
+  /** The cgroup freezer: every process of the node stops (a signal would only reach its init). */
   pause(id: NodeId): void {
-    void this.slot(id).node?.kill({ signal: 'SIGSTOP' });
+    void this.slot(id).node?.pause();
   }
 
   resume(id: NodeId): void {
-    void this.slot(id).node?.kill({ signal: 'SIGCONT' });
+    void this.slot(id).node?.unpause();
   }
 
   isRunning(id: NodeId): boolean {
