@@ -3,9 +3,9 @@
 // window; the difference is the heartbeats' cost (the leader's own PINGs are in both runs). Also
 // checks that the heartbeats did run: every node's RTT_i must list every other node.
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster } from '../runtime/process-cluster.js';
+import { getJson } from '../util/http-json.js';
 
 export interface HeartbeatBenchOptions {
   readonly nodes: number;
@@ -108,23 +108,4 @@ async function cpuTicks(pid: number): Promise<number> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-export function getJson(addr: { host: string; port: number }, path = '/status'): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: addr.host, port: addr.port, path, timeout: 5000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
 }

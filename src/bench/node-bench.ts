@@ -11,6 +11,7 @@ import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
+import { checkAckedWrites } from '../run/checker.js';
 
 export interface NodeBenchOptions {
   readonly nodes: number;
@@ -303,47 +304,18 @@ function lastServingIndex(cluster: ProcessCluster): number {
   return 0;
 }
 
-/** Every path's last acknowledged write must be on every live node (that zxid or a newer one). */
+/** Every path's last acknowledged write must be on every live node (the run's checker). */
 async function countLost(cluster: ProcessCluster, book: AckBook): Promise<number> {
-  let lost = 0;
   const leader = await cluster.waitForServingLeader(10_000, lastServingIndex(cluster));
-  const pool = new EndpointPool([cluster.clientAddress(leader.leader)]);
-  try {
-    // A final write through the leader: once it is applied everywhere, so is everything before it.
-    const fence = await writeWithRetry(
-      pool,
-      0,
-      '/fence',
-      new Uint8Array([1]),
-      { clientId: 'fence', requestId: Date.now() },
-      Date.now() + 10_000,
-    );
-    for (const id of cluster.ids.filter((x) => cluster.isRunning(x))) {
-      const client = await new EndpointPool([cluster.clientAddress(id)]).client(0);
-      try {
-        await waitApplied(client, fence.zxid);
-        for (const [path, z] of book.last) {
-          const r = await client.read(path);
-          if (!r || compareZxid(r.zxid, z) < 0) lost += 1;
-        }
-      } finally {
-        await client.close();
-      }
-    }
-  } finally {
-    await pool.close();
-  }
-  return lost;
-}
-
-async function waitApplied(client: Awaited<ReturnType<EndpointPool['client']>>, z: Zxid): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const r = await client.read('/fence');
-    if (r && compareZxid(r.zxid, z) >= 0) return;
-    if (Date.now() > deadline) throw new Error('a node did not apply the final write within 10 s');
-    await new Promise((res) => setTimeout(res, 10));
-  }
+  const { lost } = await checkAckedWrites({
+    leader: cluster.clientAddress(leader.leader),
+    nodes: cluster.ids
+      .filter((x) => cluster.isRunning(x))
+      .map((id) => ({ id, address: cluster.clientAddress(id) })),
+    acked: [...book.last].map(([path, zxid]) => ({ path, zxid })),
+    runId: `bench-node-${Date.now()}`,
+  });
+  return lost.length;
 }
 
 async function labelled<T>(what: string, p: Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@
 // leaving no container or network behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
 import { DOCKER_LABELS } from '../../src/run/docker-labels.js';
 import { dockerSkipReason } from './docker-env.js';
+import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUN_JS = join(ROOT, 'bin', 'run.js');
@@ -92,29 +93,25 @@ test('Ctrl-C in the middle of a docker run: no container or network with the run
   const skip = await dockerSkipReason();
   if (skip) return t.skip(skip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-docker-int-'));
-  const child = spawn(
-    process.execPath,
-    [RUN_JS, 'run', TOPOLOGY, '--runtime', 'docker', '--duration', '60s', '--kill-at', '30s', '--out', out],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  const loadStarted = new Promise<void>((resolve) =>
-    child.stderr.on('data', (b: Buffer) => {
-      stderr += b.toString();
-      if (/\] load/.test(stderr)) resolve();
-    }),
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let run: RunningCli | undefined;
   try {
-    await Promise.race([loadStarted, exited.then(() => Promise.reject(new Error(`ended early: ${stderr}`)))]);
+    run = await startRunUntilLoad([
+      TOPOLOGY,
+      '--runtime',
+      'docker',
+      '--duration',
+      '60s',
+      '--kill-at',
+      '30s',
+      '--out',
+      out,
+    ]);
     assert.ok((await leftovers()).length >= 11, 'network, 5 holders and 5 nodes exist mid-run');
-    child.kill('SIGINT');
-    assert.equal(await exited, 3, stderr);
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 3, run.output().stderr);
     assert.deepEqual(await leftovers(), []);
   } finally {
-    child.kill('SIGKILL');
+    run?.child.kill('SIGKILL');
     await rm(out, { recursive: true, force: true });
   }
 });

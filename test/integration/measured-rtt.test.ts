@@ -2,7 +2,7 @@
 // on /status must converge to the configured round trips (issue 3: within 10 %).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { getJson } from '../../src/bench/heartbeat-bench.js';
+import { getJson } from '../../src/util/http-json.js';
 import { ProcessCluster } from '../../src/runtime/process-cluster.js';
 import { DelayRelay } from '../../src/shaping/relay/delay-relay.js';
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../src/report/result.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
+import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUN_JS = join(ROOT, 'bin', 'run.js');
@@ -93,34 +94,15 @@ test('bad input exits 2 naming the flag', async () => {
 });
 
 test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is left behind', async () => {
-  const { spawn } = await import('node:child_process');
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-e2e-tmp-'));
   const out = join(tmp, 'out');
-  const child = spawn(
-    process.execPath,
-    [RUN_JS, 'run', TOPOLOGY, '--runtime', 'process', '--duration', '60s', '--kill-at', '30s', '--out', out],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TMPDIR: tmp },
-    },
-  );
-  let stderr = '';
-  let stdout = '';
-  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-  const loadStarted = new Promise<void>((resolve) =>
-    child.stderr.on('data', (b: Buffer) => {
-      stderr += b.toString();
-      if (/\] load/.test(stderr)) resolve();
-    }),
-  );
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  let run: RunningCli | undefined;
   try {
-    await Promise.race([
-      loadStarted,
-      exited.then(() => {
-        throw new Error(`the run ended before its load started: ${stderr} ${stdout}`);
-      }),
-    ]);
+    run = await startRunUntilLoad(
+      [TOPOLOGY, '--runtime', 'process', '--duration', '60s', '--kill-at', '30s', '--out', out],
+      { ...process.env, TMPDIR: tmp },
+    );
+    const child = run.child;
     const children = await descendants(child.pid!);
     const cmds = await Promise.all(
       children.map((p) => readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => '')),
@@ -129,7 +111,8 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
     assert.equal(count('node'), 5, cmds.join('\n'));
     assert.equal(count('agent'), 2, cmds.join('\n'));
     child.kill('SIGINT');
-    const code = await exited;
+    const code = await run.exited;
+    const { stderr } = run.output();
     assert.equal(code, 3, stderr);
     assert.match(stderr, /interrupted/);
     const alive = children.filter((pid) => {
@@ -143,7 +126,7 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
     assert.deepEqual(alive, [], 'every child process is gone');
     assert.deepEqual(await readdir(tmp), [], 'no temp dir and no report are left');
   } finally {
-    child.kill('SIGKILL');
+    run?.child.kill('SIGKILL');
     await rm(tmp, { recursive: true, force: true });
   }
 });

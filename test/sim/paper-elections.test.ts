@@ -4,7 +4,12 @@
 // server the paper's reasoning (sections 4.2-4.3) says it elects.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runWanSimulation, type WanNode, type WanResult } from '../../src/node/sim/wan-simulation.js';
+import {
+  runWanSimulation,
+  type WanNode,
+  type WanResult,
+  type WanScenario,
+} from '../../src/node/sim/wan-simulation.js';
 
 const RTT: Record<string, number> = {
   'caltech|slac': 9.88,
@@ -45,23 +50,34 @@ const even = (nodes: WanNode[]) =>
   mix(nodes, 300, Object.fromEntries([...new Set(nodes.map((n) => n.datacenter))].map((dc) => [dc, 1])));
 const onlyIn = (nodes: WanNode[], dc: string) => mix(nodes, 300, { [dc]: 1 });
 
-function run(nodes: WanNode[], oracle: string, rates: Map<string, number>, jitter = 0): WanResult {
-  return runWanSimulation({
+/** The paper's links and the timers every case here uses, with whatever a case changes. */
+function scenario(nodes: WanNode[], over: Partial<WanScenario>): WanScenario {
+  return {
     nodes,
     oneWayMs: (a, b) =>
       a.datacenter === b.datacenter
         ? LAN_RTT / 2
         : (RTT[[a.datacenter, b.datacenter].sort().join('|')] as number) / 2,
-    jitter,
-    oracle,
-    initialLeader: 'p5',
+    oracle: 'history',
     timers: { tickMs: 100, syncLimit: 5, initLimit: 10, electionTimeoutMs: 200, retryBaseMs: 200 },
     heartbeat: { periodMs: 100, window: 10, missLimit: 3, rateWindowMs: 1000, minSamples: 3 },
-    requestRates: rates,
-    killLeaderAtMs: 4000,
+    requestRates: new Map(),
     endMs: 8000,
-    seed: 7,
-  });
+    ...over,
+  };
+}
+
+function run(nodes: WanNode[], oracle: string, rates: Map<string, number>, jitter = 0): WanResult {
+  return runWanSimulation(
+    scenario(nodes, {
+      jitter,
+      oracle,
+      initialLeader: 'p5',
+      requestRates: rates,
+      killLeaderAtMs: 4000,
+      seed: 7,
+    }),
+  );
 }
 
 function elects(nodes: WanNode[], oracle: string, rates: Map<string, number>): WanResult {
@@ -153,19 +169,12 @@ test('resignation: a leader that sees a clearly better follower steps down for i
   // p5 (caltech) RTTs 0, 0.1, 9.88, 9.88, 77.06 → θw = 9.88 + 77.06 = 86.94;
   // p3 (slac)    RTTs 0, 0.1, 9.88, 9.88, 53.26 → θw = 9.88 + 53.26 = 63.14, 27 % better.
   const nodes = DEPLOYMENT[1];
-  const base = {
-    nodes,
-    oneWayMs: (a: WanNode, b: WanNode) =>
-      a.datacenter === b.datacenter
-        ? LAN_RTT / 2
-        : (RTT[[a.datacenter, b.datacenter].sort().join('|')] as number) / 2,
+  const base = scenario(nodes, {
     oracle: 'worst-case',
     initialLeader: 'p5',
-    timers: { tickMs: 100, syncLimit: 5, initLimit: 10, electionTimeoutMs: 200, retryBaseMs: 200 },
-    heartbeat: { periodMs: 100, window: 10, missLimit: 3, rateWindowMs: 1000, minSamples: 3 },
     requestRates: even(nodes),
     endMs: 5000,
-  };
+  });
   const off = runWanSimulation(base);
   assert.equal(off.after, 'p5', 'resignation is off by default');
   const on = runWanSimulation({ ...base, resign: { margin: 0.1, checks: 3, holdMs: 1000 } });
@@ -180,18 +189,7 @@ test('resignation: a leader that sees a clearly better follower steps down for i
 
 test('first election without an initial leader: a measured oracle waits for RTTs, or falls back to history and says so', () => {
   const nodes = DEPLOYMENT[1];
-  const base = {
-    nodes,
-    oneWayMs: (a: WanNode, b: WanNode) =>
-      a.datacenter === b.datacenter
-        ? LAN_RTT / 2
-        : (RTT[[a.datacenter, b.datacenter].sort().join('|')] as number) / 2,
-    oracle: 'worst-case',
-    timers: { tickMs: 100, syncLimit: 5, initLimit: 10, electionTimeoutMs: 200, retryBaseMs: 200 },
-    heartbeat: { periodMs: 100, window: 10, missLimit: 3, rateWindowMs: 1000, minSamples: 3 },
-    requestRates: new Map<string, number>(),
-    endMs: 3000,
-  };
+  const base = scenario(nodes, { oracle: 'worst-case', endMs: 3000 });
   const waited = runWanSimulation(base);
   // All five alive: θw(p2) = θw(p3) = 63.14 beats caltech's 86.94 and fnal's 130.32.
   assert.equal(waited.elections[0]?.leader, 'p3');

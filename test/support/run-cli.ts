@@ -1,0 +1,50 @@
+// Starts `pole-bench run` as a child process the way a user would, for tests that interrupt it:
+// resolves once its load has started (the progress line says so), and exposes its exit.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const RUN_JS = join(ROOT, 'bin', 'run.js');
+
+export interface RunningCli {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code once the process and its output are closed. */
+  readonly exited: Promise<number | null>;
+  /** Everything it printed so far. */
+  output(): { stdout: string; stderr: string };
+}
+
+/** Spawns `pole-bench run ARGS` and waits until its load runs; rejects if it ends before that. */
+export async function startRunUntilLoad(
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<RunningCli> {
+  const child = spawn(process.execPath, [RUN_JS, 'run', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: env ?? process.env,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  const loadStarted = new Promise<void>((resolve) =>
+    child.stderr.on('data', (b: Buffer) => {
+      stderr += b.toString();
+      if (/\] load/.test(stderr)) resolve();
+    }),
+  );
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const running: RunningCli = { child, exited, output: () => ({ stdout, stderr }) };
+  try {
+    await Promise.race([
+      loadStarted,
+      exited.then(() =>
+        Promise.reject(new Error(`the run ended before its load started: ${stderr} ${stdout}`)),
+      ),
+    ]);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return running;
+}
