@@ -48,7 +48,10 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
     },
   ],
   FOLLOWERINFO: [{ type: 'FOLLOWERINFO', epoch: 5, acceptedEpoch: 4, lastZxid: z(4, 99), session: 3 }],
-  LEADERINFO: [{ type: 'LEADERINFO', epoch: 5, session: 3 }],
+  LEADERINFO: [
+    { type: 'LEADERINFO', epoch: 5, session: 3, established: false },
+    { type: 'LEADERINFO', epoch: 5, session: 3, established: true },
+  ],
   ACKEPOCH: [
     {
       type: 'ACKEPOCH',

@@ -147,6 +147,19 @@ export class PoleElection {
     return this.flush();
   }
 
+  /**
+   * Back to idle, as before the first newElection(): no proposal out, no decision held, no timers.
+   * The node core calls it while it backs off after failing to join a leader, so the instance
+   * neither retries nor keeps answering V for a leader it could not join; a P of a newer epoch
+   * still draws it into that election (the idle rule).
+   */
+  idle(): void {
+    this.started = false;
+    this.leaderId = undefined;
+    this.electionDeadline = undefined;
+    this.retryDeadline = undefined;
+  }
+
   onMessage(now: number, from: NodeId, msg: ElectionMessage): ElectionOutput {
     if (from === this.self.id || !this.sidOf.has(from) || !Number.isSafeInteger(msg.epoch) || msg.epoch < 0) {
       return this.flush();

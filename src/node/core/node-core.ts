@@ -26,6 +26,9 @@ import type { Member, NodeId, Score, Txn } from './types.js';
 import type { EpochRange, PeerMessage, SyncPlan, ZabMessage } from './zab-messages.js';
 import { compareZxid, formatZxid, maxZxid, ZERO_ZXID, type Zxid } from './zxid.js';
 
+/** `join-failing` is said at most this often per node, however often joining fails. */
+const JOIN_FAILING_EVENT_EVERY_MS = 1000;
+
 export interface CoreTimers {
   readonly tickMs: number;
   /** Ticks of silence after which a follower gives up on its leader (and a leader on a follower). */
@@ -112,6 +115,11 @@ interface LeaderState {
   firstCommitSeen: boolean;
   /** When this leader started serving (resignation waits a hold time from here). */
   servingSince?: number;
+  /**
+   * A quorum (this leader included) has given this epoch its first acknowledgement: no other
+   * server can ever be established in it. Told to followers in LEADERINFO (see onLeaderInfo).
+   */
+  established: boolean;
 }
 
 interface FollowerRole {
@@ -127,6 +135,12 @@ interface FollowerRole {
   readonly session: number;
   /** The LEADERINFO of this attempt arrived: what follows on the link belongs to it. */
   inSession: boolean;
+  /**
+   * The selection took: a quorum with the leader answered V for it, or its LEADERINFO said it is
+   * established, or its SYNC came (sent only past discovery). A newer election is then answered
+   * with V instead of joined.
+   */
+  leaderEstablished: boolean;
 }
 
 export class NodeCore {
@@ -167,6 +181,18 @@ export class NodeCore {
   /** The follower that has scored better than this leader, and for how many checks in a row. */
   private resignStreak: { id: NodeId; checks: number } | undefined;
   private fallbackAnnounced = false;
+  /**
+   * Consecutive attempts to lead or follow that ended before serving. Each one past the first
+   * delays the next election (joinBackoffMs), so a node that cannot join never spins.
+   */
+  private joinFailures = 0;
+  /** The highest epoch a member is known to have promised: the next election starts above it. */
+  private epochFloor = 0;
+  /** Until when this node backs off before its next election (undefined: no back-off). */
+  private electionGate: number | undefined;
+  private electionGateReason = '';
+  /** When `join-failing` was last emitted: at most one a second, however often joining fails. */
+  private joinFailingSaidAt = -Infinity;
 
   private persist: PersistOp[] = [];
   private sends: PeerSend[] = [];
@@ -360,6 +386,7 @@ export class NodeCore {
     const deadlines: number[] = [];
     if (this.startGate !== undefined) deadlines.push(this.startGate);
     if (this.measureGate !== undefined) deadlines.push(this.measureGate);
+    if (this.electionGate !== undefined) deadlines.push(this.electionGate);
     const beat = this.monitor?.nextAt();
     if (beat !== undefined) deadlines.push(beat);
     const e = this.election.nextDeadline();
@@ -434,16 +461,70 @@ export class NodeCore {
     return this.cfg.oracle.compare(a, b);
   }
 
-  private beginElection(now: number, reason: string, vote?: Member): void {
+  /**
+   * Leave whatever role this node had and elect. `failed`: the role being left never reached
+   * serving (a candidate without a quorum, a follower its leader did not take, a decision for an
+   * epoch this node cannot lead). Failures in a row back off before the next election.
+   */
+  private beginElection(now: number, reason: string, vote?: Member, failed = this.attemptFailed()): void {
     this.abandonRole(now);
     this.roleName = 'looking';
     this.setPhase('election');
     this.startGate = undefined;
     this.measureGate = undefined;
     this.resignStreak = undefined;
+    this.joinFailures = failed ? this.joinFailures + 1 : 0;
+    const backoff = this.joinBackoffMs();
+    if (backoff > 0 && vote === undefined) {
+      this.electionGate = now + backoff;
+      this.electionGateReason = reason;
+      // Idle meanwhile: no retries, and no V for a decision that did not work out. A newer
+      // election by someone else still draws this node in (onDecided then drops the gate).
+      this.election.idle();
+      if (now - this.joinFailingSaidAt >= JOIN_FAILING_EVENT_EVERY_MS) {
+        this.joinFailingSaidAt = now;
+        this.emit({
+          ev: 'join-failing',
+          failures: this.joinFailures,
+          backoffMs: backoff,
+          reason,
+          epoch: this.election.epoch,
+          acceptedEpoch: this.acceptedEpoch,
+        });
+      }
+      return;
+    }
+    this.startElection(now, reason, vote);
+  }
+
+  /** Whether the role this node is leaving ended before it served (see beginElection). */
+  private attemptFailed(): boolean {
+    if (this.roleName === 'looking') return this.election.leader !== undefined; // decided, could not act on it
+    return this.phaseName !== 'serving';
+  }
+
+  /**
+   * No delay for the first failure (a lost race in an ordinary failover), then the retry base,
+   * doubling, capped at initLimit ticks: the time a candidate is given to gather its quorum.
+   */
+  private joinBackoffMs(): number {
+    if (this.joinFailures <= 1) return 0;
+    const t = this.cfg.timers;
+    return Math.min(t.retryBaseMs * 2 ** (this.joinFailures - 2), t.initLimit * t.tickMs);
+  }
+
+  private openElectionGate(now: number): void {
+    if (this.electionGate === undefined) return;
+    this.electionGate = undefined;
+    if (!this.election.running && this.election.leader === undefined && this.roleName === 'looking')
+      this.startElection(now, `backed-off:${this.electionGateReason}`);
+  }
+
+  private startElection(now: number, reason: string, vote?: Member): void {
+    this.electionGate = undefined;
     const out = this.election.newElection(
       now,
-      this.acceptedEpoch + 1,
+      Math.max(this.acceptedEpoch, this.epochFloor) + 1,
       vote
         ? { id: vote.id, sid: vote.sid, score: this.monitor?.peerScores(now).get(vote.id) ?? [] }
         : undefined,
@@ -463,6 +544,7 @@ export class NodeCore {
   }
 
   private onDecided(now: number, d: ElectionDecision): void {
+    this.electionGate = undefined; // drawn into someone's election while backing off: it decided
     this.emit({
       ev: 'elected',
       leader: d.leader,
@@ -471,7 +553,7 @@ export class NodeCore {
       proposals: Object.fromEntries(d.proposals.map((p) => [p.id, p.score])),
     });
     if (d.leader === this.self) this.lead(now, d.epoch);
-    else this.follow(now, d.leader, d.epoch);
+    else this.follow(now, d.leader, d.epoch, d.via === 'votes');
   }
 
   /** Leave the current role: pending client requests get an explicit error. */
@@ -514,6 +596,7 @@ export class NodeCore {
       nextPingAt: now,
       commitAnnounced: ZERO_ZXID,
       firstCommitSeen: false,
+      established: false,
     };
     this.emit({ ev: 'leading', epoch, lastZxid: formatZxid(this.history.last) });
     this.setPhase('discovery');
@@ -547,7 +630,7 @@ export class NodeCore {
       newLeaderZxid: ZERO_ZXID,
       lastHeard: now,
     });
-    this.send(from, { type: 'LEADERINFO', epoch: ls.epoch, session: m.session });
+    this.send(from, { type: 'LEADERINFO', epoch: ls.epoch, session: m.session, established: ls.established });
   }
 
   private onAckEpoch(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'ACKEPOCH' }>): void {
@@ -568,6 +651,9 @@ export class NodeCore {
     if (!ls || this.phaseName !== 'discovery' || ls.fetchingFrom !== undefined) return;
     const acked = [...ls.followers].filter(([, f]) => f.stage === 'epoch-acked');
     if (acked.length + 1 < this.quorum) return;
+    // Only first acknowledgements reach this point: a LEADERINFO that lets a follower acknowledge
+    // a second leader in an epoch says `established`, which this leader only says from here on.
+    ls.established = true;
     let best: NodeId = this.self;
     let bestEpoch = this.currentEpoch;
     let bestZxid = this.history.last;
@@ -665,6 +751,7 @@ export class NodeCore {
     this.commitUpTo(this.history.last);
     ls.commitAnnounced = this.committed;
     ls.servingSince = this.lastNow;
+    this.joinFailures = 0;
     this.setPhase('serving');
     this.emit({
       ev: 'serving',
@@ -728,7 +815,8 @@ export class NodeCore {
 
   // ---------------------------------------------------------------- follower
 
-  private follow(now: number, leader: NodeId, epoch: number): void {
+  /** `byVotes`: a quorum, the leader among it, answered that it leads (the selection took). */
+  private follow(now: number, leader: NodeId, epoch: number, byVotes: boolean): void {
     this.roleName = 'following';
     this.sessionSeq += 1;
     this.followerRole = {
@@ -741,6 +829,7 @@ export class NodeCore {
       synced: false,
       session: this.sessionSeq,
       inSession: false,
+      leaderEstablished: byVotes,
     };
     // Whoever asked to follow us in this epoch must look elsewhere now.
     for (const [from, info] of this.earlyInfos) {
@@ -777,22 +866,57 @@ export class NodeCore {
     this.beginElection(now, `leader-lost:${reason}`);
   }
 
+  /**
+   * Whether to acknowledge the epoch a leader offers. The rule, and why at most one leader can be
+   * established (and so serve) per epoch:
+   *
+   * - A node's *first* acknowledgement of an epoch e (its ACKEPOCH, or a candidate's own lead(e))
+   *   is its vote in e; it is persisted as (acceptedEpoch = e, acceptedLeader) before it leaves.
+   *   A node acknowledges e > acceptedEpoch (a first vote), or e = acceptedEpoch again for the
+   *   leader it voted for (a follower that lost the link and comes back), never an epoch below
+   *   acceptedEpoch (that would break its promise to a newer leader: Zab's acceptedEpoch).
+   * - A leader becomes *established* in e once a quorum, itself included, has given e its first
+   *   acknowledgement (maybeFinishDiscovery). Each node votes once per epoch and quorums
+   *   intersect, so at most one server is ever established in e.
+   * - A node that voted for another server in e (a candidate that failed to gather a quorum,
+   *   itself included) may acknowledge e to a leader only if that leader says it is
+   *   established. That acknowledgement is not a vote: it cannot help anyone become established
+   *   (the one who receives it already is), so the argument above stands, and the node joins the
+   *   serving leader instead of starting elections that the rest of the cluster answers with the
+   *   leader it just refused (the livelock of issue 9: 20,000 rejections in 8 s).
+   *
+   * ZooKeeper (Learner.registerWithLeader) acknowledges an equal epoch from any leader; it can,
+   * because its leader picks the epoch only after a quorum has joined it (getEpochToPropose:
+   * max of their acceptedEpochs + 1). Here POLE picks the epoch before anyone joins, so a
+   * candidate may hold one without a quorum, and the `established` flag carries what ZooKeeper's
+   * ordering gives it for free.
+   */
   private onLeaderInfo(now: number, m: Extract<ZabMessage, { type: 'LEADERINFO' }>): void {
     const fr = this.followerRole!;
-    const sameLeaderAgain = m.epoch === this.acceptedEpoch && this.acceptedLeader === fr.leader;
-    if (m.epoch !== fr.epoch || (m.epoch <= this.acceptedEpoch && !sameLeaderAgain)) {
+    const refusal =
+      m.epoch !== fr.epoch
+        ? `epoch-mismatch:${m.epoch}!=${fr.epoch}`
+        : m.epoch < this.acceptedEpoch
+          ? `rejected-epoch:${m.epoch}<${this.acceptedEpoch}`
+          : m.epoch === this.acceptedEpoch && this.acceptedLeader !== fr.leader && !m.established
+            ? `rejected-epoch:${m.epoch}-voted-${this.acceptedLeader ?? 'unknown'}`
+            : undefined;
+    if (refusal !== undefined) {
       this.send(fr.leader, {
         type: 'REJECT',
         epoch: m.epoch,
         acceptedEpoch: this.acceptedEpoch,
         reason: 'stale-epoch',
       });
-      this.leaderLost(now, `rejected-epoch:${m.epoch}<=${this.acceptedEpoch}`);
+      this.leaderLost(now, refusal);
       return;
     }
+    if (m.epoch === this.acceptedEpoch && this.acceptedLeader !== fr.leader)
+      this.emit({ ev: 'joined-established', leader: fr.leader, epoch: m.epoch, voted: this.acceptedLeader });
     this.acceptedEpoch = m.epoch;
     this.acceptedLeader = fr.leader;
     fr.inSession = true;
+    if (m.established) fr.leaderEstablished = true;
     this.persistEpochs();
     this.send(fr.leader, {
       type: 'ACKEPOCH',
@@ -818,6 +942,7 @@ export class NodeCore {
   }
 
   private onSync(from: NodeId, m: Extract<ZabMessage, { type: 'SYNC' }>): void {
+    this.followerRole!.leaderEstablished = true;
     this.setPhase('sync');
     this.applyPlan(m.plan, from, 'sync');
     this.followerRole!.synced = true;
@@ -832,6 +957,7 @@ export class NodeCore {
 
   private onUpToDate(m: Extract<ZabMessage, { type: 'UPTODATE' }>): void {
     this.learnCommit(m.commitZxid);
+    this.joinFailures = 0;
     this.setPhase('serving');
     this.emit({
       ev: 'serving',
@@ -987,6 +1113,7 @@ export class NodeCore {
       this.openStartGate(now, 'startup:initial-leader-not-heard');
     if (this.measureGate !== undefined && now >= this.measureGate)
       this.openMeasureGate(now, 'startup:measurements-incomplete');
+    if (this.electionGate !== undefined && now >= this.electionGate) this.openElectionGate(now);
     const m = this.monitor;
     if (m) {
       const beats = m.tick(now, () => this.resignationScore());
@@ -1090,6 +1217,28 @@ export class NodeCore {
     return true;
   }
 
+  /**
+   * A member has promised `promised` > our epoch (it acknowledged a candidate that never
+   * gathered a quorum): it may never acknowledge our epoch, and every election it starts is
+   * answered with us. Like a Raft leader that sees a higher term, hand over to a new election
+   * above that epoch, telling the followers at once; the sid and scores decide who leads it (with
+   * history, usually this node again). Rare: it takes a partition that leaves a candidate a
+   * minority of acknowledgements.
+   */
+  private makeRoomForNewerEpoch(now: number, member: NodeId, promised: number): void {
+    const ls = this.leaderState!;
+    this.emit({ ev: 'stepped-down', epoch: ls.epoch, reason: `member-ahead:${member}@${promised}` });
+    for (const id of ls.followers.keys())
+      this.send(id, {
+        type: 'REJECT',
+        epoch: ls.epoch,
+        acceptedEpoch: this.acceptedEpoch,
+        reason: 'member-ahead',
+      });
+    this.epochFloor = Math.max(this.epochFloor, promised);
+    this.beginElection(now, `stepped-down:member-ahead:${member}@${promised}`);
+  }
+
   private stepDown(now: number, reason: string): void {
     this.emit({ ev: 'stepped-down', epoch: this.leaderState?.epoch, reason });
     this.beginElection(now, `stepped-down:${reason}`);
@@ -1130,11 +1279,15 @@ export class NodeCore {
         msg.type === 'P' &&
         msg.epoch > this.election.epoch &&
         this.roleName !== 'looking' &&
-        this.phaseName !== 'serving'
+        this.phaseName !== 'serving' &&
+        !this.followerRole?.leaderEstablished &&
+        !this.leaderState?.established
       ) {
         // Someone started a newer election while our own epoch has not been established: the
         // selection we acted on did not take (POLE's selection is unreliable), so join theirs
-        // rather than answer with a leader nobody follows. Established leaders keep answering V.
+        // rather than answer with a leader nobody follows. Once the epoch is established (a
+        // quorum acknowledged it), it did take: answer V as a serving node would, so the other
+        // node joins too instead of the two pulling each other into elections back and forth.
         this.emit({
           ev: 'leader-lost',
           leader: this.leader,
@@ -1206,6 +1359,10 @@ export class NodeCore {
           this.leaderAccept(now, msg.clientId, msg.requestId, msg.path, msg.data);
         return;
       case 'REJECT':
+        if (msg.reason === 'stale-epoch' && msg.acceptedEpoch > ls.epoch) {
+          this.makeRoomForNewerEpoch(now, from, msg.acceptedEpoch);
+          return;
+        }
         if (ls.followers.delete(from) && ls.fetchingFrom === from)
           this.stepDown(now, 'fetch-source-rejected');
         return;

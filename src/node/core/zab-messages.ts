@@ -36,7 +36,16 @@ export type ZabMessage =
       readonly lastZxid: Zxid;
       readonly session: number;
     }
-  | { readonly type: 'LEADERINFO'; readonly epoch: number; readonly session: number }
+  /**
+   * `established`: the leader already holds a quorum of first acknowledgements of `epoch` (see
+   * NodeCore.onLeaderInfo): a follower that acknowledged `epoch` to another server may then join.
+   */
+  | {
+      readonly type: 'LEADERINFO';
+      readonly epoch: number;
+      readonly session: number;
+      readonly established: boolean;
+    }
   | {
       readonly type: 'ACKEPOCH';
       readonly epoch: number;

@@ -4,7 +4,11 @@
 //    that serves after the acknowledgement (checked when each leader starts serving, and at the end);
 // 3. all nodes apply one and the same sequence of txns (their committed logs are prefixes of one
 //    another), checked txn by txn as each node applies, including after snapshots and restarts;
-// 4. the same request is never acknowledged at two different zxids (retries apply once).
+// 4. the same request is never acknowledged at two different zxids (retries apply once);
+// 5. no node starts more than a set number of elections in any second (a node that cannot join
+//    must back off, not spin), and no core asks for a tick at one instant over and over.
+// Liveness (one leader, every live node rejoined it, a write committed) is checked by the
+// simulator once faults stop.
 import type { ApplyResult } from '../core/data-tree.js';
 import { requestKey } from '../core/data-tree.js';
 import type { NodeCore } from '../core/node-core.js';
@@ -24,9 +28,27 @@ export class InvariantChecker {
   /** Per node: index in `sequence` of the next txn it must apply. */
   private readonly next = new Map<NodeId, number>();
   private readonly timerSpins = new Map<NodeId, { at: number; count: number }>();
+  /** Per node: start times of its elections in the last second. */
+  private readonly electionStarts = new Map<NodeId, number[]>();
+  /** The most elections any node started within one second, over the whole run. */
+  maxElectionsInASecond = 0;
 
-  constructor(nodes: readonly NodeId[]) {
+  constructor(
+    nodes: readonly NodeId[],
+    private readonly maxElectionsPerSecond: number,
+  ) {
     for (const id of nodes) this.next.set(id, 0);
+  }
+
+  electionStarted(node: NodeId, now: number): void {
+    const recent = (this.electionStarts.get(node) ?? []).filter((t) => now - t < 1000);
+    recent.push(now);
+    this.electionStarts.set(node, recent);
+    this.maxElectionsInASecond = Math.max(this.maxElectionsInASecond, recent.length);
+    if (recent.length === this.maxElectionsPerSecond + 1)
+      this.fail(
+        `election rate: ${node} started ${recent.length} elections within one second (at most ${this.maxElectionsPerSecond})`,
+      );
   }
 
   get leadersSeen(): number {

@@ -31,7 +31,32 @@ export interface SimOptions {
   readonly heartbeat?: HeartbeatOptions;
   /** Resignation on (needs heartbeats). */
   readonly resign?: ResignOptions;
+  /** Random faults during the chaos period (default true); a script runs either way. */
+  readonly randomFaults?: boolean;
+  /** Faults at fixed virtual times, for replaying a known schedule (a bug report, say). */
+  readonly script?: readonly ScriptStep[];
+  /**
+   * Virtual ms after the faults stop by which every live node must follow the serving leader in
+   * its epoch (or be it), checked then and again at the end (default 3000: 30 ticks).
+   */
+  readonly rejoinWithinMs?: number;
+  /** Most elections one node may start in any second of virtual time (default 10). */
+  readonly maxElectionsPerSecond?: number;
 }
+
+/**
+ * One scripted fault. `pause` freezes a node as SIGSTOP (or a long GC pause) does: its links
+ * stay up and what reaches it waits; `resume` lets it run on, firing its overdue timer before it
+ * reads what arrived meanwhile, as Node's event loop does (timers before I/O).
+ */
+export type ScriptStep = { readonly at: number } & (
+  | { readonly pause: NodeId }
+  | { readonly resume: NodeId }
+  | { readonly crash: NodeId }
+  | { readonly restart: NodeId }
+  | { readonly partition: readonly (readonly NodeId[])[] }
+  | { readonly heal: true }
+);
 
 export interface SimResult {
   readonly seed: number;
@@ -44,6 +69,8 @@ export interface SimResult {
     readonly partitions: number;
     readonly linkBreaks: number;
     readonly snapshotsInstalled: number;
+    /** The most elections one node started within one second (the rate invariant's measure). */
+    readonly maxElectionsInASecond: number;
   };
   readonly trace: string[];
 }
@@ -65,6 +92,9 @@ interface SimNode {
   timerAt: number | undefined;
   /** handle → the client request it answers. */
   readonly pending: Map<number, ClientRequest>;
+  /** Frozen: what arrives waits in `held` until it resumes. */
+  paused: boolean;
+  held: SimEvent[];
 }
 
 interface Link {
@@ -90,7 +120,10 @@ type SimEvent =
   | { kind: 'arrival' }
   | { kind: 'fault' }
   | { kind: 'restart'; node: NodeId }
-  | { kind: 'heal' };
+  | { kind: 'heal' }
+  | { kind: 'script'; step: ScriptStep }
+  | { kind: 'disconnect-notice'; node: NodeId; peer: NodeId }
+  | { kind: 'check-rejoined' };
 
 export class Simulation {
   private readonly rng: Random;
@@ -104,6 +137,7 @@ export class Simulation {
   private readonly members: Member[];
   private readonly chaosMs: number;
   private readonly calmMs: number;
+  private readonly rejoinWithinMs: number;
   private readonly opts: SimOptions;
   private now = 0;
   private handleSeq = 0;
@@ -133,9 +167,10 @@ export class Simulation {
     this.timers = opts.timers ?? DEFAULT_TIMERS;
     this.chaosMs = opts.chaosMs ?? 3000;
     this.calmMs = opts.calmMs ?? 4000;
+    this.rejoinWithinMs = Math.min(opts.rejoinWithinMs ?? 3000, this.calmMs);
     const n = opts.nodes ?? 5;
     this.members = Array.from({ length: n }, (_, i) => ({ id: `p${i + 1}`, sid: i + 1 }));
-    this.checker = new InvariantChecker(this.members.map((m) => m.id));
+    this.checker = new InvariantChecker(this.members.map((m) => m.id), opts.maxElectionsPerSecond ?? 10);
     this.faultEveryMs = this.rng.pick([150, 300, 600, 1200]);
     this.writeEveryMs = this.rng.pick([10, 25, 50]);
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
@@ -147,6 +182,8 @@ export class Simulation {
         timerToken: 0,
         timerAt: undefined,
         pending: new Map(),
+        paused: false,
+        held: [],
       });
     }
   }
@@ -155,9 +192,12 @@ export class Simulation {
     for (const node of this.nodes.values()) this.boot(node);
     for (const a of this.members)
       for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(0, 5));
-    this.queue.push(this.rng.int(10, this.faultEveryMs), { kind: 'fault' });
+    if (this.opts.randomFaults !== false)
+      this.queue.push(this.rng.int(10, this.faultEveryMs), { kind: 'fault' });
+    for (const step of this.opts.script ?? []) this.queue.push(step.at, { kind: 'script', step });
     this.queue.push(this.rng.int(50, 150), { kind: 'arrival' });
     this.queue.push(this.chaosMs, { kind: 'heal' });
+    this.queue.push(this.chaosMs + this.rejoinWithinMs, { kind: 'check-rejoined' });
     const end = this.chaosMs + this.calmMs;
     while (this.checker.violations.length === 0) {
       const next = this.queue.pop();
@@ -171,7 +211,11 @@ export class Simulation {
     return {
       seed: this.opts.seed,
       violations: [...this.checker.violations],
-      stats: { ...this.stats, leaders: this.checker.leadersSeen },
+      stats: {
+        ...this.stats,
+        leaders: this.checker.leadersSeen,
+        maxElectionsInASecond: this.checker.maxElectionsInASecond,
+      },
       trace: this.traceLines,
     };
   }
@@ -213,6 +257,8 @@ export class Simulation {
     node.core = undefined;
     node.timerToken += 1;
     node.timerAt = undefined;
+    node.paused = false;
+    node.held = [];
     // Its clients see the connection drop: the outcome of those writes is unknown, so they retry.
     for (const req of node.pending.values()) this.retryLater(req);
     node.pending.clear();
@@ -257,6 +303,7 @@ export class Simulation {
 
   private onEvent(id: NodeId, e: CoreEvent): void {
     if (e.ev === 'resigned') this.lastResignAt = this.now;
+    if (e.ev === 'election-started') this.checker.electionStarted(id, this.now);
     if (this.opts.trace) this.trace(`${id} ${JSON.stringify(e)}`);
   }
 
@@ -291,8 +338,8 @@ export class Simulation {
     const l = this.linkOf(a, b);
     l.connecting = false;
     if (l.up) return;
-    if (!this.canTalk(a, b)) {
-      // Like a dialer that keeps retrying: try again later.
+    if (!this.canTalk(a, b) || this.nodes.get(a)!.paused || this.nodes.get(b)!.paused) {
+      // Like a dialer that keeps retrying (a frozen node accepts nothing): try again later.
       this.scheduleConnect(a, b, 50);
       return;
     }
@@ -322,6 +369,10 @@ export class Simulation {
     ] as const) {
       const node = this.nodes.get(x)!;
       if (!node.core) continue;
+      if (node.paused) {
+        node.held.push({ kind: 'disconnect-notice', node: x, peer: y });
+        continue;
+      }
       node.core.step({ type: 'disconnected', now: this.now, peer: y });
       this.drive(node);
     }
@@ -346,7 +397,8 @@ export class Simulation {
   }
 
   private submit(req: ClientRequest): void {
-    const live = [...this.nodes.values()].filter((n) => n.core);
+    // Clients of a frozen node time out on connecting: they go to a running one.
+    const live = [...this.nodes.values()].filter((n) => n.core && !n.paused);
     if (live.length === 0) return this.retryLater(req);
     const node = this.rng.pick(live);
     req.attempts += 1;
@@ -421,6 +473,7 @@ export class Simulation {
         const l = this.linkOf(ev.from, ev.to);
         const node = this.nodes.get(ev.to)!;
         if (l.gen !== ev.gen || !l.up || !node.core) return;
+        if (node.paused) return void node.held.push(ev);
         node.core.step({ type: 'message', now: this.now, from: ev.from, msg: ev.msg });
         this.drive(node);
         return;
@@ -430,6 +483,7 @@ export class Simulation {
       case 'timer': {
         const node = this.nodes.get(ev.node)!;
         if (!node.core || node.timerToken !== ev.token) return;
+        if (node.paused) return void node.held.push(ev);
         node.timerAt = undefined;
         this.checker.timerFired(ev.node, this.now);
         node.core.step({ type: 'tick', now: this.now });
@@ -464,11 +518,61 @@ export class Simulation {
         this.heal();
         if (this.now >= this.chaosMs) this.calm();
         return;
+      case 'script':
+        return this.runStep(ev.step);
+      case 'disconnect-notice': {
+        const node = this.nodes.get(ev.node)!;
+        if (!node.core) return;
+        node.core.step({ type: 'disconnected', now: this.now, peer: ev.peer });
+        this.drive(node);
+        return;
+      }
+      case 'check-rejoined': {
+        // A resignation in the calm period is a change of leader like a fault: allow it the bound too.
+        const due = this.rejoinDueAt();
+        if (this.now >= due) return this.checkRejoined();
+        if (due <= this.chaosMs + this.calmMs) this.queue.push(due, { kind: 'check-rejoined' });
+        return;
+      }
     }
+  }
+
+  private runStep(step: ScriptStep): void {
+    this.trace(`script ${JSON.stringify(step)}`);
+    if ('pause' in step) {
+      const node = this.nodes.get(step.pause)!;
+      if (node.core) node.paused = true;
+    } else if ('resume' in step) {
+      this.resume(this.nodes.get(step.resume)!);
+    } else if ('crash' in step) {
+      const node = this.nodes.get(step.crash)!;
+      this.crash(node);
+    } else if ('restart' in step) {
+      this.queue.push(this.now, { kind: 'restart', node: step.restart });
+    } else if ('partition' in step) {
+      this.stats.partitions += 1;
+      this.partition = new Map();
+      step.partition.forEach((group, i) => group.forEach((id) => this.partition.set(id, i + 1)));
+      const ids = this.members.map((m) => m.id);
+      for (const a of ids) for (const b of ids) if (a < b && !this.canTalk(a, b)) this.breakLink(a, b);
+    } else {
+      this.heal();
+    }
+  }
+
+  /** Thaw a frozen node: its overdue timer first, then what arrived, in arrival order. */
+  private resume(node: SimNode): void {
+    if (!node.paused) return;
+    node.paused = false;
+    const held = node.held;
+    node.held = [];
+    const timers = held.filter((e) => e.kind === 'timer');
+    for (const e of [...timers, ...held.filter((e) => e.kind !== 'timer')]) this.queue.push(this.now, e);
   }
 
   /** Faults are over: every node comes back, and one more write must get through. */
   private calm(): void {
+    for (const node of this.nodes.values()) this.resume(node);
     for (const node of this.nodes.values()) {
       if (!node.core) {
         this.boot(node);
@@ -499,6 +603,38 @@ export class Simulation {
       );
     }
     this.checker.finalCheck(cores);
+    this.checkRejoined();
+  }
+
+  /**
+   * Once faults (and resignations) have stopped for `rejoinWithinMs`: one leader serves, and every other live node
+   * follows it in its epoch and has caught up. A running node that can reach a quorum and never
+   * rejoins is a protocol bug, even while some leader serves (issue 9's livelock).
+   */
+  private rejoinDueAt(): number {
+    return Math.max(this.chaosMs, this.lastResignAt) + this.rejoinWithinMs;
+  }
+
+  private checkRejoined(): void {
+    if (this.checker.violations.length > 0 || this.now < this.rejoinDueAt()) return;
+    const cores = this.liveCores();
+    const states = () => [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
+    const leaders = [...cores].filter(([, c]) => c.servingLeaderEpoch !== undefined);
+    const after = `${Math.round(this.now - this.chaosMs)} ms after faults stopped`;
+    if (leaders.length !== 1) {
+      this.checker.violations.push(`rejoin: ${leaders.length} leaders serving ${after} (${states()})`);
+      return;
+    }
+    const [leader, lc] = leaders[0]!;
+    const behind = [...cores].filter(
+      ([id, c]) =>
+        id !== leader &&
+        !(c.role === 'following' && c.leader === leader && c.epoch === lc.epoch && c.phase === 'serving'),
+    );
+    if (behind.length > 0)
+      this.checker.violations.push(
+        `rejoin: ${behind.map(([id]) => id).join(', ')} not serving under ${leader}@${lc.epoch} ${after} (${states()})`,
+      );
   }
 
   private trace(line: string): void {
