@@ -73,6 +73,8 @@ export interface SimResult {
     readonly maxElectionsInASecond: number;
   };
   readonly trace: string[];
+  /** Every node event with its virtual time (kept with `trace`). */
+  readonly events: ReadonlyArray<{ readonly at: number; readonly node: NodeId; readonly event: CoreEvent }>;
 }
 
 const DEFAULT_TIMERS: CoreTimers = {
@@ -143,6 +145,7 @@ export class Simulation {
   private handleSeq = 0;
   private requestSeq = 0;
   private readonly traceLines: string[] = [];
+  private readonly eventLog: { at: number; node: NodeId; event: CoreEvent }[] = [];
   private readonly stats = {
     events: 0,
     acked: 0,
@@ -170,7 +173,10 @@ export class Simulation {
     this.rejoinWithinMs = Math.min(opts.rejoinWithinMs ?? 3000, this.calmMs);
     const n = opts.nodes ?? 5;
     this.members = Array.from({ length: n }, (_, i) => ({ id: `p${i + 1}`, sid: i + 1 }));
-    this.checker = new InvariantChecker(this.members.map((m) => m.id), opts.maxElectionsPerSecond ?? 10);
+    this.checker = new InvariantChecker(
+      this.members.map((m) => m.id),
+      opts.maxElectionsPerSecond ?? 10,
+    );
     this.faultEveryMs = this.rng.pick([150, 300, 600, 1200]);
     this.writeEveryMs = this.rng.pick([10, 25, 50]);
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
@@ -217,6 +223,7 @@ export class Simulation {
         maxElectionsInASecond: this.checker.maxElectionsInASecond,
       },
       trace: this.traceLines,
+      events: this.eventLog,
     };
   }
 
@@ -304,7 +311,10 @@ export class Simulation {
   private onEvent(id: NodeId, e: CoreEvent): void {
     if (e.ev === 'resigned') this.lastResignAt = this.now;
     if (e.ev === 'election-started') this.checker.electionStarted(id, this.now);
-    if (this.opts.trace) this.trace(`${id} ${JSON.stringify(e)}`);
+    if (this.opts.trace) {
+      this.trace(`${id} ${JSON.stringify(e)}`);
+      this.eventLog.push({ at: this.now, node: id, event: e });
+    }
   }
 
   // ------------------------------------------------------------------ network
