@@ -9,9 +9,11 @@ import { test } from 'node:test';
 import { describeFailure, runSimulation } from '../../src/node/sim/simulator.js';
 
 const RESUME_AT = 1800;
-// initLimit (10 ticks of 100 ms): how long the stranded candidate waits for a quorum before it
-// steps down; then an election round and a sync. 300 ms of slack for those.
-const REJOIN_BOUND_MS = 10 * 100 + 300;
+// The answers to its proposals tell the stranded candidate that a quorum, p4 among it, settles on
+// p4 in epoch 2: it steps down, adopts p4 from the votes, joins (FOLLOWERINFO, LEADERINFO,
+// ACKEPOCH), syncs and serves. Five round trips; allow six on the slowest links the simulator
+// draws (up to 40 ms each way). Before stepping down on those votes it waited out initLimit (1 s).
+const REJOIN_BOUND_MS = 6 * 2 * 40;
 
 test('a frozen leader that wakes as a candidate of the epoch its successor serves rejoins it', () => {
   const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
@@ -47,6 +49,12 @@ test('a frozen leader that wakes as a candidate of the epoch its successor serve
     assert.ok(
       rejoined.at - RESUME_AT <= REJOIN_BOUND_MS,
       `seed ${seed}: p5 rejoined ${Math.round(rejoined.at - RESUME_AT)} ms after waking (bound ${REJOIN_BOUND_MS})`,
+    );
+    assert.ok(
+      after.some(
+        (e) => e.event.ev === 'stepped-down' && e.event.reason === `rival-leader:${successor.node}@2`,
+      ),
+      `seed ${seed}: p5 should give up its candidacy on hearing a quorum settle on ${successor.node}`,
     );
     assert.ok(
       after.some((e) => e.event.ev === 'joined-established' && e.event.voted === 'p5'),

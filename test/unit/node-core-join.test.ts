@@ -118,3 +118,63 @@ test('refused joins back off: doubling waits before the next election, and one j
   for (let i = 1; i < failing.length; i++)
     assert.ok(failing[i]!.at - failing[i - 1]!.at >= 1000, 'join-failing more than once a second');
 });
+
+/** p3 of three, chosen initial leader, elected with p1's proposal and (optionally) serving with p1. */
+function leaderOfEpoch1(serve: boolean): NodeCore {
+  const three = members.slice(0, 3);
+  const core = new NodeCore(
+    {
+      self: three[2]!,
+      members: three,
+      oracle: createOracle('history'),
+      initialLeader: 'p3',
+      timers,
+      snapshotEvery: 1000,
+    },
+    { acceptedEpoch: 0, currentEpoch: 0, txns: [] },
+  );
+  core.start(0);
+  for (const peer of ['p1', 'p2']) core.step({ type: 'connected', now: 0, peer });
+  deliver(core, 1, 'p1', { type: 'P', epoch: 1, proposal: { score: [0], id: 'p1', sid: 1 } });
+  // The retry timer and then the election timer (T after a quorum of proposals) fire.
+  for (let i = 0; i < 5 && core.role !== 'leading'; i++) {
+    core.step({ type: 'tick', now: core.nextTimerAt()! });
+    core.ready();
+  }
+  assert.equal(core.role, 'leading');
+  if (serve) {
+    const zero = { epoch: 0, counter: 0 };
+    deliver(core, 200, 'p1', {
+      type: 'FOLLOWERINFO',
+      epoch: 1,
+      acceptedEpoch: 0,
+      lastZxid: zero,
+      session: 1,
+    });
+    deliver(core, 201, 'p1', { type: 'ACKEPOCH', epoch: 1, currentEpoch: 0, lastZxid: zero, ranges: [] });
+    deliver(core, 202, 'p1', { type: 'ACKNEWLEADER', epoch: 1 });
+    assert.equal(core.servingLeaderEpoch, 1);
+  }
+  return core;
+}
+
+test('a serving leader told that a member promised a newer epoch re-elects above that epoch', () => {
+  const core = leaderOfEpoch1(true);
+  // p2 acknowledged epoch 3 to a candidate that never got a quorum: it can never join epoch 1.
+  const r = deliver(core, 210, 'p2', { type: 'REJECT', epoch: 1, acceptedEpoch: 3, reason: 'stale-epoch' });
+  assert.equal(named(r.events, 'stepped-down')[0]?.reason, 'member-ahead:p2@3');
+  assert.ok(
+    r.sends.some((s) => s.to === 'p1' && s.msg.type === 'REJECT'),
+    'followers must be told at once',
+  );
+  assert.equal(named(r.events, 'election-started')[0]?.epoch, 4);
+  assert.equal(core.servingLeaderEpoch, undefined);
+});
+
+test('a leader ignores a refusal from a member that voted elsewhere in its own epoch', () => {
+  const core = leaderOfEpoch1(false);
+  // Not established yet, so p2, which voted for someone else in epoch 1, refused: it retries later.
+  const r = deliver(core, 210, 'p2', { type: 'REJECT', epoch: 1, acceptedEpoch: 1, reason: 'stale-epoch' });
+  assert.equal(named(r.events, 'stepped-down').length, 0);
+  assert.equal(core.role, 'leading');
+});

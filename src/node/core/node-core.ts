@@ -120,6 +120,8 @@ interface LeaderState {
    * server can ever be established in it. Told to followers in LEADERINFO (see onLeaderInfo).
    */
   established: boolean;
+  /** While not established: who answered V for another leader in this epoch or later, by (epoch, leader). */
+  readonly rivalVotes: Map<string, Set<NodeId>>;
 }
 
 interface FollowerRole {
@@ -597,6 +599,7 @@ export class NodeCore {
       commitAnnounced: ZERO_ZXID,
       firstCommitSeen: false,
       established: false,
+      rivalVotes: new Map(),
     };
     this.emit({ ev: 'leading', epoch, lastZxid: formatZxid(this.history.last) });
     this.setPhase('discovery');
@@ -1218,6 +1221,25 @@ export class NodeCore {
   }
 
   /**
+   * A candidate that is not established yet hears V for another leader in its epoch (or a later
+   * one): the answers to the proposals it sent before it decided. Once a quorum, that leader
+   * among it, has settled on the other leader, this candidate can never gather its quorum of
+   * first acknowledgements: step down now and join that leader, instead of waiting out initLimit
+   * (issue 9: a leader that froze and woke as a candidate of its successor's epoch). Stepping
+   * down is always safe.
+   */
+  private onRivalVote(now: number, from: NodeId, v: Extract<PeerMessage, { type: 'V' }>): void {
+    const ls = this.leaderState;
+    if (!ls || ls.established || v.leader === this.self || v.epoch < ls.epoch) return;
+    const key = `${v.epoch}\u0000${v.leader}`;
+    const voters = ls.rivalVotes.get(key) ?? new Set<NodeId>();
+    ls.rivalVotes.set(key, voters);
+    voters.add(from);
+    if (voters.size < this.quorum || !voters.has(v.leader)) return;
+    this.stepDown(now, `rival-leader:${v.leader}@${v.epoch}`);
+  }
+
+  /**
    * A member has promised `promised` > our epoch (it acknowledged a candidate that never
    * gathered a quorum): it may never acknowledge our epoch, and every election it starts is
    * answered with us. Like a Raft leader that sees a higher term, hand over to a new election
@@ -1274,6 +1296,8 @@ export class NodeCore {
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
     if (msg.type === 'HEARTBEAT') return this.onHeartbeat(now, from, msg);
+    // The vote still goes to the election below: the one a step-down starts counts it.
+    if (msg.type === 'V') this.onRivalVote(now, from, msg);
     if (msg.type === 'P' || msg.type === 'V') {
       if (
         msg.type === 'P' &&
