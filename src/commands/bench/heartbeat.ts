@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { durationFlag } from '../../util/duration-flag.js';
 import { runHeartbeatBench, type HeartbeatBenchResult } from '../../bench/heartbeat-bench.js';
 
 export default class BenchHeartbeat extends Command {
@@ -9,13 +10,13 @@ export default class BenchHeartbeat extends Command {
 
   static override examples = [
     '<%= config.bin %> bench heartbeat',
-    '<%= config.bin %> bench heartbeat --nodes 9 --period 100 --duration 30 --json',
+    '<%= config.bin %> bench heartbeat --nodes 9 --period 100ms --duration 30s --json',
   ];
 
   static override flags = {
     nodes: Flags.integer({ description: 'number of node processes', default: 9, min: 3 }),
-    period: Flags.integer({ description: 'heartbeat period, ms', default: 100, min: 1 }),
-    duration: Flags.integer({ description: 'seconds of CPU measurement per run', default: 20, min: 1 }),
+    period: durationFlag({ description: 'heartbeat period, e.g. 100ms', default: '100ms', minMs: 1 }),
+    duration: durationFlag({ description: 'CPU measurement per run, e.g. 20s', default: '20s', minMs: 1000 }),
   };
 
   async run(): Promise<HeartbeatBenchResult> {
@@ -23,7 +24,7 @@ export default class BenchHeartbeat extends Command {
     const r = await runHeartbeatBench({
       nodes: flags.nodes,
       periodMs: flags.period,
-      durationS: flags.duration,
+      durationS: flags.duration / 1000,
       log: (line) => {
         if (!this.jsonEnabled()) this.log(line);
       },

@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { durationFlag } from '../../util/duration-flag.js';
 import { runLoadBench, type LoadBenchResult } from '../../bench/load-bench.js';
 import { ARRIVALS, type Arrival } from '../../load/open-loop-schedule.js';
 import { DEFAULT_AGENT_NICE } from '../../load/agent-protocol.js';
@@ -11,15 +12,15 @@ export default class BenchLoad extends Command {
 
   static override examples = [
     '<%= config.bin %> bench load',
-    '<%= config.bin %> bench load --rate 1000,5000 --duration 10 --arrival poisson --json',
+    '<%= config.bin %> bench load --rate 1000,5000 --duration 10s --arrival poisson --json',
   ];
 
   static override flags = {
     rate: Flags.string({ description: 'target rates, writes/s, comma-separated', default: '1000,5000' }),
-    duration: Flags.integer({
-      description: 'seconds of load per rate (the first second is warm-up)',
-      default: 10,
-      min: 2,
+    duration: durationFlag({
+      description: 'load per rate (the first second is warm-up), e.g. 10s',
+      default: '10s',
+      minMs: 2000,
     }),
     arrival: Flags.option({
       description: 'arrival process',
@@ -56,7 +57,7 @@ export default class BenchLoad extends Command {
       nice,
       ...(flags.wake === 'auto' ? {} : { wake: flags.wake }),
       rates,
-      durationS: flags.duration,
+      durationS: flags.duration / 1000,
       arrival: flags.arrival,
       nodes: flags.nodes,
       size: flags.size,

@@ -1,4 +1,5 @@
 import { Command, Flags } from '@oclif/core';
+import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
 
 export default class BenchNode extends Command {
@@ -9,15 +10,15 @@ export default class BenchNode extends Command {
 
   static override examples = [
     '<%= config.bin %> bench node',
-    '<%= config.bin %> bench node --nodes 5 --duration 10 --kills 10 --json',
+    '<%= config.bin %> bench node --nodes 5 --duration 10s --kills 10 --json',
   ];
 
   static override flags = {
     nodes: Flags.integer({ description: 'number of node processes', default: 5, min: 3 }),
-    duration: Flags.integer({
-      description: 'seconds of the throughput phase (after 1 s of warm-up)',
-      default: 10,
-      min: 1,
+    duration: durationFlag({
+      description: 'length of the throughput phase (after 1 s of warm-up), e.g. 10s',
+      default: '10s',
+      minMs: 1000,
     }),
     kills: Flags.integer({ description: 'leader kills in the failover phase', default: 5, min: 0 }),
     size: Flags.integer({ description: 'bytes per write', default: 1024, min: 1 }),
@@ -44,7 +45,7 @@ export default class BenchNode extends Command {
     const { flags } = await this.parse(BenchNode);
     const result = await runNodeBench({
       nodes: flags.nodes,
-      durationS: flags.duration,
+      durationS: flags.duration / 1000,
       kills: flags.kills,
       size: flags.size,
       depth: flags.depth,
