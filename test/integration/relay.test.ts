@@ -161,6 +161,42 @@ describe('delay relay', () => {
     }
   });
 
+  it('change() sets a route to no delay and back, on a connection that stays open', async () => {
+    const echo = await startEchoServer({ inWorker: true });
+    const relay = await DelayRelay.start({ seed: 1, routes: [route('r', echo.port, fixed(15))] });
+    const socket = await open(relay.port('r'));
+    const roundTrip = async (): Promise<number> => {
+      const t0 = performance.now();
+      socket.write('x');
+      await nextEvent(socket, ['data']);
+      return performance.now() - t0;
+    };
+    try {
+      const median = async (): Promise<number> => {
+        const xs: number[] = [];
+        for (let i = 0; i < 15; i++) xs.push(await roundTrip());
+        return xs.sort((a, b) => a - b)[7]!;
+      };
+      const shaped = await median();
+      assert.ok(shaped >= 29.8 && shaped < 40, `shaped RTT ${shaped} ms (configured 30)`);
+      const zero = { delayMs: 0, jitterMs: 0, distribution: 'pareto' as const };
+      await relay.change([{ name: 'r', forward: zero, backward: zero }]);
+      const bare = await median();
+      assert.ok(bare < 5, `RTT with no delay ${bare} ms`);
+      await relay.change([{ name: 'r', forward: fixed(15), backward: fixed(15) }]);
+      const again = await median();
+      assert.ok(again >= 29.8 && again < 40, `RTT after restoring ${again} ms`);
+      await assert.rejects(
+        relay.change([{ name: 'nope', forward: zero, backward: zero }]),
+        /no relay route 'nope'/,
+      );
+    } finally {
+      socket.destroy();
+      await relay.close();
+      await echo.close();
+    }
+  });
+
   it('pauses a sender whose target does not read, holding at most ~4 MB, and resumes it', async () => {
     let serverSide: Socket | undefined;
     let received = 0;

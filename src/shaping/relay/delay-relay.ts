@@ -3,7 +3,9 @@
 // the harness's own event loop never delays a release; this class only sends it requests.
 import { Worker } from 'node:worker_threads';
 import { validateLinkDelay, type LinkDelay } from './delay-distribution.js';
-import type { RelayReply, RelayRequest, RelayWorkerInit } from './relay-worker.js';
+import type { RelayReply, RelayRequest, RelayWorkerInit, RouteDelayChange } from './relay-worker.js';
+
+export type { RouteDelayChange };
 
 export interface RelayRoute {
   /** Unique within a relay. */
@@ -143,6 +145,19 @@ export class DelayRelay {
     for (const [name, port] of Object.entries(reply.ports ?? {})) this.ports.set(name, port);
   }
 
+  /**
+   * New delays for named routes, in force for every byte that arrives from now on (bytes already
+   * queued keep their release times, and each direction stays FIFO). Used to calibrate a run's
+   * node floor with no delay, and to change a link's delay mid-run.
+   */
+  async change(changes: readonly RouteDelayChange[]): Promise<void> {
+    for (const c of changes) {
+      validateLinkDelay(c.forward);
+      validateLinkDelay(c.backward);
+    }
+    await this.request({ op: 'change', changes });
+  }
+
   async stats(): Promise<RelayStats> {
     const reply = await this.request({ op: 'stats' });
     if (reply.stats === undefined) throw new Error('relay worker sent no stats');
@@ -170,7 +185,13 @@ export class DelayRelay {
     this.ports.clear();
   }
 
-  private request(req: { op: 'add'; routes: readonly RelayRoute[] } | { op: 'stats' } | { op: 'close' }) {
+  private request(
+    req:
+      | { op: 'add'; routes: readonly RelayRoute[] }
+      | { op: 'change'; changes: readonly RouteDelayChange[] }
+      | { op: 'stats' }
+      | { op: 'close' },
+  ) {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<RelayReply & { ok: true }>((resolve, reject) => {

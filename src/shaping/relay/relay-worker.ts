@@ -22,11 +22,19 @@ import { setPriority } from 'node:os';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { Random } from '../../util/random.js';
-import { createDelaySampler } from './delay-distribution.js';
+import { createDelaySampler, type LinkDelay } from './delay-distribution.js';
 import type { DirectionStats, RelayRoute, RelayStats, RouteStats } from './delay-relay.js';
+
+/** New delays for a route: its open connections and the ones it accepts from now on. */
+export interface RouteDelayChange {
+  readonly name: string;
+  readonly forward: LinkDelay;
+  readonly backward: LinkDelay;
+}
 
 export type RelayRequest =
   | { readonly id: number; readonly op: 'add'; readonly routes: readonly RelayRoute[] }
+  | { readonly id: number; readonly op: 'change'; readonly changes: readonly RouteDelayChange[] }
   | { readonly id: number; readonly op: 'stats' }
   | { readonly id: number; readonly op: 'close' };
 
@@ -215,7 +223,8 @@ class Direction {
   constructor(
     private readonly scheduler: ReleaseScheduler,
     readonly counters: DirectionCounters,
-    private readonly sample: () => number,
+    /** Replaced when the route's delay changes; chunks already queued keep their release times. */
+    public sample: () => number,
     readonly conn: Connection,
   ) {}
 
@@ -499,11 +508,22 @@ class RouteState {
   accepted = 0;
   resets = 0;
   port = 0;
+  /** The delays now in force (the route's own until a change), and how many changes so far. */
+  delays: { forward: LinkDelay; backward: LinkDelay };
+  changes = 0;
 
   constructor(
     readonly route: RelayRoute,
     readonly server: Server,
-  ) {}
+  ) {
+    this.delays = { forward: route.forward, backward: route.backward };
+  }
+
+  /** A fresh, repeatable sampler per connection, direction and change. */
+  sampler(seed: number, index: number, dir: 'f' | 'b'): () => number {
+    const rng = new Random(hashSeed(`${seed}/${this.route.name}/${index}/${dir}/${this.changes}`));
+    return createDelaySampler(dir === 'f' ? this.delays.forward : this.delays.backward, rng);
+  }
 
   snapshot(): RouteStats {
     let fq = 0;
@@ -533,28 +553,17 @@ class Connection {
   private target: Socket | null = null;
   private aborted = false;
   private openSockets = 1;
+  private readonly index: number;
 
   constructor(
     private readonly state: RouteState,
     private readonly client: Socket,
     scheduler: ReleaseScheduler,
-    seed: number,
+    private readonly seed: number,
   ) {
-    const name = state.route.name;
-    const index = state.accepted;
-    const rng = (dir: string) => new Random(hashSeed(`${seed}/${name}/${index}/${dir}`));
-    this.fwd = new Direction(
-      scheduler,
-      state.forward,
-      createDelaySampler(state.route.forward, rng('f')),
-      this,
-    );
-    this.bwd = new Direction(
-      scheduler,
-      state.backward,
-      createDelaySampler(state.route.backward, rng('b')),
-      this,
-    );
+    this.index = state.accepted;
+    this.fwd = new Direction(scheduler, state.forward, state.sampler(seed, this.index, 'f'), this);
+    this.bwd = new Direction(scheduler, state.backward, state.sampler(seed, this.index, 'b'), this);
     this.fwd.src = client;
     this.bwd.dst = client;
     client.setNoDelay(true);
@@ -581,6 +590,12 @@ class Connection {
     t.on('drain', () => this.fwd.maybeResume());
     t.on('error', () => this.abort());
     t.on('close', () => this.socketClosed());
+  }
+
+  /** The route's delays changed: what arrives from now on is delayed by the new ones. */
+  delaysChanged(): void {
+    this.fwd.sample = this.state.sampler(this.seed, this.index, 'f');
+    this.bwd.sample = this.state.sampler(this.seed, this.index, 'b');
   }
 
   /** An error or reset on either side: the other side is reset at once, queued bytes dropped. */
@@ -681,6 +696,20 @@ function runRelay(opts: RelayWorkerInit): void {
     return ports;
   }
 
+  function change(list: readonly RouteDelayChange[]): void {
+    for (const c of list) {
+      if (!routes.has(c.name)) throw new Error(`no relay route '${c.name}' to change`);
+      createDelaySampler(c.forward, new Random(1));
+      createDelaySampler(c.backward, new Random(1));
+    }
+    for (const c of list) {
+      const state = routes.get(c.name)!;
+      state.delays = { forward: c.forward, backward: c.backward };
+      state.changes++;
+      for (const conn of state.connections) conn.delaysChanged();
+    }
+  }
+
   function stats(): RelayStats {
     const cpu = threadCpuMs('/proc/thread-self/schedstat');
     return {
@@ -724,6 +753,9 @@ function runRelay(opts: RelayWorkerInit): void {
     switch (req.op) {
       case 'add':
         return { id: req.id, ok: true, ports: await addRoutes(req.routes) };
+      case 'change':
+        change(req.changes);
+        return { id: req.id, ok: true };
       case 'stats':
         return { id: req.id, ok: true, stats: stats() };
       case 'close':
