@@ -1,4 +1,4 @@
-// result.json: everything a run found, as one versioned document ("pole-bench/result@1"). The
+// result.json: everything a run found, as one versioned document ("pole-bench/result@2"). The
 // report, the thresholds and `--json` all read this one shape. The interfaces are the contract; the
 // zod schema below reads a file back (e.g. to re-render a report) and must agree with them, which
 // the compile-time check at the end enforces.
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@1';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@2';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -104,10 +104,22 @@ export interface LatencyWindows {
   readonly after: LatencyStats | null;
 }
 
-/** The model's predicted mean latency, ms: under the initial leader (before) and the elected one (after). */
+/**
+ * The paper's model, ms (forwarding RTT to the leader + the leader's θc, from the topology, nothing
+ * else): under the initial leader (before) and the elected one (after).
+ */
 export interface ModelWindows {
   readonly before: number | null;
   readonly after: number | null;
+}
+
+export interface FloorInfo {
+  readonly method: string;
+  readonly leaderMs: number | null;
+  readonly followerMs: number | null;
+  readonly writes: number;
+  /** perDc[dc]: the floor under the leader of each window. */
+  readonly perDc: Readonly<Record<string, ModelWindows>>;
 }
 
 export interface LinkRtt {
@@ -201,14 +213,14 @@ export interface RunResult {
   readonly recovery: RecoveryInfo;
   /** latency[dc]. */
   readonly latency: Readonly<Record<string, LatencyWindows>>;
-  /** model[dc]. */
+  /** model[dc]: the paper's model alone. */
   readonly model: Readonly<Record<string, ModelWindows>>;
   /**
-   * The local commit cost included in every model figure: mean latency of writes sent straight to
-   * the leader at the run's write rate before the load (disk, batching, processing: the paper's
-   * t_disk, which its model leaves out).
+   * The node floor: what a write costs with no delay between data centers (measure/node-floor.ts),
+   * how it was measured, and per data center and window the mix its clients see. The prediction a
+   * measurement is held against is model + floor; the two are kept apart.
    */
-  readonly modelBaseMs?: number | null;
+  readonly floor: FloorInfo;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -294,7 +306,13 @@ export const runResultSchema = z
       z.object({ before: latencyStats.nullable(), after: latencyStats.nullable() }),
     ),
     model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
-    modelBaseMs: ms().nullable().optional(),
+    floor: z.object({
+      method: z.string(),
+      leaderMs: ms().nullable(),
+      followerMs: ms().nullable(),
+      writes: count,
+      perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    }),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),

@@ -19,7 +19,7 @@ import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
-import { measureRelayLinks, startNodeRelay, unmeasuredLinks } from './relay-shaping.js';
+import { measureRelayLinks, startNodeRelay, unmeasuredLinks, type WanDelays } from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
 
 /** Ports inside every node's own network namespace. */
@@ -66,6 +66,7 @@ export class DockerRuntime implements Runtime {
   private network: Docker.Network | undefined;
   private configDir: string | undefined;
   private relay: DelayRelay | undefined;
+  private setRelayDelays: ((mode: WanDelays) => Promise<void>) | undefined;
   private tornDown = false;
 
   constructor(
@@ -162,6 +163,7 @@ export class DockerRuntime implements Runtime {
         { seed: this.opts.seed, listenHost: gateway },
       );
       this.relay = r.relay;
+      this.setRelayDelays = r.setWanDelays;
       dial = r.dial;
     } else if (this.opts.shaping.kind === 'netem' && this.opts.tcPlan) {
       for (const [id, commands] of this.opts.tcPlan(addresses)) {
@@ -287,6 +289,14 @@ export class DockerRuntime implements Runtime {
     for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
     args.push(this.opts.image, 'agent', '--stdio');
     return AgentProcess.spawn({ onInterval, stdioCommand: { file: 'docker', args }, readyTimeoutMs: 30_000 });
+  }
+
+  /** The relay's delays change at once; a netem plan cannot be changed during a run yet (false). */
+  async setWanDelays(mode: WanDelays): Promise<boolean> {
+    if (this.opts.shaping.kind === 'none') return true;
+    if (this.opts.shaping.kind !== 'relay' || !this.setRelayDelays) return false;
+    await this.setRelayDelays(mode);
+    return true;
   }
 
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {

@@ -7,7 +7,7 @@ import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
-import { measureRelayLinks, startNodeRelay, unmeasuredLinks } from './relay-shaping.js';
+import { measureRelayLinks, startNodeRelay, unmeasuredLinks, type WanDelays } from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
 
 export interface ProcessRuntimeOptions {
@@ -23,6 +23,7 @@ export class ProcessRuntime implements Runtime {
   readonly name = 'process' as const;
   private cluster: ProcessCluster | undefined;
   private relay: DelayRelay | undefined;
+  private setRelayDelays: ((mode: WanDelays) => Promise<void>) | undefined;
   private tornDown = false;
 
   constructor(
@@ -60,6 +61,7 @@ export class ProcessRuntime implements Runtime {
                 { seed: this.opts.seed },
               );
               this.relay = r.relay;
+              this.setRelayDelays = r.setWanDelays;
               return r.dial;
             },
           }
@@ -111,6 +113,13 @@ export class ProcessRuntime implements Runtime {
   /** A `pole-bench agent` child process on this machine, over the Node IPC channel. */
   spawnAgent(_dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
     return AgentProcess.spawn({ onInterval });
+  }
+
+  async setWanDelays(mode: WanDelays): Promise<boolean> {
+    if (this.opts.shaping.kind === 'none') return true;
+    if (this.opts.shaping.kind !== 'relay' || !this.setRelayDelays) return false;
+    await this.setRelayDelays(mode);
+    return true;
   }
 
   /** Through relay routes of the same delays (see relay-shaping.ts); NaN when nothing is shaped. */

@@ -16,6 +16,9 @@ export interface RelayedNode {
   readonly peer: Address;
 }
 
+/** The topology's delays between data centers, or none at all (a calibration). */
+export type WanDelays = 'zero' | 'topology';
+
 /** One direction between two data centers, as the relay takes it. */
 export function dcLinkDelay(t: Topology, fromDc: string, toDc: string): LinkDelay {
   return {
@@ -34,7 +37,11 @@ export async function startNodeRelay(
   t: Topology,
   nodes: readonly RelayedNode[],
   opts: { seed: number; listenHost?: string; advertiseHost?: string },
-): Promise<{ relay: DelayRelay; dial: (from: NodeId, to: NodeId) => Address }> {
+): Promise<{
+  relay: DelayRelay;
+  dial: (from: NodeId, to: NodeId) => Address;
+  setWanDelays: (mode: WanDelays) => Promise<void>;
+}> {
   const dc = (id: NodeId): string => t.node(id).datacenter;
   const routes: RelayRoute[] = [];
   for (const from of nodes)
@@ -55,8 +62,17 @@ export async function startNodeRelay(
   const names = new Set(routes.map((r) => r.name));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const host = opts.advertiseHost ?? opts.listenHost ?? '127.0.0.1';
+  const none = (d: LinkDelay): LinkDelay => ({ ...d, delayMs: 0, jitterMs: 0 });
   return {
     relay,
+    setWanDelays: (mode) =>
+      relay.change(
+        routes.map((r) => ({
+          name: r.name,
+          forward: mode === 'zero' ? none(r.forward) : r.forward,
+          backward: mode === 'zero' ? none(r.backward) : r.backward,
+        })),
+      ),
     dial: (from, to) =>
       names.has(`${from}>${to}`)
         ? { host, port: relay.port(`${from}>${to}`) }

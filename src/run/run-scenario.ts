@@ -5,7 +5,6 @@
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
-import { PoleClient } from '../node/net/client.js';
 import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process-cluster.js';
 import { wallNow } from '../runtime/process-cluster.js';
@@ -20,7 +19,8 @@ import {
   type TimelinePoint,
 } from '../report/result.js';
 import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
-import { predictLatency } from '../topology/model.js';
+import { calibrateFloor, unmeasuredFloor, type NodeFloor } from '../measure/node-floor.js';
+import { modelColumns } from '../report/model-columns.js';
 import { LEADER } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
 import { checkAckedWrites } from './checker.js';
@@ -76,7 +76,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   let links = new Map<string, Map<string, number>>();
   const dones = new Map<string, DoneMessage>();
   let lostList: string[] = [];
-  let baseMs: number | null = null;
+  let floor: NodeFloor = unmeasuredFloor('the run ended before the calibration');
   let ticker: NodeJS.Timeout | undefined;
 
   try {
@@ -87,8 +87,6 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     note('initial-leader', { leader: initial });
     progress('measuring links', { leader: initial });
     links = await rt.measureLinks(20);
-    progress('measuring local commit cost', { leader: initial });
-    baseMs = await localCommitMs(rt.clientAddress(initial), `run${o.seed}-base`, t.workload.rate);
 
     progress('starting load agents', { leader: initial });
     for (const dc of t.datacenters) {
@@ -184,6 +182,11 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       runId: `run${o.seed}`,
     });
     lostList = check.lost;
+
+    // After the load, so that the calibration's delay-free round trips can never reach the RTTs
+    // that a measured oracle elects by.
+    progress('calibrating the node floor', { leader: leaderNow });
+    floor = await measureFloor(rt, t, leaderNow, `run${o.seed}-floor`);
   } catch (err) {
     if (err instanceof RunAborted) throw err;
     errors.push((err as Error).message);
@@ -207,7 +210,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     nodeEvents,
     loadStart,
     faults: faultsDone,
-    baseMs,
+    floor,
   });
   const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
   return {
@@ -224,38 +227,26 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
 }
 
 /**
- * Mean latency of writes sent straight to the leader at the run's own write rate, for 3 s before
- * the load: the disk, batching and processing cost of a commit at that rate, which the paper's
- * latency model leaves out (its t_disk). Added to every model figure, and shown as such.
+ * The node floor (see measure/node-floor.ts) with every delay between data centers taken out for
+ * 3 s and put back after, whatever happens. A shaping that cannot change its delays during a run
+ * gives no floor, and says why; so does a calibration that fails (the run itself stands).
  */
-async function localCommitMs(
-  leader: { host: string; port: number },
-  clientId: string,
-  rate: number,
-): Promise<number> {
-  const client = await PoleClient.connect(leader.host, leader.port, { requestTimeoutMs: 5_000 });
+async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: string): Promise<NodeFloor> {
+  if (!(await rt.setWanDelays('zero')))
+    return unmeasuredFloor(`the ${rt.shaping.kind} shaping cannot take its delays out during a run`);
   try {
-    const data = new Uint8Array(1024);
-    const samples: number[] = [];
-    const gap = 1000 / Math.max(1, rate);
-    const n = Math.max(60, Math.round(3000 / gap));
-    const start = performance.now();
-    const pending: Promise<void>[] = [];
-    for (let i = 1; i <= n; i++) {
-      const due = start + i * gap;
-      const wait = due - performance.now();
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-      pending.push(
-        client.write(`/pb/base/${i}`, data, { clientId, requestId: i }).then(() => {
-          // The first third pays for connection set-up and JIT warm-up: not the steady cost.
-          if (i > n / 3) samples.push(performance.now() - due);
-        }),
-      );
-    }
-    await Promise.all(pending);
-    return samples.reduce((a, b) => a + b, 0) / samples.length;
+    return await calibrateFloor({
+      leader,
+      nodes: t.nodes.filter((n) => rt.isRunning(n.id)).map((n) => ({ id: n.id, ...rt.clientAddress(n.id) })),
+      rate: t.workload.rate,
+      size: t.workload.size,
+      durationMs: 3_000,
+      clientId,
+    });
+  } catch (err) {
+    return unmeasuredFloor(`the calibration failed: ${(err as Error).message}`);
   } finally {
-    await client.close();
+    await rt.setWanDelays('topology');
   }
 }
 
@@ -283,7 +274,7 @@ function buildResult(x: {
   nodeEvents: readonly ClusterEvent[];
   loadStart: number;
   faults: FaultMark[];
-  baseMs: number | null;
+  floor: NodeFloor;
 }): RunResult {
   const t = x.o.topology;
   const ev = x.nodeEvents;
@@ -301,10 +292,8 @@ function buildResult(x: {
   const firstCommitMs = rel(firstCommit);
 
   const latency: Record<string, RunResult['latency'][string]> = {};
-  const model: Record<string, RunResult['model'][string]> = {};
-  const alive = t.nodes.map((n) => n.id).filter((id) => id !== x.killed);
-  const before = x.initial ? predictLatency(t, x.initial) : undefined;
-  const afterModel = elected ? predictLatency(t, elected, alive) : undefined;
+  // The paper's model alone (network only); the floor beside it, never folded in.
+  const { model, floor } = modelColumns(t, { initial: x.initial, elected, killed: x.killed }, x.floor);
   const clientGapMs: Record<string, number | null> = {};
   for (const dc of t.datacenters) {
     const d = x.dones.get(dc.name);
@@ -312,8 +301,6 @@ function buildResult(x: {
       before: d?.phases.before ? stats(d.phases.before.corrected) : null,
       after: d?.phases.after ? stats(d.phases.after.corrected) : null,
     };
-    const plus = (v: number | undefined): number | null => (v === undefined ? null : v + (x.baseMs ?? 0));
-    model[dc.name] = { before: plus(before?.[dc.name]), after: plus(afterModel?.[dc.name]) };
     const gap = d?.firstAckAfter.gap ?? d?.firstAckAfter.after;
     clientGapMs[dc.name] = gap !== undefined && x.killAt !== null ? gap - x.killAt : null;
   }
@@ -377,7 +364,7 @@ function buildResult(x: {
     },
     latency,
     model,
-    modelBaseMs: x.baseMs,
+    floor,
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),

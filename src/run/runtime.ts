@@ -5,6 +5,7 @@ import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process-cluster.js';
+import type { WanDelays } from './relay-shaping.js';
 
 export type RuntimeName = 'process' | 'docker';
 export type ShapingName = 'relay' | 'netem' | 'none';
@@ -40,6 +41,12 @@ export interface Runtime {
   httpAddress(id: NodeId): Address;
   /** Starts the load agent of data center `dc`, where this runtime runs agents; resolves once it is ready. */
   spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess>;
+  /**
+   * Take the emulated delays between data centers out (`zero`) or put the topology's back, on
+   * every shaped link, open connections included. Resolves false where the shaping cannot change
+   * delays during a run (netem, for now); with no shaping there is nothing to change (true).
+   */
+  setWanDelays(mode: WanDelays): Promise<boolean>;
   /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */

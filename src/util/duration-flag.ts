@@ -7,7 +7,7 @@ import { DURATION_HINT, DurationError, formatDuration, parseDuration } from '../
 export interface DurationFlagOptions {
   readonly description: string;
   /** As written by a person, e.g. "10s". */
-  readonly default?: string;
+  readonly default: string;
   /** Smallest accepted value, ms. */
   readonly minMs?: number;
 }
@@ -35,10 +35,8 @@ export function durationFlag(opts: DurationFlagOptions) {
       );
     return ms;
   };
-  return opts.default !== undefined
-    ? Flags.custom<number>({ description: opts.description, parse })({
-        default: async () => parse(opts.default!),
-        helpValue: '<duration>',
-      })
-    : Flags.custom<number>({ description: opts.description, parse })({ helpValue: '<duration>' });
+  return Flags.custom<number>({ description: opts.description, parse })({
+    default: async () => parse(opts.default),
+    helpValue: '<duration>',
+  });
 }

@@ -47,7 +47,7 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    assert.equal(result.schema, 'pole-bench/result@1');
+    assert.equal(result.schema, 'pole-bench/result@2');
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
     assert.equal(result.runtime, 'process');
     assert.equal(result.shaping.mode, 'relay');
@@ -68,6 +68,18 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
       assert.ok((result.latency[dc]?.after?.count ?? 0) > 100, `${dc} after`);
       assert.ok(typeof rec.clientGapMs[dc] === 'number', `${dc} client gap`);
     }
+    // The floor is measured (the relay took its delays out for the calibration and put them back)
+    // and kept apart from the paper's model, which is the topology's formula alone.
+    assert.match(result.floor.method, /^calibrated after the load/);
+    assert.ok(
+      result.floor.leaderMs !== null && result.floor.leaderMs > 0,
+      `leader floor ${result.floor.leaderMs}`,
+    );
+    assert.ok(result.floor.followerMs !== null && result.floor.followerMs > 0);
+    // After the kill the leader's quorum needs an ack from the other data center: with the 10 ms
+    // link still in place no write to it could take less than 10 ms.
+    assert.ok(result.floor.leaderMs < 10, `leader floor ${result.floor.leaderMs} ms: delays not taken out?`);
+    for (const dc of ['east', 'west']) assert.ok(typeof result.floor.perDc[dc]?.before === 'number', dc);
     const measured = result.links.east?.west?.measuredRttMs ?? NaN;
     assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
     assert.equal(result.writes.lost, 0);

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@1',
+    schema: 'pole-bench/result@2',
     verdict: 'threshold-failed',
     errors: [],
     runtime: 'process',
@@ -76,6 +76,16 @@ export function result2dc(): MutableResult {
     model: {
       tud: { before: 31.125, after: 20.75 },
       cern: { before: 10.375, after: 20.75 },
+    },
+    floor: {
+      method: 'calibrated before the load',
+      leaderMs: 0.9,
+      followerMs: 1.2,
+      writes: 2000,
+      perDc: {
+        tud: { before: 1.2, after: 1.05 },
+        cern: { before: 1.1, after: 1.2 },
+      },
     },
     links: {
       tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
