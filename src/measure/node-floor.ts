@@ -80,7 +80,9 @@ export async function calibrateFloor(o: CalibrateOptions): Promise<NodeFloor> {
         }),
       );
     }
-    await Promise.all(pending);
+    // Settle every write before judging: a rejection left pending would surface later unhandled.
+    const failed = (await Promise.allSettled(pending)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     const mean = (xs: number[]): number | null =>
       xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
     return {

@@ -26,6 +26,7 @@ export const REPORT_SECTIONS = [
   'Latency against the model',
   'Timeline',
   'Writes',
+  'Self-check',
   'Thresholds',
   'Environment',
 ] as const;
@@ -41,6 +42,7 @@ export function renderReport(result: RunResult): string {
     againstModel(result),
     timeline(result),
     writes(result),
+    selfCheck(result),
     thresholds(result),
     environment(result),
   ];
@@ -65,6 +67,8 @@ function title(r: RunResult): string {
       break;
   }
   const lines = [`# pole-bench run: ${r.topology.name}`, '', verdict];
+  if (r.cpu.warning !== null)
+    lines.push('', `**Self-check: take the latency figures with care**: ${r.cpu.warning}.`);
   if (r.errors.length > 0) lines.push('', 'Errors:', '', ...r.errors.map((e) => `- ${e}`));
   return lines.join('\n');
 }
@@ -305,6 +309,39 @@ function thresholds(r: RunResult): string {
     t.actual === null ? (t.message ?? NONE) : String(round(t.actual)),
   ]);
   return ['## Thresholds', '', table(['Threshold', 'Result', 'Actual'], rows)].join('\n');
+}
+
+/** pole-bench's own cost during the load, so a reader can tell the system under test from the harness. */
+function selfCheck(r: RunResult): string {
+  const c = r.cpu;
+  if (!c.sampled) return '## Self-check\n\nCPU was not sampled (no /proc, or the load did not run).';
+  const names: Record<string, string> = {
+    harness: 'pole-bench harness (with the relay thread)',
+    nodes: 'nodes (the system under test)',
+    agents: 'load agents',
+  };
+  const rows = Object.entries(c.groups).map(([g, v]) => [
+    names[g] ?? g,
+    count(v.processes),
+    percent(v.pctOfCore / 100),
+  ]);
+  rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100)]);
+  const lines = [
+    '## Self-check',
+    '',
+    `CPU during the load (${secUnit(c.windowS)}): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}). Per group, in % of one core:`,
+    '',
+    table(['Processes', 'Count', 'CPU'], rows, [1, 2]),
+  ];
+  if (Object.keys(c.groups).length === 0)
+    lines.push('', 'Nodes and agents run in containers here: only the machine as a whole was sampled.');
+  lines.push(
+    '',
+    c.warning === null
+      ? 'Busy below 50 %: queueing for CPU adds little to the latency figures.'
+      : `Warning: ${c.warning}.`,
+  );
+  return lines.join('\n');
 }
 
 function environment(r: RunResult): string {

@@ -7,6 +7,7 @@
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
 import { z } from 'zod';
+import type { CpuReport } from '../measure/cpu-sampler.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
@@ -221,6 +222,11 @@ export interface RunResult {
    * measurement is held against is model + floor; the two are kept apart.
    */
   readonly floor: FloorInfo;
+  /**
+   * The self-check: how busy the machine was during the load and who made it so (measure/
+   * cpu-sampler.ts); `warning` is set when the latency figures include queueing for CPU.
+   */
+  readonly cpu: CpuReport;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -312,6 +318,16 @@ export const runResultSchema = z
       followerMs: ms().nullable(),
       writes: count,
       perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    }),
+    cpu: z.object({
+      sampled: z.boolean(),
+      windowS: z.number().min(0),
+      cores: count,
+      machineBusyPct: z.number().min(0).nullable(),
+      peakBusyPct: z.number().min(0).nullable(),
+      groups: z.record(z.string(), z.object({ pctOfCore: z.number().min(0), processes: count })),
+      otherPctOfCore: z.number().min(0).nullable(),
+      warning: z.string().nullable(),
     }),
     links: z.record(
       z.string(),

@@ -15,6 +15,7 @@ import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { EventBook, type ClusterEvent } from '../runtime/event-book.js';
 import { wallNow } from '../runtime/process-cluster.js';
+import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
@@ -289,6 +290,11 @@ export class DockerRuntime implements Runtime {
     for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
     args.push(this.opts.image, 'agent', '--stdio');
     return AgentProcess.spawn({ onInterval, stdioCommand: { file: 'docker', args }, readyTimeoutMs: 30_000 });
+  }
+
+  /** Nodes and agents run in containers: only the machine as a whole is sampled for now. */
+  cpuGroups(): CpuGroups {
+    return {};
   }
 
   /** The relay's delays change at once; a netem plan cannot be changed during a run yet (false). */

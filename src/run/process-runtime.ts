@@ -5,6 +5,7 @@ import { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
+import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
 import { measureRelayLinks, startNodeRelay, unmeasuredLinks, type WanDelays } from './relay-shaping.js';
@@ -25,6 +26,7 @@ export class ProcessRuntime implements Runtime {
   private relay: DelayRelay | undefined;
   private setRelayDelays: ((mode: WanDelays) => Promise<void>) | undefined;
   private tornDown = false;
+  private readonly agents: AgentProcess[] = [];
 
   constructor(
     private readonly topology: Topology,
@@ -111,8 +113,19 @@ export class ProcessRuntime implements Runtime {
   }
 
   /** A `pole-bench agent` child process on this machine, over the Node IPC channel. */
-  spawnAgent(_dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
-    return AgentProcess.spawn({ onInterval });
+  async spawnAgent(_dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+    const agent = await AgentProcess.spawn({ onInterval });
+    this.agents.push(agent);
+    return agent;
+  }
+
+  cpuGroups(): CpuGroups {
+    const pids = (xs: Array<number | undefined>): number[] => xs.filter((p): p is number => p !== undefined);
+    return {
+      nodes: () =>
+        pids(this.topology.nodes.map((n) => (this.c.isRunning(n.id) ? this.c.pid(n.id) : undefined))),
+      agents: () => pids(this.agents.map((a) => a.pid)),
+    };
   }
 
   async setWanDelays(mode: WanDelays): Promise<boolean> {

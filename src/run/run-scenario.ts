@@ -19,6 +19,7 @@ import {
   type TimelinePoint,
 } from '../report/result.js';
 import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
+import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
 import { calibrateFloor, unmeasuredFloor, type NodeFloor } from '../measure/node-floor.js';
 import { modelColumns } from '../report/model-columns.js';
 import { LEADER } from '../topology/topology-schema.js';
@@ -77,6 +78,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   const dones = new Map<string, DoneMessage>();
   let lostList: string[] = [];
   let floor: NodeFloor = unmeasuredFloor('the run ended before the calibration');
+  let sampler: CpuSampler | undefined;
+  let cpu: CpuReport = cpuReport([], 0);
   let ticker: NodeJS.Timeout | undefined;
 
   try {
@@ -119,6 +122,10 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     };
     toAgents('before', loadStart + sc.warmupMs);
     await sleepUntil(loadStart);
+    // The self-check covers the load and nothing else: the harness itself (with the relay thread),
+    // the runtime's nodes and agents, and the machine as a whole.
+    sampler = new CpuSampler({ harness: () => [process.pid], ...rt.cpuGroups() });
+    await sampler.start();
     progress('load', { leader: initial });
     // While the load runs: once a second, the last second's writes/s and errors, and the leader.
     ticker = setInterval(() => {
@@ -161,6 +168,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     }
     progress('load', { leader: currentLeader(rt) ?? '?' });
     await sleepUntil(loadStart + sc.durationMs);
+    cpu = await sampler.stop();
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();
@@ -192,6 +200,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     errors.push((err as Error).message);
   } finally {
     clearInterval(ticker);
+    // A run that failed during the load still says how busy the machine was until then.
+    if (sampler && !cpu.sampled) cpu = await sampler.stop().catch(() => cpu);
     await Promise.allSettled([...agents.values()].map((a) => a.kill()));
   }
 
@@ -211,6 +221,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     loadStart,
     faults: faultsDone,
     floor,
+    cpu,
   });
   const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
   return {
@@ -275,6 +286,7 @@ function buildResult(x: {
   loadStart: number;
   faults: FaultMark[];
   floor: NodeFloor;
+  cpu: CpuReport;
 }): RunResult {
   const t = x.o.topology;
   const ev = x.nodeEvents;
@@ -365,6 +377,7 @@ function buildResult(x: {
     latency,
     model,
     floor,
+    cpu: x.cpu,
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),

@@ -5,6 +5,7 @@ import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process-cluster.js';
+import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { WanDelays } from './relay-shaping.js';
 
 export type RuntimeName = 'process' | 'docker';
@@ -47,6 +48,11 @@ export interface Runtime {
    * delays during a run (netem, for now); with no shaping there is nothing to change (true).
    */
   setWanDelays(mode: WanDelays): Promise<boolean>;
+  /**
+   * The processes to sample for the self-check, by group (nodes, agents), as host pids; empty
+   * where they are not host processes this harness can read (containers, for now).
+   */
+  cpuGroups(): CpuGroups;
   /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */

@@ -80,6 +80,14 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     // link still in place no write to it could take less than 10 ms.
     assert.ok(result.floor.leaderMs < 10, `leader floor ${result.floor.leaderMs} ms: delays not taken out?`);
     for (const dc of ['east', 'west']) assert.ok(typeof result.floor.perDc[dc]?.before === 'number', dc);
+    // The self-check sampled the load: five nodes (and p5's restart, if any), two agents, the harness.
+    assert.equal(result.cpu.sampled, true);
+    assert.ok(result.cpu.windowS >= 8, `window ${result.cpu.windowS} s`);
+    assert.ok((result.cpu.groups.nodes?.processes ?? 0) >= 5);
+    assert.equal(result.cpu.groups.agents?.processes, 2);
+    assert.equal(result.cpu.groups.harness?.processes, 1);
+    assert.ok((result.cpu.groups.nodes?.pctOfCore ?? 0) > 0);
+    assert.ok(result.cpu.machineBusyPct !== null && result.cpu.machineBusyPct > 0);
     const measured = result.links.east?.west?.measuredRttMs ?? NaN;
     assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
     assert.equal(result.writes.lost, 0);

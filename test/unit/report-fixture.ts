@@ -87,6 +87,21 @@ export function result2dc(): MutableResult {
         cern: { before: 1.1, after: 1.2 },
       },
     },
+    cpu: {
+      sampled: true,
+      windowS: 30,
+      cores: 2,
+      machineBusyPct: 88.4,
+      peakBusyPct: 96.1,
+      groups: {
+        harness: { pctOfCore: 41.2, processes: 1 },
+        nodes: { pctOfCore: 104.5, processes: 6 },
+        agents: { pctOfCore: 27.3, processes: 2 },
+      },
+      otherPctOfCore: 3.8,
+      warning:
+        'the machine was 88 % busy during the load (all 2 cores; busiest second 96 %), above the 50 % under which queueing for CPU stays small: every latency figure includes some of it',
+    },
     links: {
       tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
       cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88 } },

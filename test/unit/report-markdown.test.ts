@@ -161,6 +161,28 @@ describe('report.md', () => {
     );
   });
 
+  it("shows pole-bench's own cost and warns in the verdict when the machine was too busy", () => {
+    assert.match(md, /\*\*Self-check: take the latency figures with care\*\*: the machine was 88 % busy/);
+    const s = section(md, 'Self-check');
+    assert.deepEqual(row(s, 'pole-bench harness (with the relay thread)'), [
+      'pole-bench harness (with the relay thread)',
+      '1',
+      '41.2%',
+    ]);
+    assert.deepEqual(row(s, 'nodes (the system under test)'), [
+      'nodes (the system under test)',
+      '6',
+      '104.5%',
+    ]);
+    assert.deepEqual(row(s, 'anything else on the machine'), ['anything else on the machine', '-', '3.8%']);
+    assert.match(s, /cores were 88\.4% busy \(busiest second 96\.1%\)/);
+    const quiet = result2dc();
+    quiet.cpu = { ...quiet.cpu, machineBusyPct: 31, warning: null };
+    const out = render(quiet);
+    assert.doesNotMatch(out, /take the latency figures with care/);
+    assert.match(section(out, 'Self-check'), /Busy below 50 %/);
+  });
+
   it('says why there is no floor, and leaves its columns empty', () => {
     const r = result2dc();
     r.floor = {

@@ -1,0 +1,158 @@
+// The harness's self-check: how busy the machine was while the load ran, and who made it busy
+// (the nodes, the load agents, the harness with its relay thread, anything else). On a 2-core
+// machine, a busy CPU turns into queueing that every latency figure includes, so a run says when
+// its figures cannot be taken at face value. Linux /proc only; elsewhere nothing is sampled.
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+
+/** /proc's clock tick (USER_HZ): 100 on every Linux this runs on. */
+const TICKS_PER_S = 100;
+/** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
+export const BUSY_WARN_PCT = 50;
+
+export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
+
+export interface CpuSample {
+  /** ms since the sampler started. */
+  readonly atMs: number;
+  /** /proc/stat: busy and total ticks over all cores. */
+  readonly busy: number;
+  readonly total: number;
+  /** pid → utime + stime ticks, per group. */
+  readonly groups: Readonly<Record<string, ReadonlyMap<number, number>>>;
+}
+
+export interface CpuReport {
+  readonly sampled: boolean;
+  readonly windowS: number;
+  readonly cores: number;
+  /** Share of all cores busy over the window, %, and the busiest one-second sample. */
+  readonly machineBusyPct: number | null;
+  readonly peakBusyPct: number | null;
+  /** Per group, % of one core (100 = one core flat out), and how many processes it had. */
+  readonly groups: Readonly<Record<string, { readonly pctOfCore: number; readonly processes: number }>>;
+  /** Whatever else the machine ran meanwhile, % of one core. */
+  readonly otherPctOfCore: number | null;
+  /** Set when the machine was too busy for the latency figures to be taken at face value. */
+  readonly warning: string | null;
+}
+
+/** Turns a series of samples into the report (pure: tested on made-up samples). */
+export function cpuReport(samples: readonly CpuSample[], cores: number): CpuReport {
+  const first = samples[0];
+  const last = samples.at(-1);
+  if (!first || !last || last === first || last.total <= first.total)
+    return {
+      sampled: false,
+      windowS: 0,
+      cores,
+      machineBusyPct: null,
+      peakBusyPct: null,
+      groups: {},
+      otherPctOfCore: null,
+      warning: null,
+    };
+  const windowS = (last.atMs - first.atMs) / 1000;
+  const machineBusyPct = (100 * (last.busy - first.busy)) / (last.total - first.total);
+  let peakBusyPct = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!;
+    const b = samples[i]!;
+    if (b.total > a.total)
+      peakBusyPct = Math.max(peakBusyPct, (100 * (b.busy - a.busy)) / (b.total - a.total));
+  }
+  // Per pid, what it used between the first and the last sample it was seen in: processes that
+  // start or end during the window (a killed and restarted node) count for the time they ran.
+  const groups: Record<string, { pctOfCore: number; processes: number }> = {};
+  let ours = 0;
+  for (const name of Object.keys(last.groups)) {
+    const seen = new Map<number, { from: number; to: number }>();
+    for (const s of samples)
+      for (const [pid, ticks] of s.groups[name] ?? new Map<number, number>()) {
+        const e = seen.get(pid);
+        if (e) e.to = ticks;
+        else seen.set(pid, { from: ticks, to: ticks });
+      }
+    let ticks = 0;
+    for (const e of seen.values()) ticks += e.to - e.from;
+    ours += ticks;
+    groups[name] = { pctOfCore: (100 * ticks) / TICKS_PER_S / windowS, processes: seen.size };
+  }
+  const busyCores = ((last.busy - first.busy) / TICKS_PER_S / windowS) * 100;
+  const otherPctOfCore = Math.max(0, busyCores - (100 * ours) / TICKS_PER_S / windowS);
+  const warning =
+    machineBusyPct > BUSY_WARN_PCT
+      ? `the machine was ${machineBusyPct.toFixed(0)} % busy during the load (all ${cores} cores; ` +
+        `busiest second ${peakBusyPct.toFixed(0)} %), above the ${BUSY_WARN_PCT} % under which queueing for CPU ` +
+        `stays small: every latency figure includes some of it`
+      : null;
+  return { sampled: true, windowS, cores, machineBusyPct, peakBusyPct, groups, otherPctOfCore, warning };
+}
+
+async function machineTicks(): Promise<{ busy: number; total: number } | null> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!;
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const total = v.slice(0, 8).reduce((a, b) => a + (b || 0), 0);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
+}
+
+async function processTicks(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null; // gone (a killed node) or not ours to read
+  }
+}
+
+/** Samples every `everyMs` from start() to stop(); each sample reads a few small /proc files. */
+export class CpuSampler {
+  private readonly samples: CpuSample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private t0 = 0;
+  private busy: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly groups: CpuGroups,
+    private readonly everyMs = 1000,
+  ) {}
+
+  async start(): Promise<void> {
+    this.t0 = performance.now();
+    await this.sample();
+    this.timer = setInterval(() => {
+      this.busy = this.busy.then(() => this.sample());
+    }, this.everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<CpuReport> {
+    clearInterval(this.timer);
+    await this.busy;
+    await this.sample();
+    return cpuReport(this.samples, availableParallelism());
+  }
+
+  private async sample(): Promise<void> {
+    const m = await machineTicks();
+    if (!m) return;
+    const groups: Record<string, Map<number, number>> = {};
+    for (const [name, pids] of Object.entries(this.groups)) {
+      const map = new Map<number, number>();
+      for (const pid of pids()) {
+        const t = await processTicks(pid);
+        if (t !== null) map.set(pid, t);
+      }
+      groups[name] = map;
+    }
+    this.samples.push({ atMs: performance.now() - this.t0, ...m, groups });
+  }
+}
