@@ -33,12 +33,19 @@ export interface CpuReport {
   readonly groups: Readonly<Record<string, { readonly pctOfCore: number; readonly processes: number }>>;
   /** Whatever else the machine ran meanwhile, % of one core. */
   readonly otherPctOfCore: number | null;
+  /** Of the harness's share, the delay relay's own threads, % of one core (null: no relay). */
+  readonly shapingPctOfCore: number | null;
   /** Set when the machine was too busy for the latency figures to be taken at face value. */
   readonly warning: string | null;
 }
 
 /** Turns a series of samples into the report (pure: tested on made-up samples). */
-export function cpuReport(samples: readonly CpuSample[], cores: number): CpuReport {
+export function cpuReport(
+  samples: readonly CpuSample[],
+  cores: number,
+  /** CPU ms the shaping's threads had used at the first and the last sample. */
+  shapingCpuMs?: { readonly from: number; readonly to: number },
+): CpuReport {
   const first = samples[0];
   const last = samples.at(-1);
   if (!first || !last || last === first || last.total <= first.total)
@@ -50,6 +57,7 @@ export function cpuReport(samples: readonly CpuSample[], cores: number): CpuRepo
       peakBusyPct: null,
       groups: {},
       otherPctOfCore: null,
+      shapingPctOfCore: null,
       warning: null,
     };
   const windowS = (last.atMs - first.atMs) / 1000;
@@ -86,7 +94,18 @@ export function cpuReport(samples: readonly CpuSample[], cores: number): CpuRepo
         `busiest second ${peakBusyPct.toFixed(0)} %), above the ${BUSY_WARN_PCT} % under which queueing for CPU ` +
         `stays small: every latency figure includes some of it`
       : null;
-  return { sampled: true, windowS, cores, machineBusyPct, peakBusyPct, groups, otherPctOfCore, warning };
+  const shapingPctOfCore = shapingCpuMs ? (shapingCpuMs.to - shapingCpuMs.from) / 10 / windowS : null;
+  return {
+    sampled: true,
+    windowS,
+    cores,
+    machineBusyPct,
+    peakBusyPct,
+    groups,
+    otherPctOfCore,
+    shapingPctOfCore,
+    warning,
+  };
 }
 
 async function machineTicks(): Promise<{ busy: number; total: number } | null> {
@@ -120,13 +139,18 @@ export class CpuSampler {
   private t0 = 0;
   private busy: Promise<void> = Promise.resolve();
 
+  private shapingFrom: number | null = null;
+
   constructor(
     private readonly groups: CpuGroups,
+    /** CPU ms of the shaping's threads so far (the relay), read at the start and the end. */
+    private readonly shapingCpuMs: () => Promise<number | null> = () => Promise.resolve(null),
     private readonly everyMs = 1000,
   ) {}
 
   async start(): Promise<void> {
     this.t0 = performance.now();
+    this.shapingFrom = await this.shapingCpuMs().catch(() => null);
     await this.sample();
     this.timer = setInterval(() => {
       this.busy = this.busy.then(() => this.sample());
@@ -138,7 +162,12 @@ export class CpuSampler {
     clearInterval(this.timer);
     await this.busy;
     await this.sample();
-    return cpuReport(this.samples, availableParallelism());
+    const to = this.shapingFrom === null ? null : await this.shapingCpuMs().catch(() => null);
+    return cpuReport(
+      this.samples,
+      availableParallelism(),
+      this.shapingFrom !== null && to !== null ? { from: this.shapingFrom, to } : undefined,
+    );
   }
 
   private async sample(): Promise<void> {

@@ -325,6 +325,8 @@ function selfCheck(r: RunResult): string {
     count(v.processes),
     percent(v.pctOfCore / 100),
   ]);
+  if (c.shapingPctOfCore !== null)
+    rows.push(['of the harness: the delay relay (two threads)', NONE, percent(c.shapingPctOfCore / 100)]);
   rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100)]);
   const lines = [
     '## Self-check',

@@ -327,6 +327,7 @@ export const runResultSchema = z
       peakBusyPct: z.number().min(0).nullable(),
       groups: z.record(z.string(), z.object({ pctOfCore: z.number().min(0), processes: count })),
       otherPctOfCore: z.number().min(0).nullable(),
+      shapingPctOfCore: z.number().min(0).nullable(),
       warning: z.string().nullable(),
     }),
     links: z.record(

@@ -293,6 +293,12 @@ export class DockerRuntime implements Runtime {
   }
 
   /** Nodes and agents run in containers: only the machine as a whole is sampled for now. */
+  async shapingCpuMs(): Promise<number | null> {
+    if (!this.relay) return null;
+    const w = (await this.relay.stats()).worker;
+    return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+  }
+
   cpuGroups(): CpuGroups {
     return {};
   }

@@ -119,6 +119,12 @@ export class ProcessRuntime implements Runtime {
     return agent;
   }
 
+  async shapingCpuMs(): Promise<number | null> {
+    if (!this.relay) return null;
+    const w = (await this.relay.stats()).worker;
+    return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+  }
+
   cpuGroups(): CpuGroups {
     const pids = (xs: Array<number | undefined>): number[] => xs.filter((p): p is number => p !== undefined);
     return {

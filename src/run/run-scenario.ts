@@ -124,7 +124,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     await sleepUntil(loadStart);
     // The self-check covers the load and nothing else: the harness itself (with the relay thread),
     // the runtime's nodes and agents, and the machine as a whole.
-    sampler = new CpuSampler({ harness: () => [process.pid], ...rt.cpuGroups() });
+    sampler = new CpuSampler({ harness: () => [process.pid], ...rt.cpuGroups() }, () => rt.shapingCpuMs());
     await sampler.start();
     progress('load', { leader: initial });
     // While the load runs: once a second, the last second's writes/s and errors, and the leader.

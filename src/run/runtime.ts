@@ -53,6 +53,11 @@ export interface Runtime {
    * where they are not host processes this harness can read (containers, for now).
    */
   cpuGroups(): CpuGroups;
+  /**
+   * CPU time the shaping's own threads have used so far, ms (the relay's thread and its clock
+   * thread, inside the harness process); null where the shaping has none (netem, none).
+   */
+  shapingCpuMs(): Promise<number | null>;
   /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */

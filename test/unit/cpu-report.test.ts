@@ -42,8 +42,10 @@ describe('cpuReport', () => {
         harness: [[1, 400]],
       }),
     ];
-    const r = cpuReport(samples, 2);
+    const r = cpuReport(samples, 2, { from: 1000, to: 4000 });
     assert.equal(r.sampled, true);
+    // 3000 ms of relay CPU in 10 s: 30 % of a core.
+    assert.equal(r.shapingPctOfCore, 30);
     assert.equal(r.windowS, 10);
     assert.equal(r.machineBusyPct, 90);
     assert.equal(r.peakBusyPct, 100);

@@ -99,6 +99,7 @@ export function result2dc(): MutableResult {
         agents: { pctOfCore: 27.3, processes: 2 },
       },
       otherPctOfCore: 3.8,
+      shapingPctOfCore: 30.6,
       warning:
         'the machine was 88 % busy during the load (all 2 cores; busiest second 96 %), above the 50 % under which queueing for CPU stays small: every latency figure includes some of it',
     },

@@ -175,6 +175,7 @@ describe('report.md', () => {
       '104.5%',
     ]);
     assert.deepEqual(row(s, 'anything else on the machine'), ['anything else on the machine', '-', '3.8%']);
+    assert.deepEqual(row(s, 'of the harness: the delay relay (two threads)').slice(1), ['-', '30.6%']);
     assert.match(s, /cores were 88\.4% busy \(busiest second 96\.1%\)/);
     const quiet = result2dc();
     quiet.cpu = { ...quiet.cpu, machineBusyPct: 31, warning: null };
