@@ -140,12 +140,15 @@ export class WriteFlights {
       this.settle(f, { ok: false, code, timedOut: false }, this.o.now());
       return;
     }
+    const now = this.o.now();
     if (DEAD.has(code)) this.o.pool.drop(f.target);
-    if (MOVE_ON.has(code)) f.target = (f.target + 1) % this.o.pool.size;
+    // Refused outright: a dead server, passed over by new writes for a while (see EndpointPool).
+    if (code === 'CONNECT') this.o.pool.markDown(f.target, now);
+    if (MOVE_ON.has(code)) f.target = this.o.pool.next(f.target, now);
     const wait = f.backoffMs;
     f.backoffMs = Math.min(this.maxBackoffMs, f.backoffMs * 2);
     // Past the deadline by then: the sweep settles it as timed out instead.
-    if (this.o.now() + wait < f.deadline) setTimeout(() => this.attempt(f), wait);
+    if (now + wait < f.deadline) setTimeout(() => this.attempt(f), wait);
   }
 
   private settle(f: Flight, outcome: FlightOutcome, now: number): void {
