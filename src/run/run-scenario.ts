@@ -20,7 +20,7 @@ import {
 } from '../report/result.js';
 import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
 import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
-import { calibrateFloor, unmeasuredFloor, type NodeFloor } from '../measure/node-floor.js';
+import { calibrateFloor, unmeasuredFloor, warmUp, type NodeFloor } from '../measure/node-floor.js';
 import { modelColumns } from '../report/model-columns.js';
 import { LEADER } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
@@ -90,6 +90,11 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     note('initial-leader', { leader: initial });
     progress('measuring links', { leader: initial });
     links = await rt.measureLinks(20);
+    progress('warming up', { leader: initial });
+    await warmUp(
+      { id: initial, ...rt.clientAddress(initial) },
+      { rate: t.workload.rate, size: t.workload.size, durationMs: 3_000, clientId: `run${o.seed}-warmup` },
+    );
 
     progress('starting load agents', { leader: initial });
     for (const dc of t.datacenters) {
