@@ -258,7 +258,7 @@ export class LoadAgent {
       intended,
       now,
       intended + this.spec.writeDeadlineMs,
-      this.pool.pick(this.pick.next(), now),
+      Math.floor(this.pick.next() * this.pool.size),
       Math.floor(this.byteRandom.next() * 4096),
     );
   }

@@ -24,18 +24,9 @@ export interface WriteResult {
   readonly attempts: number;
 }
 
-/**
- * How long an endpoint that refused a connection is passed over by new writes: then one write
- * tries it again. A killed node is probed five times a second instead of taking half its data
- * center's writes first (each one refused, then retried elsewhere after a back-off).
- */
-export const DOWN_FOR_MS = 200;
-
 /** One connection per endpoint, reopened lazily after a failure. */
 export class EndpointPool {
   private readonly clients = new Map<number, Promise<PoleClient>>();
-  /** Endpoint → until when (monotonic ms) new writes pass it over. */
-  private readonly downUntil = new Map<number, number>();
 
   constructor(
     private readonly endpoints: readonly Endpoint[],
@@ -44,41 +35,6 @@ export class EndpointPool {
 
   get size(): number {
     return this.endpoints.length;
-  }
-
-  /** A connection to endpoint `i` could not be made: pass it over until `now + DOWN_FOR_MS`. */
-  markDown(i: number, now: number): void {
-    this.downUntil.set(i, now + DOWN_FOR_MS);
-  }
-
-  private up(i: number, now: number): boolean {
-    const until = this.downUntil.get(i);
-    if (until === undefined) return true;
-    if (until > now) return false;
-    this.downUntil.delete(i);
-    return true;
-  }
-
-  /**
-   * The endpoint for a uniform draw `u` in [0, 1) among those not passed over at `now` (among all
-   * of them when every one is): one draw per write either way, so a seeded run stays repeatable.
-   */
-  pick(u: number, now: number): number {
-    const n = this.endpoints.length;
-    if (this.downUntil.size === 0) return Math.floor(u * n);
-    const up: number[] = [];
-    for (let i = 0; i < n; i++) if (this.up(i, now)) up.push(i);
-    return up.length === 0 ? Math.floor(u * n) : up[Math.floor(u * up.length)]!;
-  }
-
-  /** The next endpoint after `i` not passed over at `now` (`i + 1` when every one is). */
-  next(i: number, now: number): number {
-    const n = this.endpoints.length;
-    for (let k = 1; k <= n; k++) {
-      const j = (i + k) % n;
-      if (j !== i && this.up(j, now)) return j;
-    }
-    return (i + 1) % n;
   }
 
   client(i: number): Promise<PoleClient> {

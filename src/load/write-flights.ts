@@ -140,15 +140,12 @@ export class WriteFlights {
       this.settle(f, { ok: false, code, timedOut: false }, this.o.now());
       return;
     }
-    const now = this.o.now();
     if (DEAD.has(code)) this.o.pool.drop(f.target);
-    // Refused outright: a dead server, passed over by new writes for a while (see EndpointPool).
-    if (code === 'CONNECT') this.o.pool.markDown(f.target, now);
-    if (MOVE_ON.has(code)) f.target = this.o.pool.next(f.target, now);
+    if (MOVE_ON.has(code)) f.target = (f.target + 1) % this.o.pool.size;
     const wait = f.backoffMs;
     f.backoffMs = Math.min(this.maxBackoffMs, f.backoffMs * 2);
     // Past the deadline by then: the sweep settles it as timed out instead.
-    if (now + wait < f.deadline) setTimeout(() => this.attempt(f), wait);
+    if (this.o.now() + wait < f.deadline) setTimeout(() => this.attempt(f), wait);
   }
 
   private settle(f: Flight, outcome: FlightOutcome, now: number): void {
