@@ -85,6 +85,8 @@ export const DEFAULT_RELAY_NICE = -10;
 
 /** How long close() waits for the worker to shut its sockets before terminating it anyway. */
 const CLOSE_GRACE_MS = 2000;
+/** The longest a request to the worker may take (adding routes listens on ports: well under it). */
+const REQUEST_TIMEOUT_MS = 10_000;
 
 export class DelayRelay {
   private readonly ports = new Map<string, number>();
@@ -195,9 +197,25 @@ export class DelayRelay {
     if (this.failure !== null) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<RelayReply & { ok: true }>((resolve, reject) => {
+      // Every wait is bounded: a worker that does not answer (a thread stuck in a loop, seen once
+      // as a relay thread spinning at 100 % for minutes, issue 12) fails the relay instead of
+      // hanging the run, and close() then terminates the worker.
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        const err = new Error(`the relay worker did not answer '${req.op}' within ${REQUEST_TIMEOUT_MS} ms`);
+        this.failure ??= err;
+        reject(err);
+      }, REQUEST_TIMEOUT_MS);
       this.pending.set(id, {
-        resolve: (reply) => (reply.ok ? resolve(reply) : reject(new Error(reply.error))),
-        reject,
+        resolve: (reply) => {
+          clearTimeout(timer);
+          if (reply.ok) resolve(reply);
+          else reject(new Error(reply.error));
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
       });
       this.worker.postMessage({ ...req, id } as RelayRequest);
     });
