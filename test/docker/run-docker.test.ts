@@ -77,12 +77,20 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
     assert.equal(p.code, 0, p.stderr);
     checkRun(p.result!);
     assert.equal(d.result!.leaders.elected, p.result!.leaders.elected, 'the same leader is elected');
+    // Medians: a few stalled writes in a 3 s window of 300 move its mean by several ms from run to
+    // run in either runtime (east before, same seed: about 15-25 ms over a dozen runs of each), more
+    // than the difference this test looks for.
     for (const dc of ['east', 'west'])
       for (const w of ['before', 'after'] as const) {
-        const a = d.result!.latency[dc]![w]!.mean!;
-        const b = p.result!.latency[dc]![w]!.mean!;
-        assert.ok(Math.abs(a - b) <= Math.max(0.15 * b, 3), `${dc} ${w}: docker ${a} ms vs process ${b} ms`);
-        t.diagnostic(`${dc} ${w}: docker ${a.toFixed(2)} ms, process ${b.toFixed(2)} ms`);
+        const a = d.result!.latency[dc]![w]!;
+        const b = p.result!.latency[dc]![w]!;
+        t.diagnostic(
+          `${dc} ${w}: p50 docker ${a.p50!.toFixed(2)} ms, process ${b.p50!.toFixed(2)} ms (means ${a.mean!.toFixed(2)}, ${b.mean!.toFixed(2)})`,
+        );
+        assert.ok(
+          Math.abs(a.p50! - b.p50!) <= Math.max(0.15 * b.p50!, 3),
+          `${dc} ${w}: p50 docker ${a.p50} ms vs process ${b.p50} ms`,
+        );
       }
   } finally {
     await rm(out, { recursive: true, force: true });

@@ -9,7 +9,9 @@ import { PoleClient } from '../../src/node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../src/load/retrying-writer.js';
 import { ProcessCluster } from '../../src/runtime/process-cluster.js';
 
-const TIMERS = { tickMs: 20, syncLimit: 5, initLimit: 10, electionTimeoutMs: 40, retryBaseMs: 40 };
+// initLimit 50 ticks (1 s): how long the others wait to hear the initial leader before electing without it;
+// at 200 ms p3 won once in a CI run, on a machine still busy from the Docker tests just before.
+const TIMERS = { tickMs: 20, syncLimit: 5, initLimit: 50, electionTimeoutMs: 40, retryBaseMs: 40 };
 let cluster: ProcessCluster;
 
 before(async () => {
