@@ -2,7 +2,7 @@
 // processes twice, heartbeats off and on, and reads every node's CPU time from /proc over the same
 // window; the difference is the heartbeats' cost (the leader's own PINGs are in both runs). Also
 // checks that the heartbeats did run: every node's RTT_i must list every other node.
-import { readFile } from 'node:fs/promises';
+import { processCpuTicks, USER_HZ } from '../measure/proc-cpu.js';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster } from '../runtime/process-cluster.js';
 import { getJson } from '../util/http-json.js';
@@ -77,8 +77,7 @@ async function measure(
     await delay(opts.durationS * 1000);
     const after = await Promise.all(pids.map(cpuTicks));
     const wallS = (performance.now() - t0) / 1000;
-    const hz = 100; // USER_HZ: Linux reports /proc times in 1/100 s on every architecture we run on
-    const used = after.map((a, i) => (a - (before[i] as number)) / hz);
+    const used = after.map((a, i) => (a - (before[i] as number)) / USER_HZ);
     const totalPct = (100 * used.reduce((x, y) => x + y, 0)) / wallS;
     const cpu = { heartbeatMs, perNodePct: totalPct / pids.length, totalPct };
     log(
@@ -100,10 +99,9 @@ async function measure(
 
 /** utime + stime of a process, in clock ticks. */
 async function cpuTicks(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name (which may contain spaces) start after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
+  const ticks = await processCpuTicks(pid);
+  if (ticks === null) throw new Error(`cannot read the CPU time of process ${pid} from /proc`);
+  return ticks;
 }
 
 function delay(ms: number): Promise<void> {

@@ -3,8 +3,8 @@
 // child process through the real IPC path against every node, and reports the rate it sent and
 // got acknowledged, its send lateness and the write latency. The bar (issue 4): acknowledged rate
 // within 1 % of the target at 1,000 and 5,000 writes/s, send-lateness p99 under 2 ms.
-import { readFile } from 'node:fs/promises';
 import { AgentProcess } from '../load/agent-process.js';
+import { processCpuTicks, USER_HZ } from '../measure/proc-cpu.js';
 import type { Arrival } from '../load/open-loop-schedule.js';
 import { ProcessCluster } from '../runtime/process-cluster.js';
 
@@ -186,14 +186,6 @@ function cpuShare(samples: ReadonlyArray<{ cpuMs: number; at: number }>): number
 
 /** CPU time (user + system) of a process so far, ms; null where /proc is not available. */
 async function processCpuMs(pid: number | undefined): Promise<number | null> {
-  if (pid === undefined) return null;
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return null;
-  }
+  const ticks = pid === undefined ? null : await processCpuTicks(pid);
+  return ticks === null ? null : (ticks * 1000) / USER_HZ;
 }

@@ -4,9 +4,8 @@
 // its figures cannot be taken at face value. Linux /proc only; elsewhere nothing is sampled.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { processCpuTicks, USER_HZ } from './proc-cpu.js';
 
-/** /proc's clock tick (USER_HZ): 100 on every Linux this runs on. */
-const TICKS_PER_S = 100;
 /** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
 export const BUSY_WARN_PCT = 50;
 
@@ -84,16 +83,17 @@ export function cpuReport(
     let ticks = 0;
     for (const e of seen.values()) ticks += e.to - e.from;
     ours += ticks;
-    groups[name] = { pctOfCore: (100 * ticks) / TICKS_PER_S / windowS, processes: seen.size };
+    groups[name] = { pctOfCore: (100 * ticks) / USER_HZ / windowS, processes: seen.size };
   }
-  const busyCores = ((last.busy - first.busy) / TICKS_PER_S / windowS) * 100;
-  const otherPctOfCore = Math.max(0, busyCores - (100 * ours) / TICKS_PER_S / windowS);
+  const busyCores = ((last.busy - first.busy) / USER_HZ / windowS) * 100;
+  const otherPctOfCore = Math.max(0, busyCores - (100 * ours) / USER_HZ / windowS);
   const warning =
     machineBusyPct > BUSY_WARN_PCT
       ? `the machine was ${machineBusyPct.toFixed(0)} % busy during the load (all ${cores} cores; ` +
         `busiest second ${peakBusyPct.toFixed(0)} %), above the ${BUSY_WARN_PCT} % under which queueing for CPU ` +
         `stays small: every latency figure includes some of it`
       : null;
+  // ms of CPU per s of window is ‰ of one core: / 10 makes it %.
   const shapingPctOfCore = shapingCpuMs ? (shapingCpuMs.to - shapingCpuMs.from) / 10 / windowS : null;
   return {
     sampled: true,
@@ -118,17 +118,6 @@ async function machineTicks(): Promise<{ busy: number; total: number } | null> {
     return { busy: total - idle, total };
   } catch {
     return null;
-  }
-}
-
-async function processTicks(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null; // gone (a killed node) or not ours to read
   }
 }
 
@@ -177,7 +166,7 @@ export class CpuSampler {
     for (const [name, pids] of Object.entries(this.groups)) {
       const map = new Map<number, number>();
       for (const pid of pids()) {
-        const t = await processTicks(pid);
+        const t = await processCpuTicks(pid);
         if (t !== null) map.set(pid, t);
       }
       groups[name] = map;

@@ -16,11 +16,17 @@ import type { NodeId } from '../node/core/types.js';
 import { EventBook, type ClusterEvent } from '../runtime/event-book.js';
 import { wallNow } from '../runtime/process-cluster.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
-import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
-import { measureRelayLinks, startNodeRelay, unmeasuredLinks, type WanDelays } from './relay-shaping.js';
+import {
+  measureRelayLinks,
+  setWanDelaysOf,
+  startNodeRelay,
+  unmeasuredLinks,
+  type NodeRelay,
+  type WanDelays,
+} from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
 
 /** Ports inside every node's own network namespace. */
@@ -66,8 +72,7 @@ export class DockerRuntime implements Runtime {
   }>();
   private network: Docker.Network | undefined;
   private configDir: string | undefined;
-  private relay: DelayRelay | undefined;
-  private setRelayDelays: ((mode: WanDelays) => Promise<void>) | undefined;
+  private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
 
   constructor(
@@ -163,8 +168,7 @@ export class DockerRuntime implements Runtime {
         })),
         { seed: this.opts.seed, listenHost: gateway },
       );
-      this.relay = r.relay;
-      this.setRelayDelays = r.setWanDelays;
+      this.nodeRelay = r;
       dial = r.dial;
     } else if (this.opts.shaping.kind === 'netem' && this.opts.tcPlan) {
       for (const [id, commands] of this.opts.tcPlan(addresses)) {
@@ -292,23 +296,17 @@ export class DockerRuntime implements Runtime {
     return AgentProcess.spawn({ onInterval, stdioCommand: { file: 'docker', args }, readyTimeoutMs: 30_000 });
   }
 
-  /** Nodes and agents run in containers: only the machine as a whole is sampled for now. */
-  async shapingCpuMs(): Promise<number | null> {
-    if (!this.relay) return null;
-    const w = (await this.relay.stats()).worker;
-    return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+  shapingCpuMs(): Promise<number | null> {
+    return this.nodeRelay?.cpuMs() ?? Promise.resolve(null);
   }
 
+  /** Nodes and agents run in containers: only the machine as a whole is sampled for now. */
   cpuGroups(): CpuGroups {
     return {};
   }
 
-  /** The relay's delays change at once; a netem plan cannot be changed during a run yet (false). */
-  async setWanDelays(mode: WanDelays): Promise<boolean> {
-    if (this.opts.shaping.kind === 'none') return true;
-    if (this.opts.shaping.kind !== 'relay' || !this.setRelayDelays) return false;
-    await this.setRelayDelays(mode);
-    return true;
+  setWanDelays(mode: WanDelays): Promise<boolean> {
+    return setWanDelaysOf(this.opts.shaping, this.nodeRelay, mode);
   }
 
   measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
@@ -357,7 +355,7 @@ export class DockerRuntime implements Runtime {
     await Promise.allSettled(
       rest.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true })),
     );
-    await Promise.allSettled([this.network?.remove(), this.relay?.close()]);
+    await Promise.allSettled([this.network?.remove(), this.nodeRelay?.relay.close()]);
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
 }

@@ -6,9 +6,15 @@ import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
-import type { DelayRelay } from '../shaping/relay/delay-relay.js';
 import type { Topology } from '../topology/topology.js';
-import { measureRelayLinks, startNodeRelay, unmeasuredLinks, type WanDelays } from './relay-shaping.js';
+import {
+  measureRelayLinks,
+  setWanDelaysOf,
+  startNodeRelay,
+  unmeasuredLinks,
+  type NodeRelay,
+  type WanDelays,
+} from './relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from './runtime.js';
 
 export interface ProcessRuntimeOptions {
@@ -23,8 +29,7 @@ export interface ProcessRuntimeOptions {
 export class ProcessRuntime implements Runtime {
   readonly name = 'process' as const;
   private cluster: ProcessCluster | undefined;
-  private relay: DelayRelay | undefined;
-  private setRelayDelays: ((mode: WanDelays) => Promise<void>) | undefined;
+  private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
   private readonly agents: AgentProcess[] = [];
 
@@ -62,8 +67,7 @@ export class ProcessRuntime implements Runtime {
                 nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
                 { seed: this.opts.seed },
               );
-              this.relay = r.relay;
-              this.setRelayDelays = r.setWanDelays;
+              this.nodeRelay = r;
               return r.dial;
             },
           }
@@ -119,26 +123,21 @@ export class ProcessRuntime implements Runtime {
     return agent;
   }
 
-  async shapingCpuMs(): Promise<number | null> {
-    if (!this.relay) return null;
-    const w = (await this.relay.stats()).worker;
-    return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+  shapingCpuMs(): Promise<number | null> {
+    return this.nodeRelay?.cpuMs() ?? Promise.resolve(null);
   }
 
   cpuGroups(): CpuGroups {
     const pids = (xs: Array<number | undefined>): number[] => xs.filter((p): p is number => p !== undefined);
     return {
-      nodes: () =>
-        pids(this.topology.nodes.map((n) => (this.c.isRunning(n.id) ? this.c.pid(n.id) : undefined))),
+      // pid() is undefined while a node is down.
+      nodes: () => pids(this.topology.nodes.map((n) => this.c.pid(n.id))),
       agents: () => pids(this.agents.map((a) => a.pid)),
     };
   }
 
-  async setWanDelays(mode: WanDelays): Promise<boolean> {
-    if (this.opts.shaping.kind === 'none') return true;
-    if (this.opts.shaping.kind !== 'relay' || !this.setRelayDelays) return false;
-    await this.setRelayDelays(mode);
-    return true;
+  setWanDelays(mode: WanDelays): Promise<boolean> {
+    return setWanDelaysOf(this.opts.shaping, this.nodeRelay, mode);
   }
 
   /** Through relay routes of the same delays (see relay-shaping.ts); NaN when nothing is shaped. */
@@ -150,6 +149,6 @@ export class ProcessRuntime implements Runtime {
   async teardown(): Promise<void> {
     if (this.tornDown) return;
     this.tornDown = true;
-    await Promise.allSettled([this.cluster?.stop(), this.relay?.close()]);
+    await Promise.allSettled([this.cluster?.stop(), this.nodeRelay?.relay.close()]);
   }
 }

@@ -7,7 +7,7 @@ import type { LinkDelay } from '../shaping/relay/delay-distribution.js';
 import { startEchoServer } from '../shaping/relay/echo-server.js';
 import { measureRtt } from '../shaping/relay/rtt-probe.js';
 import type { Topology } from '../topology/topology.js';
-import type { Address } from './runtime.js';
+import type { Address, ShapingChoice } from './runtime.js';
 
 export interface RelayedNode {
   readonly id: NodeId;
@@ -18,6 +18,28 @@ export interface RelayedNode {
 
 /** The topology's delays between data centers, or none at all (a calibration). */
 export type WanDelays = 'zero' | 'topology';
+
+/** A run's relay, as both runtimes hold it. */
+export interface NodeRelay {
+  readonly relay: DelayRelay;
+  /** Where `from` dials `to`: the relay between data centers, the peer itself inside one. */
+  readonly dial: (from: NodeId, to: NodeId) => Address;
+  readonly setWanDelays: (mode: WanDelays) => Promise<void>;
+  /** CPU ms of the relay's two threads so far; null where /proc is not available. */
+  readonly cpuMs: () => Promise<number | null>;
+}
+
+/** Runtime.setWanDelays for either runtime: the relay changes at once; netem cannot yet. */
+export async function setWanDelaysOf(
+  shaping: ShapingChoice,
+  nodeRelay: NodeRelay | undefined,
+  mode: WanDelays,
+): Promise<boolean> {
+  if (shaping.kind === 'none') return true;
+  if (shaping.kind !== 'relay' || !nodeRelay) return false;
+  await nodeRelay.setWanDelays(mode);
+  return true;
+}
 
 /** One direction between two data centers, as the relay takes it. */
 export function dcLinkDelay(t: Topology, fromDc: string, toDc: string): LinkDelay {
@@ -37,11 +59,7 @@ export async function startNodeRelay(
   t: Topology,
   nodes: readonly RelayedNode[],
   opts: { seed: number; listenHost?: string; advertiseHost?: string },
-): Promise<{
-  relay: DelayRelay;
-  dial: (from: NodeId, to: NodeId) => Address;
-  setWanDelays: (mode: WanDelays) => Promise<void>;
-}> {
+): Promise<NodeRelay> {
   const dc = (id: NodeId): string => t.node(id).datacenter;
   const routes: RelayRoute[] = [];
   for (const from of nodes)
@@ -65,6 +83,10 @@ export async function startNodeRelay(
   const none = (d: LinkDelay): LinkDelay => ({ ...d, delayMs: 0, jitterMs: 0 });
   return {
     relay,
+    cpuMs: async () => {
+      const w = (await relay.stats()).worker;
+      return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+    },
     setWanDelays: (mode) =>
       relay.change(
         routes.map((r) => ({

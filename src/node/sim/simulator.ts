@@ -600,7 +600,7 @@ export class Simulation {
     const leaders = [...cores].filter(([, c]) => c.servingLeaderEpoch !== undefined);
     const handingOver = this.now - this.lastResignAt < this.timers.initLimit * this.timers.tickMs;
     if (leaders.length === 0 && !handingOver) {
-      const states = [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
+      const states = describeCores(cores);
       this.checker.violations.push(
         `liveness: no leader serving ${this.calmMs} ms after faults stopped (${states})`,
       );
@@ -628,7 +628,7 @@ export class Simulation {
   private checkRejoined(): void {
     if (this.checker.violations.length > 0 || this.now < this.rejoinDueAt()) return;
     const cores = this.liveCores();
-    const states = () => [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
+    const states = (): string => describeCores(cores);
     const leaders = [...cores].filter(([, c]) => c.servingLeaderEpoch !== undefined);
     const after = `${Math.round(this.now - this.chaosMs)} ms after faults stopped`;
     if (leaders.length !== 1) {
@@ -650,6 +650,11 @@ export class Simulation {
   private trace(line: string): void {
     if (this.opts.trace) this.traceLines.push(`${this.now.toFixed(3)} ${line}`);
   }
+}
+
+/** `p1:following/serving@3 p2:…`: every live node's role, phase and epoch, for a violation. */
+function describeCores(cores: ReadonlyMap<NodeId, NodeCore>): string {
+  return [...cores].map(([id, c]) => `${id}:${c.role}/${c.phase}@${c.epoch}`).join(' ');
 }
 
 export function runSimulation(opts: SimOptions): SimResult {
