@@ -106,6 +106,7 @@ export interface RelayBenchResult {
     readonly wakeLatencyMs: number;
     readonly wakes: number;
     readonly spinMs: number;
+    readonly napMs: number;
     /** Whether the relay threads got their raised priority. */
     readonly niceSet: boolean;
   };
@@ -244,6 +245,7 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         wakes: last.worker.wakes,
         niceSet: last.worker.niceSet,
         spinMs: last.worker.spinMs,
+        napMs: last.worker.napMs,
       },
     };
   } finally {

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { childNodeArgs } from '../util/child-node-args.js';
 import {
   msg,
   parseAgentMessage,
@@ -117,7 +118,9 @@ export class AgentProcess {
   static async spawn(o: SpawnAgentOptions = {}): Promise<AgentProcess> {
     const child = o.stdioCommand
       ? spawn(o.stdioCommand.file, [...o.stdioCommand.args], { stdio: ['pipe', 'pipe', 'pipe'] })
-      : spawn(process.execPath, [o.runJs ?? RUN_JS, 'agent'], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+      : spawn(process.execPath, [...childNodeArgs(), o.runJs ?? RUN_JS, 'agent'], {
+          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        });
     const agent = new AgentProcess(child, o);
     const timeoutMs = o.readyTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;

@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../node/core/types.js';
 import { freePorts } from '../util/free-port.js';
+import { childNodeArgs } from '../util/child-node-args.js';
 import { EventBook, type ClusterEvent } from './event-book.js';
 
 export type { ClusterEvent };
@@ -161,9 +162,13 @@ export class ProcessCluster {
     const since = this.events.length;
     // stdin stays open for the node's life: if this process dies, even by SIGKILL, the pipe
     // closes and the node stops itself.
-    const child = spawn(process.execPath, [RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...childNodeArgs(), RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     s.child = child;
     s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.once('exit', () => {
@@ -240,20 +245,29 @@ export class ProcessCluster {
     return { leader: e.node, epoch: e.epoch as number, event: e };
   }
 
-  /** Kill every process and remove the cluster's files. */
+  /**
+   * Stop every process and remove the cluster's files. Nodes are asked first (stdin closed: they
+   * flush their events and exit, and a profiler started with POLE_BENCH_NODE_ARGS gets to write
+   * its file); whatever is still there after STOP_GRACE_MS is killed.
+   */
   async stop(): Promise<void> {
     await Promise.all(
       [...this.slots.values()].map(async (s) => {
-        if (s.child) {
-          s.child.kill('SIGKILL');
-          await s.exited;
-        }
+        const child = s.child;
+        if (!child) return;
+        child.stdin?.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await s.exited;
+        clearTimeout(timer);
       }),
     );
     this.book.clearWaiters();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
+
+/** How long a node may take to stop by itself at the end of a run before it is killed. */
+const STOP_GRACE_MS = 3_000;
 
 export function wallNow(): number {
   return performance.timeOrigin + performance.now();

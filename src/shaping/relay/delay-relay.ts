@@ -57,6 +57,8 @@ export interface RelayStats {
     readonly wakes: number;
     /** Time spent spinning out the last fraction before a release, ms. */
     readonly spinMs: number;
+    /** Time spent asleep (a futex wait, no CPU) before a release instead of spinning, ms. */
+    readonly napMs: number;
     /** How early the clock thread currently wakes the relay thread, ms (adapts to the machine). */
     readonly leadMs: number;
     /** Estimated wake-up time of the idle relay thread, taken off arrival times, ms. */

@@ -81,8 +81,12 @@ const LEAD_STEP_MS = 0.005;
 const IDLE_GAP_MS = 1;
 const INITIAL_WAKE_LATENCY_MS = 0.1;
 const MAX_WAKE_LATENCY_MS = 1;
-/** Never spin longer than this for one wake-up; a wake-up earlier than that re-arms the clock. */
+/** Never wait longer than this for one wake-up; a wake-up earlier than that re-arms the clock. */
 const MAX_SPIN_MS = 0.5;
+/** Below this a sleep is not worth its syscall; the rest is spun. */
+const MIN_NAP_MS = 0.01;
+const INITIAL_NAP_OVERSHOOT_MS = 0.06;
+const MAX_NAP_OVERSHOOT_MS = 0.3;
 
 // The shared buffer between this thread and the clock: f64 [0] due time (ms on the process-wide
 // monotonic clock, Infinity = nothing), f64 [1] lead; i32 at byte 16: [0] sequence (bumped on
@@ -373,6 +377,11 @@ class ReleaseScheduler {
   readonly ready: Promise<void>;
   wakes = 0;
   spinMs = 0;
+  /** Time spent asleep in waitUntil. */
+  napMs = 0;
+  private napOvershootMs = INITIAL_NAP_OVERSHOOT_MS;
+  /** Never notified: Atomics.wait on it is a plain sleep of the given length. */
+  private readonly napCell = new Int32Array(new SharedArrayBuffer(4));
   /** When this thread last finished handling something (ms, nowMs clock). */
   lastActivity = -Infinity;
   private wakeLatencyMs = INITIAL_WAKE_LATENCY_MS;
@@ -432,12 +441,10 @@ class ReleaseScheduler {
         continue;
       }
       if (top.at > now) {
-        // Woken a little early for this very entry: spin the rest rather than pay another
-        // round trip through the clock thread (which would be later than the spin).
+        // Woken a little early for this very entry: wait out the rest here rather than pay
+        // another round trip through the clock thread (which would be later).
         if (top.at > wokeFor || top.at - now > MAX_SPIN_MS) break;
-        const spinStart = now;
-        while (now < top.at) now = nowMs();
-        this.spinMs += now - spinStart;
+        now = this.waitUntil(top.at, now);
       }
       this.heap.pop();
       if (top.dir.releaseDue(now)) this.heap.push({ at: top.dir.headAt, dir: top.dir });
@@ -447,6 +454,30 @@ class ReleaseScheduler {
     // The clock fires once per arming: a fired arming must be renewed even for the same time.
     if (forCurrent || next !== this.armedAt) this.arm(next);
     this.lastActivity = nowMs();
+  }
+
+  /**
+   * Waits until `at` (at most MAX_SPIN_MS ahead): a futex sleep for all but the last
+   * `napOvershootMs`, then a spin for what is left. Spinning the whole way cost a third of a core
+   * at 5,000 chunks/s (bench relay); the sleep costs none, and neither reads sockets meanwhile.
+   * The kernel ends a sleep late by its timer slack (~50 µs) plus scheduling, so the overshoot
+   * is tracked (a median, like the lead) and taken off the sleep.
+   */
+  private waitUntil(at: number, now: number): number {
+    const sleepMs = at - now - this.napOvershootMs;
+    if (sleepMs > MIN_NAP_MS) {
+      Atomics.wait(this.napCell, 0, 0, sleepMs);
+      const woke = nowMs();
+      const overshoot = woke - (now + sleepMs);
+      this.napMs += woke - now;
+      const step = overshoot > this.napOvershootMs ? LEAD_STEP_MS : -LEAD_STEP_MS;
+      this.napOvershootMs = Math.min(MAX_NAP_OVERSHOOT_MS, Math.max(0, this.napOvershootMs + step));
+      now = woke;
+    }
+    const spinStart = now;
+    while (now < at) now = nowMs();
+    this.spinMs += now - spinStart;
+    return now;
   }
 
   /** Moves the lead by one step toward wake-ups WAKE_EARLY_MS before the due time. */
@@ -720,6 +751,7 @@ function runRelay(opts: RelayWorkerInit): void {
         clockCpuMs: scheduler.cpuMs(),
         wakes: scheduler.wakes,
         spinMs: scheduler.spinMs,
+        napMs: scheduler.napMs,
         leadMs: scheduler.lead,
         wakeLatencyMs: scheduler.wakeLatency,
         niceSet: niceSet && scheduler.clockNiceSet,
