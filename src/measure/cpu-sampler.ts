@@ -9,7 +9,13 @@ import { processCpuTicks, USER_HZ } from './proc-cpu.js';
 /** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
 export const BUSY_WARN_PCT = 50;
 
-export type CpuGroups = Readonly<Record<string, () => readonly number[]>>;
+/** A process to sample, and the name it has in the report (a node id, a data center's agent). */
+export interface CpuProcess {
+  readonly pid: number;
+  readonly label: string;
+}
+
+export type CpuGroups = Readonly<Record<string, () => readonly CpuProcess[]>>;
 
 export interface CpuSample {
   /** ms since the sampler started. */
@@ -19,6 +25,14 @@ export interface CpuSample {
   readonly total: number;
   /** pid → utime + stime ticks, per group. */
   readonly groups: Readonly<Record<string, ReadonlyMap<number, number>>>;
+  /** pid → label, for the processes seen in this sample (a restarted node keeps its label). */
+  readonly labels?: ReadonlyMap<number, string>;
+}
+
+export interface CpuUse {
+  readonly pctOfCore: number;
+  /** µs of CPU per write acknowledged during the window; null when none was. */
+  readonly usPerWrite: number | null;
 }
 
 export interface CpuReport {
@@ -28,12 +42,17 @@ export interface CpuReport {
   /** Share of all cores busy over the window, %, and the busiest one-second sample. */
   readonly machineBusyPct: number | null;
   readonly peakBusyPct: number | null;
+  /** Writes acknowledged during the window, the denominator of every usPerWrite. */
+  readonly ackedWrites: number;
   /** Per group, % of one core (100 = one core flat out), and how many processes it had. */
-  readonly groups: Readonly<Record<string, { readonly pctOfCore: number; readonly processes: number }>>;
+  readonly groups: Readonly<Record<string, CpuUse & { readonly processes: number }>>;
+  /** Per labelled process (a node, an agent), in group order; a restarted node is one entry. */
+  readonly processes: readonly (CpuUse & { readonly group: string; readonly label: string })[];
   /** Whatever else the machine ran meanwhile, % of one core. */
   readonly otherPctOfCore: number | null;
   /** Of the harness's share, the delay relay's own threads, % of one core (null: no relay). */
   readonly shapingPctOfCore: number | null;
+  readonly shapingUsPerWrite: number | null;
   /** Set when the machine was too busy for the latency figures to be taken at face value. */
   readonly warning: string | null;
 }
@@ -44,6 +63,7 @@ export function cpuReport(
   cores: number,
   /** CPU ms the shaping's threads had used at the first and the last sample. */
   shapingCpuMs?: { readonly from: number; readonly to: number },
+  ackedWrites = 0,
 ): CpuReport {
   const first = samples[0];
   const last = samples.at(-1);
@@ -54,9 +74,12 @@ export function cpuReport(
       cores,
       machineBusyPct: null,
       peakBusyPct: null,
+      ackedWrites,
       groups: {},
+      processes: [],
       otherPctOfCore: null,
       shapingPctOfCore: null,
+      shapingUsPerWrite: null,
       warning: null,
     };
   const windowS = (last.atMs - first.atMs) / 1000;
@@ -70,20 +93,31 @@ export function cpuReport(
   }
   // Per pid, what it used between the first and the last sample it was seen in: processes that
   // start or end during the window (a killed and restarted node) count for the time they ran.
-  const groups: Record<string, { pctOfCore: number; processes: number }> = {};
+  const use = (ticks: number): CpuUse => ({
+    pctOfCore: (100 * ticks) / USER_HZ / windowS,
+    usPerWrite: ackedWrites > 0 ? ((ticks / USER_HZ) * 1e6) / ackedWrites : null,
+  });
+  const groups: Record<string, CpuUse & { processes: number }> = {};
+  const processes: (CpuUse & { group: string; label: string })[] = [];
   let ours = 0;
   for (const name of Object.keys(last.groups)) {
-    const seen = new Map<number, { from: number; to: number }>();
+    const seen = new Map<number, { from: number; to: number; label: string | undefined }>();
     for (const s of samples)
       for (const [pid, ticks] of s.groups[name] ?? new Map<number, number>()) {
         const e = seen.get(pid);
         if (e) e.to = ticks;
-        else seen.set(pid, { from: ticks, to: ticks });
+        else seen.set(pid, { from: ticks, to: ticks, label: s.labels?.get(pid) });
       }
     let ticks = 0;
-    for (const e of seen.values()) ticks += e.to - e.from;
+    const byLabel = new Map<string, number>();
+    for (const e of seen.values()) {
+      ticks += e.to - e.from;
+      if (e.label !== undefined) byLabel.set(e.label, (byLabel.get(e.label) ?? 0) + e.to - e.from);
+    }
     ours += ticks;
-    groups[name] = { pctOfCore: (100 * ticks) / USER_HZ / windowS, processes: seen.size };
+    groups[name] = { ...use(ticks), processes: seen.size };
+    for (const [label, t] of [...byLabel].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })))
+      processes.push({ group: name, label, ...use(t) });
   }
   const busyCores = ((last.busy - first.busy) / USER_HZ / windowS) * 100;
   const otherPctOfCore = Math.max(0, busyCores - (100 * ours) / USER_HZ / windowS);
@@ -94,16 +128,21 @@ export function cpuReport(
         `stays small: every latency figure includes some of it`
       : null;
   // ms of CPU per s of window is ‰ of one core: / 10 makes it %.
-  const shapingPctOfCore = shapingCpuMs ? (shapingCpuMs.to - shapingCpuMs.from) / 10 / windowS : null;
+  const shapingMs = shapingCpuMs ? shapingCpuMs.to - shapingCpuMs.from : null;
+  const shapingPctOfCore = shapingMs !== null ? shapingMs / 10 / windowS : null;
+  const shapingUsPerWrite = shapingMs !== null && ackedWrites > 0 ? (shapingMs * 1e3) / ackedWrites : null;
   return {
     sampled: true,
     windowS,
     cores,
     machineBusyPct,
     peakBusyPct,
+    ackedWrites,
     groups,
+    processes,
     otherPctOfCore,
     shapingPctOfCore,
+    shapingUsPerWrite,
     warning,
   };
 }
@@ -147,7 +186,8 @@ export class CpuSampler {
     this.timer.unref();
   }
 
-  async stop(): Promise<CpuReport> {
+  /** Ends the sampling; `ackedWrites` (acknowledged during the window) gives the per-write costs. */
+  async stop(ackedWrites = 0): Promise<CpuReport> {
     clearInterval(this.timer);
     await this.busy;
     await this.sample();
@@ -156,6 +196,7 @@ export class CpuSampler {
       this.samples,
       availableParallelism(),
       this.shapingFrom !== null && to !== null ? { from: this.shapingFrom, to } : undefined,
+      ackedWrites,
     );
   }
 
@@ -163,14 +204,17 @@ export class CpuSampler {
     const m = await machineTicks();
     if (!m) return;
     const groups: Record<string, Map<number, number>> = {};
-    for (const [name, pids] of Object.entries(this.groups)) {
+    const labels = new Map<number, string>();
+    for (const [name, list] of Object.entries(this.groups)) {
       const map = new Map<number, number>();
-      for (const pid of pids()) {
+      for (const { pid, label } of list()) {
         const t = await processCpuTicks(pid);
-        if (t !== null) map.set(pid, t);
+        if (t === null) continue;
+        map.set(pid, t);
+        labels.set(pid, label);
       }
       groups[name] = map;
     }
-    this.samples.push({ atMs: performance.now() - this.t0, ...m, groups });
+    this.samples.push({ atMs: performance.now() - this.t0, ...m, groups, labels });
   }
 }

@@ -320,20 +320,30 @@ function selfCheck(r: RunResult): string {
     nodes: 'nodes (the system under test)',
     agents: 'load agents',
   };
-  const rows = Object.entries(c.groups).map(([g, v]) => [
-    names[g] ?? g,
-    count(v.processes),
-    percent(v.pctOfCore / 100),
-  ]);
-  if (c.shapingPctOfCore !== null)
-    rows.push(['of the harness: the delay relay (two threads)', NONE, percent(c.shapingPctOfCore / 100)]);
-  rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100)]);
+  const member: Record<string, string> = { nodes: 'node', agents: 'agent in' };
+  const perWrite = (us: number | null): string => (us === null ? NONE : `${us.toFixed(0)} µs`);
+  const rows: string[][] = [];
+  for (const [g, v] of Object.entries(c.groups)) {
+    rows.push([names[g] ?? g, count(v.processes), percent(v.pctOfCore / 100), perWrite(v.usPerWrite)]);
+    // One line per node and agent, so that the leader's cost shows apart from the followers'.
+    if (g !== 'harness')
+      for (const p of c.processes.filter((x) => x.group === g))
+        rows.push([`${member[g] ?? g} ${p.label}`, NONE, percent(p.pctOfCore / 100), perWrite(p.usPerWrite)]);
+    if (g === 'harness' && c.shapingPctOfCore !== null)
+      rows.push([
+        'of which the delay relay (two threads)',
+        NONE,
+        percent(c.shapingPctOfCore / 100),
+        perWrite(c.shapingUsPerWrite),
+      ]);
+  }
+  rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100), NONE]);
   const lines = [
     '## Self-check',
     '',
-    `CPU during the load (${secUnit(c.windowS)}): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}). Per group, in % of one core:`,
+    `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}). Per group and process, in % of one core and in CPU time per acknowledged write:`,
     '',
-    table(['Processes', 'Count', 'CPU'], rows, [1, 2]),
+    table(['Processes', 'Count', 'CPU', 'per write'], rows, [1, 2, 3]),
   ];
   if (Object.keys(c.groups).length === 0)
     lines.push('', 'Nodes and agents run in containers here: only the machine as a whole was sampled.');

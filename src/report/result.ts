@@ -325,9 +325,26 @@ export const runResultSchema = z
       cores: count,
       machineBusyPct: z.number().min(0).nullable(),
       peakBusyPct: z.number().min(0).nullable(),
-      groups: z.record(z.string(), z.object({ pctOfCore: z.number().min(0), processes: count })),
+      ackedWrites: count,
+      groups: z.record(
+        z.string(),
+        z.object({
+          pctOfCore: z.number().min(0),
+          usPerWrite: z.number().min(0).nullable(),
+          processes: count,
+        }),
+      ),
+      processes: z.array(
+        z.object({
+          group: z.string(),
+          label: z.string(),
+          pctOfCore: z.number().min(0),
+          usPerWrite: z.number().min(0).nullable(),
+        }),
+      ),
       otherPctOfCore: z.number().min(0).nullable(),
       shapingPctOfCore: z.number().min(0).nullable(),
+      shapingUsPerWrite: z.number().min(0).nullable(),
       warning: z.string().nullable(),
     }),
     links: z.record(

@@ -5,7 +5,7 @@ import { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
-import type { CpuGroups } from '../measure/cpu-sampler.js';
+import type { CpuGroups, CpuProcess } from '../measure/cpu-sampler.js';
 import type { Topology } from '../topology/topology.js';
 import {
   measureRelayLinks,
@@ -31,7 +31,7 @@ export class ProcessRuntime implements Runtime {
   private cluster: ProcessCluster | undefined;
   private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
-  private readonly agents: AgentProcess[] = [];
+  private readonly agents: { dc: string; agent: AgentProcess }[] = [];
 
   constructor(
     private readonly topology: Topology,
@@ -117,9 +117,9 @@ export class ProcessRuntime implements Runtime {
   }
 
   /** A `pole-bench agent` child process on this machine, over the Node IPC channel. */
-  async spawnAgent(_dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+  async spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
     const agent = await AgentProcess.spawn({ onInterval });
-    this.agents.push(agent);
+    this.agents.push({ dc, agent });
     return agent;
   }
 
@@ -128,11 +128,12 @@ export class ProcessRuntime implements Runtime {
   }
 
   cpuGroups(): CpuGroups {
-    const pids = (xs: Array<number | undefined>): number[] => xs.filter((p): p is number => p !== undefined);
+    const known = (xs: Array<{ pid: number | undefined; label: string }>): CpuProcess[] =>
+      xs.flatMap((x) => (x.pid === undefined ? [] : [{ pid: x.pid, label: x.label }]));
     return {
       // pid() is undefined while a node is down.
-      nodes: () => pids(this.topology.nodes.map((n) => this.c.pid(n.id))),
-      agents: () => pids(this.agents.map((a) => a.pid)),
+      nodes: () => known(this.topology.nodes.map((n) => ({ pid: this.c.pid(n.id), label: n.id }))),
+      agents: () => known(this.agents.map((a) => ({ pid: a.agent.pid, label: a.dc }))),
     };
   }
 

@@ -18,6 +18,8 @@ export interface RunOverrides {
   readonly duration?: string;
   /** e.g. "25s": replaces the faults with one `kill: leader` at that time. */
   readonly killAt?: string;
+  /** Drop the scenario's faults: the load runs under the initial leader throughout. */
+  readonly noFaults?: boolean;
 }
 
 export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
@@ -43,8 +45,9 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       '--duration',
       `the run (${durationMs} ms) must be longer than its warm-up (${spec.scenario.warmupMs} ms)`,
     );
-  const faults =
-    o.killAt !== undefined
+  const faults = o.noFaults
+    ? []
+    : o.killAt !== undefined
       ? [{ atMs: ms('--kill-at', o.killAt), action: 'kill' as const, target: LEADER }]
       : spec.scenario.faults;
   for (const f of faults) {

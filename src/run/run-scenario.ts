@@ -129,7 +129,10 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     await sleepUntil(loadStart);
     // The self-check covers the load and nothing else: the harness itself (with the relay thread),
     // the runtime's nodes and agents, and the machine as a whole.
-    sampler = new CpuSampler({ harness: () => [process.pid], ...rt.cpuGroups() }, () => rt.shapingCpuMs());
+    sampler = new CpuSampler(
+      { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
+      () => rt.shapingCpuMs(),
+    );
     await sampler.start();
     progress('load', { leader: initial });
     // While the load runs: once a second, the last second's writes/s and errors, and the leader.
@@ -173,7 +176,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     }
     progress('load', { leader: currentLeader(rt) ?? '?' });
     await sleepUntil(loadStart + sc.durationMs);
-    cpu = await sampler.stop();
+    cpu = await sampler.stop(intervals.reduce((n, m) => n + m.acked, 0));
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();
@@ -206,7 +209,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   } finally {
     clearInterval(ticker);
     // A run that failed during the load still says how busy the machine was until then.
-    if (sampler && !cpu.sampled) cpu = await sampler.stop().catch(() => cpu);
+    if (sampler && !cpu.sampled)
+      cpu = await sampler.stop(intervals.reduce((n, m) => n + m.acked, 0)).catch(() => cpu);
     await Promise.allSettled([...agents.values()].map((a) => a.kill()));
   }
 

@@ -42,7 +42,7 @@ describe('cpuReport', () => {
         harness: [[1, 400]],
       }),
     ];
-    const r = cpuReport(samples, 2, { from: 1000, to: 4000 });
+    const r = cpuReport(samples, 2, { from: 1000, to: 4000 }, 20_000);
     assert.equal(r.sampled, true);
     // 3000 ms of relay CPU in 10 s: 30 % of a core.
     assert.equal(r.shapingPctOfCore, 30);
@@ -50,14 +50,51 @@ describe('cpuReport', () => {
     assert.equal(r.machineBusyPct, 90);
     assert.equal(r.peakBusyPct, 100);
     // nodes: 600 + 300 (p12 until it went) + 0 (p13 seen once) = 900 ticks in 10 s = 90 % of a core.
-    assert.deepEqual(r.groups.nodes, { pctOfCore: 90, processes: 3 });
-    assert.deepEqual(r.groups.harness, { pctOfCore: 40, processes: 1 });
+    // 9 s of CPU for 20,000 writes: 450 µs per write.
+    assert.deepEqual(r.groups.nodes, { pctOfCore: 90, usPerWrite: 450, processes: 3 });
+    assert.deepEqual(r.groups.harness, { pctOfCore: 40, usPerWrite: 200, processes: 1 });
+    assert.equal(r.shapingUsPerWrite, 150);
+    assert.equal(r.ackedWrites, 20_000);
     // 1800 busy ticks = 180 % of a core; ours 130 %: 50 % was something else.
     assert.equal(r.otherPctOfCore, 50);
     assert.match(
       r.warning ?? '',
       /^the machine was 90 % busy during the load \(all 2 cores; busiest second 100 %\)/,
     );
+  });
+
+  it('gives each labelled process its own line, a restarted node counted once under its name', () => {
+    const labels = new Map([
+      [11, 'p1'],
+      [12, 'p2'],
+      [13, 'p2'],
+    ]);
+    const at = (atMs: number, xs: [number, number][]): CpuSample => ({
+      ...sample(atMs, atMs / 10, atMs / 5, { nodes: xs }),
+      labels,
+    });
+    // p2 ran as pid 12 until killed (200 ticks), then as pid 13 (100 ticks); p1 used 500 ticks.
+    const samples = [
+      at(0, [
+        [11, 0],
+        [12, 0],
+      ]),
+      at(5000, [
+        [11, 250],
+        [12, 200],
+        [13, 0],
+      ]),
+      at(10000, [
+        [11, 500],
+        [13, 100],
+      ]),
+    ];
+    const r = cpuReport(samples, 2, undefined, 10_000);
+    assert.deepEqual(r.processes, [
+      { group: 'nodes', label: 'p1', pctOfCore: 50, usPerWrite: 500 },
+      { group: 'nodes', label: 'p2', pctOfCore: 30, usPerWrite: 300 },
+    ]);
+    assert.equal(r.shapingUsPerWrite, null);
   });
 
   it('stays quiet below the line', () => {

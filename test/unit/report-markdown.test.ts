@@ -168,14 +168,25 @@ describe('report.md', () => {
       'pole-bench harness (with the relay thread)',
       '1',
       '41.2%',
+      '413 µs',
     ]);
     assert.deepEqual(row(s, 'nodes (the system under test)'), [
       'nodes (the system under test)',
       '6',
       '104.5%',
+      '1047 µs',
     ]);
-    assert.deepEqual(row(s, 'anything else on the machine'), ['anything else on the machine', '-', '3.8%']);
-    assert.deepEqual(row(s, 'of the harness: the delay relay (two threads)').slice(1), ['-', '30.6%']);
+    // Each node and agent on its own line, under its group.
+    assert.deepEqual(row(s, 'node p5').slice(1), ['-', '34.2%', '343 µs']);
+    assert.deepEqual(row(s, 'agent in tud').slice(1), ['-', '13.6%', '136 µs']);
+    assert.deepEqual(row(s, 'anything else on the machine'), [
+      'anything else on the machine',
+      '-',
+      '3.8%',
+      '-',
+    ]);
+    assert.deepEqual(row(s, 'of which the delay relay (two threads)').slice(1), ['-', '30.6%', '307 µs']);
+    assert.match(s, /29,940 writes acknowledged/);
     assert.match(s, /cores were 88\.4% busy \(busiest second 96\.1%\)/);
     const quiet = result2dc();
     quiet.cpu = { ...quiet.cpu, machineBusyPct: 31, warning: null };

@@ -1,0 +1,128 @@
+// `pole-bench bench cost`: what each process of a run costs in CPU per acknowledged write. A run of
+// the topology on the process runtime with no fault (the initial leader serves throughout), its
+// self-check read per process, repeated and summarised by median. This is the measurement behind
+// every "make it cheaper" change: a lever counts when this table moves, not when a profile looks
+// better.
+import { ProcessRuntime } from '../run/process-runtime.js';
+import { loadTopologyForRun } from '../run/run-overrides.js';
+import { runScenario } from '../run/run-scenario.js';
+import { chooseShaping } from '../run/choose-runtime.js';
+import type { CpuReport } from '../measure/cpu-sampler.js';
+
+export interface CostBenchOptions {
+  readonly topologyFile: string;
+  readonly rate?: number;
+  /** e.g. "30s". */
+  readonly duration: string;
+  readonly runs: number;
+  readonly seed: number;
+  readonly version: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface CostRun {
+  readonly seed: number;
+  readonly ackedWrites: number;
+  readonly failedWrites: number;
+  readonly machineBusyPct: number | null;
+  /** label → µs of CPU per acknowledged write and % of one core. */
+  readonly processes: Readonly<
+    Record<string, { readonly usPerWrite: number | null; readonly pctOfCore: number }>
+  >;
+  /** Mean latency per data center, ms (the whole load after the warm-up). */
+  readonly meanMs: Readonly<Record<string, number | null>>;
+  readonly errors: readonly string[];
+}
+
+export interface CostBenchResult {
+  readonly topology: string;
+  readonly rate: number;
+  readonly duration: string;
+  readonly leader: string | null;
+  readonly runs: readonly CostRun[];
+  /** Per label: median, min and max over the runs of µs per write; the same for the machine. */
+  readonly summary: Readonly<
+    Record<string, { readonly median: number; readonly min: number; readonly max: number }>
+  >;
+  readonly machineBusyPct: { readonly median: number; readonly min: number; readonly max: number } | null;
+}
+
+/** The report's labels: a node by its id, an agent by its data center, the relay apart from the harness. */
+function perProcess(cpu: CpuReport): CostRun['processes'] {
+  const out: Record<string, { usPerWrite: number | null; pctOfCore: number }> = {};
+  for (const p of cpu.processes) {
+    const label = p.group === 'agents' ? `agent ${p.label}` : p.label;
+    out[label] = { usPerWrite: p.usPerWrite, pctOfCore: p.pctOfCore };
+  }
+  if (cpu.shapingPctOfCore !== null)
+    out['relay (in the harness)'] = { usPerWrite: cpu.shapingUsPerWrite, pctOfCore: cpu.shapingPctOfCore };
+  for (const [g, v] of Object.entries(cpu.groups))
+    if (g !== 'harness') out[`all ${g}`] = { usPerWrite: v.usPerWrite, pctOfCore: v.pctOfCore };
+  return out;
+}
+
+function spread(xs: readonly number[]): { median: number; min: number; max: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  const median = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { median, min: s[0]!, max: s.at(-1)! };
+}
+
+export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult> {
+  const topology = loadTopologyForRun(o.topologyFile, {
+    duration: o.duration,
+    noFaults: true,
+    ...(o.rate !== undefined ? { rate: o.rate } : {}),
+  });
+  const shaping = chooseShaping('auto', 'process', topology.datacenters.length, {
+    available: false,
+    reason: 'not probed',
+  });
+  const runs: CostRun[] = [];
+  let leader: string | null = null;
+  for (let i = 0; i < o.runs; i++) {
+    const seed = o.seed + i;
+    const runtime = new ProcessRuntime(topology, { shaping, seed });
+    try {
+      const { result } = await runScenario({ topology, runtime, seed, thresholds: [], version: o.version });
+      leader = result.leaders.initial ?? leader;
+      const meanMs: Record<string, number | null> = {};
+      for (const [dc, w] of Object.entries(result.latency)) meanMs[dc] = w.before?.mean ?? null;
+      const run: CostRun = {
+        seed,
+        ackedWrites: result.cpu.ackedWrites,
+        failedWrites: result.writes.failed,
+        machineBusyPct: result.cpu.machineBusyPct,
+        processes: perProcess(result.cpu),
+        meanMs,
+        errors: result.errors,
+      };
+      runs.push(run);
+      o.log?.(
+        `run ${i + 1}/${o.runs}: machine ${run.machineBusyPct?.toFixed(1) ?? '?'} % busy, ` +
+          Object.entries(run.processes)
+            .filter(([k]) => k.startsWith('all ') || k.startsWith('relay'))
+            .map(([k, v]) => `${k} ${v.usPerWrite?.toFixed(0) ?? '?'} µs/write`)
+            .join(', '),
+      );
+    } finally {
+      await runtime.teardown();
+    }
+  }
+  const labels = [...new Set(runs.flatMap((r) => Object.keys(r.processes)))];
+  const summary: Record<string, { median: number; min: number; max: number }> = {};
+  for (const l of labels) {
+    const xs = runs.map((r) => r.processes[l]?.usPerWrite).filter((x): x is number => typeof x === 'number');
+    if (xs.length > 0) summary[l] = spread(xs);
+  }
+  const busy = runs.map((r) => r.machineBusyPct).filter((x): x is number => x !== null);
+  return {
+    topology: topology.name,
+    rate: topology.workload.rate,
+    duration: o.duration,
+    leader,
+    runs,
+    summary,
+    machineBusyPct: busy.length > 0 ? spread(busy) : null,
+  };
+}
