@@ -3,7 +3,7 @@
 //
 // apply() is synchronous and does no I/O: it checks each op, updates the in-memory index of the
 // log and queues the disk actions (appends are encoded into one buffer per op). flush() performs
-// everything queued in one round (one writev per segment, one fdatasync per segment touched) and
+// everything queued in one round (one writev per segment, made durable by O_DSYNC) and
 // shares that round among all concurrent callers (group commit).
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { Txn } from '../core/types.js';
@@ -27,7 +27,7 @@ export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
 
 export interface StoreOptions {
   readonly dir: string;
-  /** fdatasync before flush() resolves (default true). Off only where a power cut loses the disk anyway (tmpfs). */
+  /** Durable (O_DSYNC writes, synced truncations and directories) before flush() resolves (default true). Off only where a power cut loses the disk anyway (tmpfs). */
   readonly fsync?: boolean;
   /** A segment that has reached this size is closed and appends go to a new one (default 64 MiB). */
   readonly segmentBytes?: number;
@@ -79,7 +79,7 @@ export class DurableStore {
     return { store: new DurableStore(opts, layout), recovered: layout.state, report: layout.report };
   }
 
-  /** Flush rounds performed (each one writev + fdatasync per segment touched): group commit shares them. */
+  /** Flush rounds performed (each one O_DSYNC writev per segment touched): group commit shares them. */
   get flushRounds(): number {
     return this.rounds;
   }
@@ -121,7 +121,7 @@ export class DurableStore {
   }
 
   /**
-   * Write everything buffered and, when fsync is on, fdatasync the files touched. Group commit:
+   * Write everything buffered, durably when fsync is on (O_DSYNC). Group commit:
    * concurrent callers share one flush; resolves when all ops applied before the call are durable.
    */
   flush(): Promise<void> {
@@ -198,9 +198,9 @@ export class DurableStore {
     return snap ? maxZxid(last, snap) : last;
   }
 
-  private roll(syncFrom: boolean): SegmentIndex {
+  private roll(): SegmentIndex {
     const next = new SegmentIndex(this.nextSeq++);
-    this.queue.push({ kind: 'roll', fromSeq: this.active.seq, seq: next.seq, syncFrom });
+    this.queue.push({ kind: 'roll', fromSeq: this.active.seq, seq: next.seq });
     return next;
   }
 
@@ -214,7 +214,7 @@ export class DurableStore {
       prev = t.zxid;
     }
     const { buffer, offsets } = encodeTxns(txns);
-    if (this.active.count > 0 && this.active.size >= this.segmentBytes) this.segments.push(this.roll(true));
+    if (this.active.count > 0 && this.active.size >= this.segmentBytes) this.segments.push(this.roll());
     const seg = this.active;
     const position = seg.size;
     for (let i = 0; i < txns.length; i++) {
@@ -279,7 +279,7 @@ export class DurableStore {
         `local snapshot at ${formatZxid(zxid)} is older than the current one at ${formatZxid(this.snapshot.zxid)}`,
       );
     }
-    const fresh = this.roll(!replacesLog);
+    const fresh = this.roll();
     // The log after the snapshot starts at the first segment still holding a txn past `zxid`.
     let k = replacesLog ? this.segments.length : 0;
     while (k < this.segments.length && compareZxid(this.segments[k]!.lastZxid() ?? zxid, zxid) <= 0) k++;

@@ -1,8 +1,9 @@
 // Reading a segment file back: the run of valid records from its start, and, if it stops before
 // the end of the file, whether what follows is a torn final write or damage to durable data.
 //
-// Only the last flush round can be torn: the next round starts after this one's fdatasync. A power
-// cut may persist that round's pages in any order, so valid records can follow a hole inside it.
+// Only the last flush round can be torn: the next round starts once this one is durable (its O_DSYNC
+// write returned). A power cut may persist that round's pages in any order, so valid records can
+// follow a hole inside it.
 // But a round ends with a SYNC_POINT record, so a bad record followed by a valid sync point *and*
 // more valid data behind it lies in a round that had completed: that is corruption, not a tear.
 import type { Txn } from '../core/types.js';
