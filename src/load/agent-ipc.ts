@@ -124,5 +124,7 @@ function emptyDone(): DoneMessage {
     sentRate: 0,
     firstAckAfter: {},
     acked: [],
+    clientId: '',
+    traces: [],
   };
 }

@@ -189,6 +189,14 @@ export const doneMessageSchema = z.object({
   firstAckAfter: z.record(z.string(), ms),
   /** Every acknowledged write: [path, zxid epoch, zxid counter], in acknowledgement order. */
   acked: z.array(z.tuple([z.string(), count, count])),
+  /** The client id the writes carried (the nodes' trace events name it). */
+  clientId: z.string().default(''),
+  /**
+   * The traced writes (requestId a multiple of TRACE_EVERY) acknowledged at the first attempt:
+   * [requestId, phase, intended, sent, reply received], monotonic ms (CLOCK_MONOTONIC, which the
+   * nodes' trace stamps share).
+   */
+  traces: z.array(z.tuple([count, z.string(), z.number(), z.number(), z.number()])).default([]),
 });
 
 export const errorMessageSchema = z.object({ v, type: z.literal('error'), message: z.string() });

@@ -18,6 +18,7 @@ import { AGENT_PROTOCOL_VERSION } from './agent-protocol.js';
 import type { AgentMessage, DoneMessage, LoadSpec, PhaseSummary } from './agent-protocol.js';
 import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-recorders.js';
 import { WakeClock, hrMs } from './wake-clock.js';
+import { isTraced } from '../node/trace/write-tracer.js';
 
 export const DEFAULT_MAX_IN_FLIGHT = 10_000;
 export const DEFAULT_INTERVAL_MS = 1_000;
@@ -89,6 +90,8 @@ export class LoadAgent {
   private readonly totals = { attempted: 0, acked: 0, failed: 0, timedOut: 0, overflow: 0, retries: 0 };
   private readonly firstAck = new Map<string, number>();
   private readonly acks = new AckBook();
+  /** The traced writes (latency anatomy) acknowledged at the first attempt. */
+  private readonly traces: Array<[number, string, number, number, number]> = [];
   private readonly flights: WriteFlights;
 
   private schedule: OpenLoopSchedule | undefined;
@@ -274,6 +277,8 @@ export class LoadAgent {
       recordMs(rec.uncorrected, now - f.sentAt);
       recordMs(this.interval.corrected, now - f.intended);
       this.acks.add(f.seq, o.zxid.epoch, o.zxid.counter);
+      // The nodes stamp the same writes (by requestId = seq) on the same monotonic clock.
+      if (f.attempts === 1 && isTraced(f.seq)) this.traces.push([f.seq, phase, f.intended, f.sentAt, now]);
       if (!this.firstAck.has(phase)) this.firstAck.set(phase, wall(now));
     } else {
       this.totals.failed += 1;
@@ -391,6 +396,14 @@ export class LoadAgent {
       sentRate: round2(this.totals.attempted / windowS),
       firstAckAfter: Object.fromEntries(this.firstAck),
       acked: this.acks.toList(this.pathOf),
+      clientId: this.clientId,
+      traces: this.traces.map(([seq, phase, intended, sent, replied]) => [
+        seq,
+        phase,
+        round3(intended),
+        round3(sent),
+        round3(replied),
+      ]),
     };
   }
 
@@ -404,6 +417,10 @@ export class LoadAgent {
     this.interval.corrected.destroy();
     this.interval.lateness.destroy();
   }
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
 }
 
 function round2(v: number): number {

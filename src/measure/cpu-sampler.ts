@@ -186,18 +186,24 @@ export class CpuSampler {
     this.timer.unref();
   }
 
+  private shaping: { from: number; to: number } | undefined;
+
   /** Ends the sampling; `ackedWrites` (acknowledged during the window) gives the per-write costs. */
   async stop(ackedWrites = 0): Promise<CpuReport> {
     clearInterval(this.timer);
     await this.busy;
     await this.sample();
     const to = this.shapingFrom === null ? null : await this.shapingCpuMs().catch(() => null);
-    return cpuReport(
-      this.samples,
-      availableParallelism(),
-      this.shapingFrom !== null && to !== null ? { from: this.shapingFrom, to } : undefined,
-      ackedWrites,
-    );
+    if (this.shapingFrom !== null && to !== null) this.shaping = { from: this.shapingFrom, to };
+    return this.report(ackedWrites);
+  }
+
+  /**
+   * The report of the window sampled, with the writes to divide by: the writes sent during the
+   * load are known only once the agents have drained them, after the window.
+   */
+  report(ackedWrites: number): CpuReport {
+    return cpuReport(this.samples, availableParallelism(), this.shaping, ackedWrites);
   }
 
   private async sample(): Promise<void> {

@@ -14,6 +14,9 @@ import { DurableStore } from './log/durable-store.js';
 import { MetricsRegistry } from './metrics.js';
 import { ClientApiServer, type WriteOutcome } from './net/client-server.js';
 import { PeerNetwork } from './net/peer-network.js';
+import type { PeerMessage } from './core/zab-messages.js';
+import type { NodeId } from './core/types.js';
+import { WriteTracer } from './trace/write-tracer.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
 export interface NodeServerOptions {
@@ -40,6 +43,8 @@ export class NodeServer {
   private readonly counters;
   /** The configured oracle first, then every other one this node can compute, for /status. */
   private readonly statusOracles: Oracle[];
+  /** Stamps the steps of a sample of writes for the report's latency anatomy. */
+  private readonly tracer: WriteTracer;
 
   private constructor(
     readonly config: NodeConfig,
@@ -50,6 +55,7 @@ export class NodeServer {
     private clients: ClientApiServer | undefined,
     private http: StatusServer | undefined,
   ) {
+    this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
     const opts = config.preference ? { preference: config.preference } : {};
     this.statusOracles = [
       createOracle(config.oracle, opts),
@@ -136,7 +142,10 @@ export class NodeServer {
       listenHost: c.listen.host,
       listenPort: c.listen.peerPort,
       peers: c.peers.map((p) => ({ member: { id: p.id, sid: p.sid }, host: p.host, port: p.port })),
-      onMessage: (from, msg) => this.input({ type: 'message', now: performance.now(), from, msg }),
+      onMessage: (from, msg) => {
+        this.tracer.peerIn(from, msg);
+        this.input({ type: 'message', now: performance.now(), from, msg });
+      },
       onConnected: (peer) => this.input({ type: 'connected', now: performance.now(), peer }),
       onDisconnected: (peer) => this.input({ type: 'disconnected', now: performance.now(), peer }),
       onLinkError: (info) => process.stderr.write(`${c.id}: peer link ${info.peer ?? '?'}: ${info.reason}\n`),
@@ -151,6 +160,7 @@ export class NodeServer {
           this.counters.writes.inc();
           const handle = ++this.handleSeq;
           this.replyTo.set(handle, reply);
+          this.tracer.clientWrite(handle, req.clientId, req.requestId);
           this.input({ type: 'write', now: performance.now(), handle, ...req });
         },
         read: (path) => {
@@ -232,6 +242,7 @@ export class NodeServer {
       this.readyScheduled = false;
       if (this.stopped) return;
       const r = this.core.ready();
+      for (const s of r.sends) if (s.msg.type === 'COMMIT') this.tracer.decided(s.msg.zxid);
       // Heartbeats wait for no fsync: an RTT sample must not include the disk.
       for (const s of r.heartbeats) this.net?.send(s.to, s.msg);
       // Events are observations: stamp them now, not after the fsync.
@@ -255,11 +266,13 @@ export class NodeServer {
         const batch = this.pendingReadies.splice(0);
         const persist = batch.flatMap((r) => r.persist);
         if (persist.length > 0) {
+          const traced = this.tracer.persisting(persist);
           this.store.apply(persist);
           await this.store.flush();
+          this.tracer.durable(traced);
         }
         for (const r of batch) {
-          for (const s of r.sends) this.net?.send(s.to, s.msg);
+          for (const s of r.sends) this.sendPeer(s.to, s.msg);
           for (const rep of r.replies) this.reply(rep);
         }
       }
@@ -280,6 +293,12 @@ export class NodeServer {
     this.replyTo.delete(rep.handle);
     this.counters.replies.inc({ outcome: rep.ok ? 'ok' : rep.code });
     fn(rep.ok ? { ok: true, zxid: rep.zxid } : { ok: false, code: rep.code });
+    this.tracer.replied(rep.handle);
+  }
+
+  private sendPeer(to: NodeId, msg: PeerMessage): void {
+    this.net?.send(to, msg);
+    this.tracer.peerOut(msg);
   }
 
   private armTimer(): void {

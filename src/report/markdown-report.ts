@@ -15,6 +15,7 @@ import {
   table,
 } from './format.js';
 import type { LatencyStats, RunResult } from './result.js';
+import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
 
 export const REPORT_SECTIONS = [
@@ -24,6 +25,7 @@ export const REPORT_SECTIONS = [
   'Recovery',
   'Latency per data center',
   'Latency against the model',
+  'Latency anatomy',
   'Timeline',
   'Writes',
   'Self-check',
@@ -40,6 +42,7 @@ export function renderReport(result: RunResult): string {
     recovery(result),
     latency(result),
     againstModel(result),
+    anatomy(result),
     timeline(result),
     writes(result),
     selfCheck(result),
@@ -243,6 +246,71 @@ function againstModel(r: RunResult): string {
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),
+  ].join('\n');
+}
+
+/** Where each data center's milliseconds went, from the traced writes (report/latency-anatomy.ts). */
+function anatomy(r: RunResult): string {
+  const a = r.anatomy;
+  const head = [
+    '## Latency anatomy',
+    '',
+    `One write in ${count(a.sampleEvery)} is traced: the agent and every node on its way stamp each step on the clock they share. ` +
+      `${count(a.complete)} of ${count(a.traced)} traced writes had every stamp (a write retried, or cut by the leader's death, has not). ` +
+      'Mean ms per write: network is what the shaping was configured to add on the hops between data centers; ' +
+      'transport the rest of those hops (relay lateness, sockets, waking the receiver); disk the log write and fsync at the leader and at the follower that completed the quorum; ' +
+      'nodes the other time inside them (processing, waiting for the CPU or a group commit); client the hops between agent and server.',
+  ];
+  const rows: string[][] = [];
+  const detail: string[][] = [];
+  for (const dc of dcNames(r, Object.keys(a.perDc)))
+    for (const w of ['before', 'after'] as const) {
+      const b = a.perDc[dc]?.[w];
+      if (!b) continue;
+      rows.push([
+        dc,
+        w,
+        count(b.writes),
+        ms(b.totalMs),
+        ms(b.networkMs),
+        ms(b.transportMs),
+        ms(b.diskMs),
+        ms(b.nodesMs),
+        ms(b.clientMs),
+        ms(b.totalMs - b.networkMs),
+      ]);
+      // Critical-path order, whatever order the file stored them in.
+      const parts = ANATOMY_PARTS.flatMap(({ name }) => {
+        const v = b.parts[name];
+        return v !== undefined && v >= 0.005 ? [`${name} ${ms(v)}`] : [];
+      });
+      detail.push([dc, w, parts.join('; ')]);
+    }
+  if (rows.length === 0)
+    return [...head, '', 'No traced write was complete in the before and after windows.'].join('\n');
+  return [
+    ...head,
+    '',
+    table(
+      [
+        'Data center',
+        'Window',
+        'Writes',
+        'Mean',
+        'Network',
+        'Transport',
+        'Disk',
+        'Nodes',
+        'Client',
+        'All but network',
+      ],
+      rows,
+      [2, 3, 4, 5, 6, 7, 8, 9],
+    ),
+    '',
+    'Step by step (mean ms per write, critical path in order):',
+    '',
+    table(['Data center', 'Window', 'Steps'], detail),
   ].join('\n');
 }
 

@@ -1,4 +1,4 @@
-// result.json: everything a run found, as one versioned document ("pole-bench/result@2"). The
+// result.json: everything a run found, as one versioned document ("pole-bench/result@3"). The
 // report, the thresholds and `--json` all read this one shape. The interfaces are the contract; the
 // zod schema below reads a file back (e.g. to re-render a report) and must agree with them, which
 // the compile-time check at the end enforces.
@@ -8,10 +8,11 @@
 // never 0, so that a threshold on it fails instead of passing by accident.
 import { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
+import type { LatencyAnatomy } from './latency-anatomy.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@2';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@3';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -227,6 +228,8 @@ export interface RunResult {
    * cpu-sampler.ts); `warning` is set when the latency figures include queueing for CPU.
    */
   readonly cpu: CpuReport;
+  /** Where the milliseconds of a sample of writes went (report/latency-anatomy.ts). */
+  readonly anatomy: LatencyAnatomy;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -346,6 +349,28 @@ export const runResultSchema = z
       shapingPctOfCore: z.number().min(0).nullable(),
       shapingUsPerWrite: z.number().min(0).nullable(),
       warning: z.string().nullable(),
+    }),
+    anatomy: z.object({
+      sampleEvery: count,
+      traced: count,
+      complete: count,
+      perDc: z.record(
+        z.string(),
+        z.record(
+          z.string(),
+          z.object({
+            writes: count,
+            totalMs: z.number(),
+            networkMs: z.number(),
+            transportMs: z.number(),
+            diskMs: z.number(),
+            nodesMs: z.number(),
+            clientMs: z.number(),
+            parts: z.record(z.string(), z.number()),
+            maxSumErrorMs: z.number().min(0),
+          }),
+        ),
+      ),
     }),
     links: z.record(
       z.string(),

@@ -22,6 +22,8 @@ import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
 import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
 import { calibrateFloor, unmeasuredFloor, warmUp, type NodeFloor } from '../measure/node-floor.js';
 import { modelColumns } from '../report/model-columns.js';
+import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from '../report/latency-anatomy.js';
+import { TRACE_EVERY } from '../node/trace/write-tracer.js';
 import { LEADER } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
 import { checkAckedWrites } from './checker.js';
@@ -181,6 +183,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     progress('draining');
     for (const a of agents.values()) a.stop();
     for (const [dc, a] of agents) dones.set(dc, await withTimeout(a.done, 30_000, `load agent ${dc}`));
+    // Per write: every write sent during the load, acknowledged by now (some after the window).
+    cpu = sampler.report([...dones.values()].reduce((n, d) => n + d.totals.acked, 0));
 
     progress('checking writes');
     const leaderNow = currentLeader(rt);
@@ -387,6 +391,7 @@ function buildResult(x: {
     model,
     floor,
     cpu: x.cpu,
+    anatomy: anatomyOf(t, dones, x.nodeEvents, x.o.runtime.shaping.kind === 'none'),
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),
@@ -405,6 +410,35 @@ function buildResult(x: {
   };
   const thresholds = evaluateThresholds(x.o.thresholds, partial);
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+}
+
+/** The latency anatomy of the traced writes (report/latency-anatomy.ts). */
+function anatomyOf(
+  t: Topology,
+  dones: readonly DoneMessage[],
+  events: readonly ClusterEvent[],
+  unshaped: boolean,
+): LatencyAnatomy {
+  const traces: NodeTraceEvent[] = [];
+  for (const e of events)
+    if (e.ev === 'trace')
+      traces.push({
+        node: e.node,
+        client: e.client as string,
+        req: e.req as number,
+        s: e.s as NodeTraceEvent['s'],
+        ...(e.acks ? { acks: e.acks as Record<string, number> } : {}),
+      });
+  return latencyAnatomy(
+    dones.map((d) => ({ dc: d.dc, clientId: d.clientId, traces: d.traces })),
+    traces,
+    {
+      dcOf: (id) => t.node(id).datacenter,
+      oneWayMs: (a, b) => (unshaped ? 0 : t.oneWayDelayMs(a, b)),
+      members: t.nodes.length,
+    },
+    TRACE_EVERY,
+  );
 }
 
 function stats(s: LatencySummary): LatencyStats {

@@ -47,7 +47,7 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    assert.equal(result.schema, 'pole-bench/result@2');
+    assert.equal(result.schema, 'pole-bench/result@3');
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
     assert.equal(result.runtime, 'process');
     assert.equal(result.shaping.mode, 'relay');
@@ -88,6 +88,35 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     assert.equal(result.cpu.groups.harness?.processes, 1);
     assert.ok((result.cpu.groups.nodes?.pctOfCore ?? 0) > 0);
     assert.ok(result.cpu.machineBusyPct !== null && result.cpu.machineBusyPct > 0);
+    // Per-DC and per-process CPU per acknowledged write.
+    assert.equal(result.cpu.ackedWrites, result.writes.acked);
+    assert.deepEqual(
+      result.cpu.processes
+        .filter((p) => p.group === 'nodes')
+        .map((p) => p.label)
+        .slice(0, 5),
+      ['p1', 'p2', 'p3', 'p4', 'p5'],
+    );
+    assert.ok((result.cpu.groups.nodes?.usPerWrite ?? 0) > 0);
+    // Latency anatomy: nodes and agents stamp on one clock, so the parts of each traced write are
+    // consecutive and add up to its measured latency; a hop between the data centers took the
+    // relay's 5 ms and a little more (sockets, a busy receiver), never less.
+    const an = result.anatomy;
+    assert.ok(an.traced >= 15 && an.complete >= an.traced * 0.7, `${an.complete} of ${an.traced} complete`);
+    const eastBefore = an.perDc.east?.before;
+    assert.ok(eastBefore && eastBefore.writes >= 2, 'east before');
+    for (const [dc, windows] of Object.entries(an.perDc))
+      for (const [w, b] of Object.entries(windows)) {
+        assert.ok(b.maxSumErrorMs <= 0.2, `${dc} ${w}: parts off by ${b.maxSumErrorMs} ms`);
+        const buckets = b.networkMs + b.transportMs + b.diskMs + b.nodesMs + b.clientMs;
+        assert.ok(Math.abs(buckets - b.totalMs) < 1e-6, `${dc} ${w}`);
+      }
+    // East's writes go to p5 in west and come back: two 5 ms hops on the critical path.
+    assert.equal(eastBefore.networkMs, 10);
+    for (const hop of ['forward hop', 'COMMIT hop'] as const) {
+      const m = eastBefore.parts[hop] ?? NaN;
+      assert.ok(m >= 5 * 0.98 - 0.05 && m <= 5 + 1.5, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
+    }
     const measured = result.links.east?.west?.measuredRttMs ?? NaN;
     assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
     assert.equal(result.writes.lost, 0);

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@2',
+    schema: 'pole-bench/result@3',
     verdict: 'threshold-failed',
     errors: [],
     runtime: 'process',
@@ -110,6 +110,26 @@ export function result2dc(): MutableResult {
       shapingUsPerWrite: 306.6,
       warning:
         'the machine was 88 % busy during the load (all 2 cores; busiest second 96 %), above the 50 % under which queueing for CPU stays small: every latency figure includes some of it',
+    },
+    anatomy: {
+      sampleEvery: 64,
+      traced: 468,
+      complete: 455,
+      perDc: {
+        tud: {
+          before: {
+            writes: 115,
+            totalMs: 27.5,
+            networkMs: 20.75,
+            transportMs: 1.25,
+            diskMs: 2.5,
+            nodesMs: 2.4,
+            clientMs: 0.6,
+            parts: { 'forward hop': 11.2, 'COMMIT hop': 10.8, 'leader: log write + fsync': 1.3 },
+            maxSumErrorMs: 0,
+          },
+        },
+      },
     },
     links: {
       tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },

@@ -195,6 +195,28 @@ describe('report.md', () => {
     assert.match(section(out, 'Self-check'), /Busy below 50 %/);
   });
 
+  it("breaks each data center's mean into network, transport, disk, nodes and client", () => {
+    const s = section(md, 'Latency anatomy');
+    assert.match(s, /One write in 64 is traced/);
+    assert.match(s, /455 of 468 traced writes had every stamp/);
+    assert.deepEqual(row(s, 'tud', 'before'), [
+      'tud',
+      'before',
+      '115',
+      '27.50',
+      '20.75',
+      '1.25',
+      '2.50',
+      '2.40',
+      '0.60',
+      '6.75',
+    ]);
+    assert.match(
+      s,
+      /\| tud \| before \| forward hop 11\.20; leader: log write \+ fsync 1\.30; COMMIT hop 10\.80 \|/,
+    );
+  });
+
   it('says why there is no floor, and leaves its columns empty', () => {
     const r = result2dc();
     r.floor = {

@@ -1,0 +1,270 @@
+// Latency anatomy, the node's part: for a sample of writes, the moment each step happened on this
+// node, on CLOCK_MONOTONIC (process.hrtime), which every process of a run shares because they run
+// on one kernel (containers too). The harness joins the stamps of all nodes and of the load agent
+// into one timeline per write (report/latency-anatomy.ts).
+//
+// Which writes: those whose requestId is a multiple of TRACE_EVERY. Every node decides alone from
+// the (clientId, requestId) that travels with the write (in REQUEST and in the PROPOSAL's txn), so
+// nothing is added to any message. The tracer only looks at what the server already handles, and
+// only does map work for a traced write; for the rest a modulo per message.
+//
+// One `trace` event per traced write and node, when the node's part is over: the contact server
+// at its reply, the leader at its first COMMIT out, a follower at the COMMIT it receives.
+import type { PersistOp } from '../core/core-types.js';
+import type { NodeId, Txn } from '../core/types.js';
+import type { PeerMessage } from '../core/zab-messages.js';
+import type { Zxid } from '../core/zxid.js';
+
+/** One write in this many is traced (by requestId): ~16 a second at 1,000 writes/s. */
+export const TRACE_EVERY = 64;
+
+export function isTraced(requestId: number): boolean {
+  return requestId % TRACE_EVERY === 0;
+}
+
+/** ms on CLOCK_MONOTONIC, the same clock in every process on the machine. */
+export function monoMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
+/** The steps a node can stamp, in the order a write meets them. */
+export const TRACE_STEPS = [
+  /** Contact server: the client's write arrived. */
+  'clientRecv',
+  /** Contact follower: REQUEST sent on to the leader. */
+  'forwardSent',
+  /** Leader: the forwarded REQUEST arrived. */
+  'leaderRecv',
+  /** Leader and followers: the txn handed to the log (a group-commit round may still be running). */
+  'persistStart',
+  /** Leader and followers: the txn is durable. */
+  'durable',
+  /** Leader: the first PROPOSAL carrying it went out. Follower: it came in. */
+  'proposalSent',
+  'proposalRecv',
+  /** Follower: the first ACK covering it went out. */
+  'ackSent',
+  /** Leader: the commit was decided (the turn that produced the COMMIT), and the first COMMIT sent. */
+  'decided',
+  'commitSent',
+  /** Follower: the first COMMIT covering it came in. */
+  'commitRecv',
+  /** Contact server: the reply went to the client. */
+  'replySent',
+] as const;
+export type TraceStep = (typeof TRACE_STEPS)[number];
+
+// A type, not an interface: the event log takes any record of fields.
+export type TraceEventFields = {
+  readonly client: string;
+  readonly req: number;
+  /** "epoch:counter" once this node has seen the txn. */
+  readonly zxid: string | null;
+  /** Monotonic ms (3 decimals) per step this node took. */
+  readonly s: Partial<Record<TraceStep, number>>;
+  /** Leader: monotonic ms of the first ACK covering the write, per follower. */
+  readonly acks?: Record<NodeId, number>;
+};
+
+interface TraceRecord {
+  readonly client: string;
+  readonly req: number;
+  epoch: number;
+  counter: number;
+  readonly s: Partial<Record<TraceStep, number>>;
+  acks: Record<NodeId, number> | undefined;
+  /** A client of this node asked for it: the node's part ends with the reply. */
+  contact: boolean;
+  handle: number | undefined;
+  readonly born: number;
+}
+
+/** A record older than this is dropped unfinished (a leader that died, a write given up). */
+const MAX_AGE_MS = 30_000;
+
+export class WriteTracer {
+  private readonly byWrite = new Map<string, TraceRecord>();
+  /** Records whose txn this node has seen, for the cumulative ACK and COMMIT. */
+  private readonly withZxid = new Set<TraceRecord>();
+  private readonly byHandle = new Map<number, TraceRecord>();
+
+  constructor(
+    private readonly emit: (fields: TraceEventFields) => void,
+    private readonly now: () => number = monoMs,
+  ) {}
+
+  /** Contact server: a client's write arrived (handle: the server's id for its reply). */
+  clientWrite(handle: number, clientId: string, requestId: number): void {
+    if (!isTraced(requestId)) return;
+    const r = this.record(clientId, requestId);
+    r.contact = true;
+    r.handle = handle;
+    this.byHandle.set(handle, r);
+    this.stamp(r, 'clientRecv');
+  }
+
+  peerIn(from: NodeId, msg: PeerMessage): void {
+    switch (msg.type) {
+      case 'REQUEST':
+        if (isTraced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'leaderRecv');
+        return;
+      case 'PROPOSAL':
+        for (const t of msg.txns) if (isTraced(t.requestId)) this.stamp(this.linked(t), 'proposalRecv');
+        return;
+      case 'ACK':
+        this.covered(msg.zxid, (r) => {
+          r.acks ??= {};
+          if (r.acks[from] === undefined) r.acks[from] = round(this.now());
+        });
+        return;
+      case 'COMMIT': {
+        const done: TraceRecord[] = [];
+        this.covered(msg.zxid, (r) => {
+          if (this.stamp(r, 'commitRecv') && !r.contact) done.push(r);
+        });
+        for (const r of done) this.finish(r);
+        return;
+      }
+      default:
+    }
+  }
+
+  peerOut(msg: PeerMessage): void {
+    switch (msg.type) {
+      case 'REQUEST':
+        if (isTraced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'forwardSent');
+        return;
+      case 'PROPOSAL':
+        for (const t of msg.txns) if (isTraced(t.requestId)) this.stamp(this.linked(t), 'proposalSent');
+        return;
+      case 'ACK':
+        this.covered(msg.zxid, (r) => this.stamp(r, 'ackSent'));
+        return;
+      case 'COMMIT': {
+        const done: TraceRecord[] = [];
+        this.covered(msg.zxid, (r) => {
+          if (this.stamp(r, 'commitSent') && !r.contact) done.push(r);
+        });
+        for (const r of done) this.finish(r);
+        return;
+      }
+      default:
+    }
+  }
+
+  /** Leader: the core decided commits up to `zxid` in the turn just taken. */
+  decided(zxid: Zxid): void {
+    this.covered(zxid, (r) => this.stamp(r, 'decided'));
+  }
+
+  /** The ops of a persist round were handed to the log. */
+  persisting(ops: readonly PersistOp[]): readonly TraceRecord[] {
+    let out: TraceRecord[] | undefined;
+    for (const op of ops) {
+      if (op.op !== 'append') continue;
+      for (const t of op.txns) {
+        if (!isTraced(t.requestId)) continue;
+        const r = this.linked(t);
+        this.stamp(r, 'persistStart');
+        (out ??= []).push(r);
+      }
+    }
+    return out ?? NONE;
+  }
+
+  /** The round that held these records is durable. */
+  durable(records: readonly TraceRecord[]): void {
+    for (const r of records) this.stamp(r, 'durable');
+  }
+
+  /** Contact server: the reply for `handle` went out. */
+  replied(handle: number): void {
+    const r = this.byHandle.get(handle);
+    if (!r) return;
+    this.stamp(r, 'replySent');
+    this.finish(r);
+  }
+
+  /** Records not finished yet (for tests and /status). */
+  get open(): number {
+    return this.byWrite.size;
+  }
+
+  private record(client: string, req: number): TraceRecord {
+    const key = `${client}/${req}`;
+    let r = this.byWrite.get(key);
+    if (!r) {
+      const born = this.now();
+      this.sweep(born);
+      r = {
+        client,
+        req,
+        epoch: -1,
+        counter: -1,
+        s: {},
+        acks: undefined,
+        contact: false,
+        handle: undefined,
+        born,
+      };
+      this.byWrite.set(key, r);
+    }
+    return r;
+  }
+
+  private linked(t: Txn): TraceRecord {
+    const r = this.record(t.clientId, t.requestId);
+    if (r.epoch < 0) {
+      r.epoch = t.zxid.epoch;
+      r.counter = t.zxid.counter;
+      this.withZxid.add(r);
+    }
+    return r;
+  }
+
+  /** Calls `fn` for every record whose txn is at or below `zxid` (cumulative ACK and COMMIT). */
+  private covered(zxid: Zxid, fn: (r: TraceRecord) => void): void {
+    if (this.withZxid.size === 0) return;
+    for (const r of this.withZxid)
+      if (r.epoch < zxid.epoch || (r.epoch === zxid.epoch && r.counter <= zxid.counter)) fn(r);
+  }
+
+  /** Stamps a step the first time only; true if this was the first time. */
+  private stamp(r: TraceRecord, step: TraceStep): boolean {
+    if (r.s[step] !== undefined) return false;
+    r.s[step] = round(this.now());
+    return true;
+  }
+
+  private finish(r: TraceRecord): void {
+    this.drop(r);
+    this.emit({
+      client: r.client,
+      req: r.req,
+      zxid: r.epoch < 0 ? null : `${r.epoch}:${r.counter}`,
+      s: r.s,
+      ...(r.acks ? { acks: r.acks } : {}),
+    });
+  }
+
+  private drop(r: TraceRecord): void {
+    this.byWrite.delete(`${r.client}/${r.req}`);
+    this.withZxid.delete(r);
+    if (r.handle !== undefined) this.byHandle.delete(r.handle);
+  }
+
+  /** Drops records too old to finish; the Map iterates oldest first. */
+  private sweep(now: number): void {
+    for (const r of this.byWrite.values()) {
+      if (now - r.born < MAX_AGE_MS) break;
+      this.drop(r);
+    }
+  }
+}
+
+const NONE: readonly TraceRecord[] = [];
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
