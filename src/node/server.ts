@@ -1,7 +1,8 @@
 // Wires the pure node core to the real world: TCP peer links, the client API, the durable store,
 // a monotonic clock, the event stream on stdout and the HTTP status page. Effects are applied in
 // the core's required order (persist + fsync, then sends, replies); effects drained while an fsync
-// is in progress wait for it and share the next one (group commit).
+// is in progress wait for it and share the next one (group commit), except what promises nothing
+// about this node's disk (core/send-order.ts), which leaves at once.
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
 import { NodeCore } from './core/node-core.js';
@@ -17,6 +18,7 @@ import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
 import { WriteTracer } from './trace/write-tracer.js';
+import { mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
 export interface NodeServerOptions {
@@ -30,8 +32,18 @@ export interface BoundPorts {
   readonly httpPort: number;
 }
 
+/** A turn's output that waits for its persist ops to be durable (send-order.ts). */
+interface HeldTurn {
+  readonly persist: Ready['persist'];
+  readonly sends: Ready['sends'];
+  readonly replies: Ready['replies'];
+}
+
 export class NodeServer {
-  private readonly pendingReadies: Ready[] = [];
+  private readonly pendingReadies: HeldTurn[] = [];
+  /** Peers with held sends queued, and how many: a message that may go early never overtakes them. */
+  private readonly heldTo = new Map<NodeId, number>();
+  private readonly clusterSize: number;
   private readonly replyTo = new Map<number, (o: WriteOutcome) => void>();
   private handleSeq = 0;
   private readyScheduled = false;
@@ -56,6 +68,7 @@ export class NodeServer {
     private http: StatusServer | undefined,
   ) {
     this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
+    this.clusterSize = config.peers.length + 1;
     const opts = config.preference ? { preference: config.preference } : {};
     this.statusOracles = [
       createOracle(config.oracle, opts),
@@ -251,11 +264,32 @@ export class NodeServer {
         this.events.emitEvent(e);
       }
       if (r.persist.length + r.sends.length + r.replies.length > 0) {
-        this.pendingReadies.push(r);
+        this.pendingReadies.push(this.sendEarly(r));
         void this.drain();
       }
       this.armTimer();
     });
+  }
+
+  /**
+   * Sends at once what may precede this turn's fsync (send-order.ts: forwards, COMMITs, replies)
+   * while a disk round is pending or due; returns what must wait for it. With nothing to wait
+   * for, everything waits for nothing: drain() sends it in this same turn.
+   */
+  private sendEarly(r: Ready): HeldTurn {
+    if (r.persist.length === 0 && this.pendingReadies.length === 0 && !this.draining) return r;
+    const n = this.clusterSize;
+    const sends: Ready['sends'] = [];
+    for (const s of r.sends) {
+      if (mayPrecedeFsync(s.msg, n) && !this.heldTo.has(s.to)) this.sendPeer(s.to, s.msg);
+      else {
+        sends.push(s);
+        this.heldTo.set(s.to, (this.heldTo.get(s.to) ?? 0) + 1);
+      }
+    }
+    if (!replyMayPrecedeFsync(n)) return { persist: r.persist, sends, replies: r.replies };
+    for (const rep of r.replies) this.reply(rep);
+    return { persist: r.persist, sends, replies: [] };
   }
 
   private async drain(): Promise<void> {
@@ -272,7 +306,12 @@ export class NodeServer {
           this.tracer.durable(traced);
         }
         for (const r of batch) {
-          for (const s of r.sends) this.sendPeer(s.to, s.msg);
+          for (const s of r.sends) {
+            this.sendPeer(s.to, s.msg);
+            const left = (this.heldTo.get(s.to) ?? 1) - 1;
+            if (left > 0) this.heldTo.set(s.to, left);
+            else this.heldTo.delete(s.to);
+          }
           for (const rep of r.replies) this.reply(rep);
         }
       }

@@ -23,6 +23,8 @@ test('a frozen leader that wakes as a candidate of the epoch its successor serve
       nodes: 5,
       initialLeader: 'p5',
       randomFaults: false,
+      // The bound counts message round trips only: an instant disk (the slow-disk case is below).
+      fsyncMs: 0,
       script: [
         { at: 1000, pause: 'p5' },
         { at: RESUME_AT, resume: 'p5' },
@@ -63,6 +65,36 @@ test('a frozen leader that wakes as a candidate of the epoch its successor serve
     const elections = after.filter((e) => e.event.ev === 'election-started').length;
     assert.ok(elections <= 3, `seed ${seed}: p5 started ${elections} elections after waking`);
   }
+});
+
+test('with a slow disk the stranded candidate still rejoins, at worst after initLimit', () => {
+  // Known slow path, not yet fixed: with a 2 ms disk, seed 4 rejoins only after p5's initLimit
+  // (1,021 ms). p5 answers p4's stale P with V(p5) before its own P reaches p4, so p4 never
+  // answers it with V(p4), and the rival-vote step-down (which needs the rival's own vote) does
+  // not happen. Bounded by initLimit, and no invariant breaks.
+  const INIT_LIMIT_MS = 1000;
+  for (const fsyncMs of [0.5, 2, 5])
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = runSimulation({
+        seed,
+        nodes: 5,
+        initialLeader: 'p5',
+        randomFaults: false,
+        fsyncMs,
+        script: [
+          { at: 1000, pause: 'p5' },
+          { at: RESUME_AT, resume: 'p5' },
+        ],
+        trace: true,
+      });
+      assert.deepEqual(r.violations, [], describeFailure(r));
+      const rejoined = r.events.find((e) => e.node === 'p5' && e.at >= RESUME_AT && e.event.ev === 'serving');
+      assert.ok(rejoined, `fsync ${fsyncMs} seed ${seed}: p5 never served again`);
+      assert.ok(
+        rejoined.at - RESUME_AT <= INIT_LIMIT_MS + REJOIN_BOUND_MS,
+        `fsync ${fsyncMs} seed ${seed}: p5 rejoined ${Math.round(rejoined.at - RESUME_AT)} ms after waking`,
+      );
+    }
 });
 
 test('the rejoin and election-rate checks are live: bounds nobody can meet trip them', () => {

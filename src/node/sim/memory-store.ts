@@ -1,6 +1,6 @@
 // The simulator's disk: applies PersistOps exactly as DurableStore promises to, and hands back
-// what a restarted node would recover. Everything applied counts as durable (the driver contract
-// is that persist completes before any send).
+// what a restarted node would recover. Everything applied counts as durable: the simulator applies
+// a turn's ops when its simulated disk has made them so (SimOptions.fsyncMs).
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
 import { compareZxid, type Zxid } from '../core/zxid.js';

@@ -2,7 +2,8 @@
 // links with seeded delays, link breaks, partitions, crashes and restarts from each node's
 // (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing
 // schedule replays exactly. Invariants are checked after every event (see invariants.ts).
-import type { CoreEvent, PeerMessage } from '../core/core-types.js';
+import type { ClientReply, CoreEvent, PeerMessage, PeerSend, PersistOp } from '../core/core-types.js';
+import { mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
 import { requestKey } from '../core/data-tree.js';
 import type { HeartbeatOptions } from '../core/measure/heartbeat-monitor.js';
 import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core.js';
@@ -42,6 +43,12 @@ export interface SimOptions {
   readonly rejoinWithinMs?: number;
   /** Most elections one node may start in any second of virtual time (default 10). */
   readonly maxElectionsPerSecond?: number;
+  /**
+   * How long a node's disk takes to make a turn's persist ops durable, ms (default: per seed, one
+   * of 0, 0.5, 2 and 5). Until then the turn's held messages and replies wait (send-order.ts); a
+   * crash loses what was not yet durable. 0: a turn's ops are durable at once, as before.
+   */
+  readonly fsyncMs?: number;
 }
 
 /**
@@ -97,6 +104,17 @@ interface SimNode {
   /** Frozen: what arrives waits in `held` until it resumes. */
   paused: boolean;
   held: SimEvent[];
+  /** Turns whose persist ops the disk has not made durable yet, oldest first. */
+  flushing: DiskTurn[];
+  /** Bumped by a crash: flush completions of a dead incarnation are void. */
+  diskGen: number;
+}
+
+interface DiskTurn {
+  readonly persist: readonly PersistOp[];
+  readonly sends: readonly PeerSend[];
+  readonly replies: readonly ClientReply[];
+  readonly doneAt: number;
 }
 
 interface Link {
@@ -125,7 +143,8 @@ type SimEvent =
   | { kind: 'heal' }
   | { kind: 'script'; step: ScriptStep }
   | { kind: 'disconnect-notice'; node: NodeId; peer: NodeId }
-  | { kind: 'check-rejoined' };
+  | { kind: 'check-rejoined' }
+  | { kind: 'flushed'; node: NodeId; gen: number };
 
 export class Simulation {
   private readonly rng: Random;
@@ -163,6 +182,7 @@ export class Simulation {
   private readonly faultEveryMs: number;
   private readonly writeEveryMs: number;
   private readonly maxDelayMs: number;
+  private readonly fsyncMs: number;
 
   constructor(opts: SimOptions) {
     this.opts = opts;
@@ -180,6 +200,8 @@ export class Simulation {
     this.faultEveryMs = this.rng.pick([150, 300, 600, 1200]);
     this.writeEveryMs = this.rng.pick([10, 25, 50]);
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
+    // From its own stream, so that the other draws of a seed stay what they were.
+    this.fsyncMs = opts.fsyncMs ?? new Random(opts.seed ^ 0x0d15c).pick([0, 0.5, 2, 5]);
     for (const m of this.members) {
       this.nodes.set(m.id, {
         member: m,
@@ -190,6 +212,8 @@ export class Simulation {
         pending: new Map(),
         paused: false,
         held: [],
+        flushing: [],
+        diskGen: 0,
       });
     }
   }
@@ -266,6 +290,9 @@ export class Simulation {
     node.timerAt = undefined;
     node.paused = false;
     node.held = [];
+    // What its disk had not made durable is gone, and so are the messages waiting for it.
+    node.flushing = [];
+    node.diskGen += 1;
     // Its clients see the connection drop: the outcome of those writes is unknown, so they retry.
     for (const req of node.pending.values()) this.retryLater(req);
     node.pending.clear();
@@ -284,15 +311,37 @@ export class Simulation {
     const core = node.core;
     if (!core) return;
     const r = core.ready();
-    node.store.apply(r.persist);
     for (const s of r.heartbeats) this.transmit(node.member.id, s.to, s.msg);
-    for (const s of r.sends) this.transmit(node.member.id, s.to, s.msg);
-    for (const rep of r.replies) {
-      const req = node.pending.get(rep.handle);
-      if (!req) continue;
-      node.pending.delete(rep.handle);
-      if (rep.ok) this.acked(req, rep.zxid);
-      else this.retryLater(req);
+    if (this.fsyncMs === 0 || (r.persist.length === 0 && node.flushing.length === 0)) {
+      node.store.apply(r.persist);
+      for (const s of r.sends) this.transmit(node.member.id, s.to, s.msg);
+      this.reply(node, r.replies);
+    } else {
+      // The real driver's rule (send-order.ts): what may not precede the fsync waits for the disk.
+      const n = this.members.length;
+      const heldTo = new Set(node.flushing.flatMap((t) => t.sends.map((s) => s.to)));
+      const held: PeerSend[] = [];
+      for (const s of r.sends) {
+        if (mayPrecedeFsync(s.msg, n) && !heldTo.has(s.to)) this.transmit(node.member.id, s.to, s.msg);
+        else {
+          held.push(s);
+          heldTo.add(s.to);
+        }
+      }
+      const early = replyMayPrecedeFsync(n);
+      if (early) this.reply(node, r.replies);
+      // Group commit, as DurableStore does: a turn joins the next flush to start; the flush in
+      // progress (the oldest turn's) took only what was there when it started.
+      const first = node.flushing[0]?.doneAt;
+      const last = node.flushing.at(-1)?.doneAt;
+      const doneAt =
+        first === undefined || last === undefined
+          ? this.now + this.fsyncMs
+          : last > first
+            ? last
+            : first + this.fsyncMs;
+      node.flushing.push({ persist: r.persist, sends: held, replies: early ? [] : r.replies, doneAt });
+      this.queue.push(doneAt, { kind: 'flushed', node: node.member.id, gen: node.diskGen });
     }
     for (const e of r.events) this.onEvent(node.member.id, e);
     const at = core.nextTimerAt();
@@ -305,6 +354,25 @@ export class Simulation {
           node: node.member.id,
           token: node.timerToken,
         });
+    }
+  }
+
+  /** The disk made a node's oldest waiting turn durable: now its held messages and replies go. */
+  private flushed(node: SimNode): void {
+    const turn = node.flushing.shift();
+    if (!turn) return;
+    node.store.apply(turn.persist);
+    for (const s of turn.sends) this.transmit(node.member.id, s.to, s.msg);
+    this.reply(node, turn.replies);
+  }
+
+  private reply(node: SimNode, replies: readonly ClientReply[]): void {
+    for (const rep of replies) {
+      const req = node.pending.get(rep.handle);
+      if (!req) continue;
+      node.pending.delete(rep.handle);
+      if (rep.ok) this.acked(req, rep.zxid);
+      else this.retryLater(req);
     }
   }
 
@@ -490,6 +558,12 @@ export class Simulation {
       }
       case 'connect':
         return this.connect(ev.a, ev.b);
+      case 'flushed': {
+        const node = this.nodes.get(ev.node)!;
+        if (node.diskGen !== ev.gen || !node.core) return;
+        if (node.paused) return void node.held.push(ev);
+        return this.flushed(node);
+      }
       case 'timer': {
         const node = this.nodes.get(ev.node)!;
         if (!node.core || node.timerToken !== ev.token) return;
