@@ -18,7 +18,7 @@ import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
 import { WriteTracer } from './trace/write-tracer.js';
-import { mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
+import { holdsBack, mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
 export interface NodeServerOptions {
@@ -41,7 +41,7 @@ interface HeldTurn {
 
 export class NodeServer {
   private readonly pendingReadies: HeldTurn[] = [];
-  /** Peers with held sends queued, and how many: a message that may go early never overtakes them. */
+  /** Peers with held sends queued that early ones may not overtake (send-order.ts), and how many. */
   private readonly heldTo = new Map<NodeId, number>();
   private readonly clusterSize: number;
   private readonly replyTo = new Map<number, (o: WriteOutcome) => void>();
@@ -284,7 +284,7 @@ export class NodeServer {
       if (mayPrecedeFsync(s.msg, n) && !this.heldTo.has(s.to)) this.sendPeer(s.to, s.msg);
       else {
         sends.push(s);
-        this.heldTo.set(s.to, (this.heldTo.get(s.to) ?? 0) + 1);
+        if (holdsBack(s.msg)) this.heldTo.set(s.to, (this.heldTo.get(s.to) ?? 0) + 1);
       }
     }
     if (!replyMayPrecedeFsync(n)) return { persist: r.persist, sends, replies: r.replies };
@@ -308,6 +308,7 @@ export class NodeServer {
         for (const r of batch) {
           for (const s of r.sends) {
             this.sendPeer(s.to, s.msg);
+            if (!holdsBack(s.msg)) continue;
             const left = (this.heldTo.get(s.to) ?? 1) - 1;
             if (left > 0) this.heldTo.set(s.to, left);
             else this.heldTo.delete(s.to);

@@ -13,8 +13,12 @@
 //   node's own disk is doing. Error replies announce nothing. A single node has no follower: its
 //   own fsync is the quorum, so there everything waits.
 //
-// Per peer, order is kept: a message that may go early still waits while an earlier message to
-// the same peer is held (a COMMIT must not overtake the SYNC or PROPOSAL it refers to). The
+// Per peer, order is kept where it matters: a message that may go early still waits while an
+// earlier message to the same peer is held, unless that message is a PROPOSAL or an ACK. A COMMIT
+// may overtake a held PROPOSAL: a COMMIT covers only txns a quorum acked, and a leader sends a
+// txn's PROPOSALs to all its followers in one go, so any PROPOSAL still held is for a later txn. A
+// REQUEST may overtake a held ACK: the leader handles the two independently. Anything else held
+// (SYNC, FOLLOWERINFO, a vote...) keeps everything behind it. The
 // simulator drives its nodes with this same rule and a disk that takes time, so its invariants
 // (acknowledged writes survive crashes; one history) check it.
 import type { PeerMessage } from './zab-messages.js';
@@ -25,4 +29,9 @@ export function mayPrecedeFsync(msg: PeerMessage, clusterSize: number): boolean 
 
 export function replyMayPrecedeFsync(clusterSize: number): boolean {
   return clusterSize > 1;
+}
+
+/** Whether a held message to a peer keeps the early ones to that peer behind it. */
+export function holdsBack(held: PeerMessage): boolean {
+  return held.type !== 'PROPOSAL' && held.type !== 'ACK';
 }

@@ -3,7 +3,7 @@
 // (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing
 // schedule replays exactly. Invariants are checked after every event (see invariants.ts).
 import type { ClientReply, CoreEvent, PeerMessage, PeerSend, PersistOp } from '../core/core-types.js';
-import { mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
+import { holdsBack, mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
 import { requestKey } from '../core/data-tree.js';
 import type { HeartbeatOptions } from '../core/measure/heartbeat-monitor.js';
 import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core.js';
@@ -319,13 +319,15 @@ export class Simulation {
     } else {
       // The real driver's rule (send-order.ts): what may not precede the fsync waits for the disk.
       const n = this.members.length;
-      const heldTo = new Set(node.flushing.flatMap((t) => t.sends.map((s) => s.to)));
+      const heldTo = new Set(
+        node.flushing.flatMap((t) => t.sends.filter((s) => holdsBack(s.msg)).map((s) => s.to)),
+      );
       const held: PeerSend[] = [];
       for (const s of r.sends) {
         if (mayPrecedeFsync(s.msg, n) && !heldTo.has(s.to)) this.transmit(node.member.id, s.to, s.msg);
         else {
           held.push(s);
-          heldTo.add(s.to);
+          if (holdsBack(s.msg)) heldTo.add(s.to);
         }
       }
       const early = replyMayPrecedeFsync(n);
