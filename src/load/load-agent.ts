@@ -261,7 +261,7 @@ export class LoadAgent {
       intended,
       now,
       intended + this.spec.writeDeadlineMs,
-      Math.floor(this.pick.next() * this.pool.size),
+      this.pool.route(Math.floor(this.pick.next() * this.pool.size)),
       Math.floor(this.byteRandom.next() * 4096),
     );
   }

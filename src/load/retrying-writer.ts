@@ -24,17 +24,42 @@ export interface WriteResult {
   readonly attempts: number;
 }
 
-/** One connection per endpoint, reopened lazily after a failure. */
+/** After a refused connect or a lost connection, an endpoint gets no new writes for this long... */
+const DOWN_FIRST_MS = 100;
+/** ...doubling while it stays down, up to this. The first write after the pause is the probe. */
+const DOWN_MAX_MS = 2_000;
+
+/**
+ * One connection per endpoint, reopened lazily after a failure. An endpoint whose connection was
+ * refused or lost is known down for a while: route() sends new writes to the next one instead, so
+ * that after a server dies its share of the writes does not each pay a refused connect first.
+ */
 export class EndpointPool {
   private readonly clients = new Map<number, Promise<PoleClient>>();
+  private readonly downUntil = new Map<number, number>();
+  private readonly downFor = new Map<number, number>();
 
   constructor(
     private readonly endpoints: readonly Endpoint[],
     private readonly requestTimeoutMs = 5_000,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get size(): number {
     return this.endpoints.length;
+  }
+
+  /** The endpoint for a new write meant for `i`: `i` unless it is known down, else the next one up. */
+  route(i: number): number {
+    if (this.downUntil.size === 0) return i;
+    const n = this.endpoints.length;
+    const now = this.now();
+    for (let k = 0; k < n; k++) {
+      const j = (i + k) % n;
+      const until = this.downUntil.get(j);
+      if (until === undefined || until <= now) return j;
+    }
+    return i;
   }
 
   client(i: number): Promise<PoleClient> {
@@ -43,16 +68,36 @@ export class EndpointPool {
       const ep = this.endpoints[i % this.endpoints.length]!;
       c = PoleClient.connect(ep.host, ep.port, { requestTimeoutMs: this.requestTimeoutMs });
       // A failed connect must not stay cached: the next call dials again.
-      c.catch(() => this.clients.delete(i));
+      c.then(
+        () => this.markUp(i),
+        () => {
+          this.clients.delete(i);
+          this.markDown(i);
+        },
+      );
       this.clients.set(i, c);
     }
     return c;
   }
 
+  /** The connection to `i` is dead: close it, and send no new writes there for a while. */
   drop(i: number): void {
     const c = this.clients.get(i);
     this.clients.delete(i);
+    this.markDown(i);
     void c?.then((x) => x.close()).catch(() => undefined);
+  }
+
+  private markDown(i: number): void {
+    const prev = this.downFor.get(i);
+    const d = prev === undefined ? DOWN_FIRST_MS : Math.min(DOWN_MAX_MS, prev * 2);
+    this.downFor.set(i, d);
+    this.downUntil.set(i, this.now() + d);
+  }
+
+  private markUp(i: number): void {
+    this.downUntil.delete(i);
+    this.downFor.delete(i);
   }
 
   async close(): Promise<void> {

@@ -141,7 +141,7 @@ export class WriteFlights {
       return;
     }
     if (DEAD.has(code)) this.o.pool.drop(f.target);
-    if (MOVE_ON.has(code)) f.target = (f.target + 1) % this.o.pool.size;
+    if (MOVE_ON.has(code)) f.target = this.o.pool.route((f.target + 1) % this.o.pool.size);
     const wait = f.backoffMs;
     f.backoffMs = Math.min(this.maxBackoffMs, f.backoffMs * 2);
     // Past the deadline by then: the sweep settles it as timed out instead.
