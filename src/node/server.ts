@@ -5,10 +5,10 @@
 // about this node's disk (core/send-order.ts), which leaves at once.
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
+import { formatZxid } from './core/zxid.js';
 import { NodeCore } from './core/node-core.js';
 import type { Oracle } from './core/oracles/oracle.js';
 import { createOracle, knownOracleNames } from './core/oracles/registry.js';
-import { formatZxid } from './core/zxid.js';
 import { heartbeatOptionsOf, membersOf, type NodeConfig } from './config.js';
 import { EventLog, type EventLogOptions } from './event-log.js';
 import { DurableStore } from './log/durable-store.js';
@@ -18,7 +18,7 @@ import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
 import { WriteTracer } from './trace/write-tracer.js';
-import { holdsBack, mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
+import { HeldSends, lastAppended, mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
 export interface NodeServerOptions {
@@ -41,8 +41,8 @@ interface HeldTurn {
 
 export class NodeServer {
   private readonly pendingReadies: HeldTurn[] = [];
-  /** Peers with held sends queued that early ones may not overtake (send-order.ts), and how many. */
-  private readonly heldTo = new Map<NodeId, number>();
+  /** Sends waiting for a disk round, per peer and type: what an early send may not overtake. */
+  private readonly held = new HeldSends();
   private readonly clusterSize: number;
   private readonly replyTo = new Map<number, (o: WriteOutcome) => void>();
   private handleSeq = 0;
@@ -281,10 +281,10 @@ export class NodeServer {
     const n = this.clusterSize;
     const sends: Ready['sends'] = [];
     for (const s of r.sends) {
-      if (mayPrecedeFsync(s.msg, n) && !this.heldTo.has(s.to)) this.sendPeer(s.to, s.msg);
+      if (mayPrecedeFsync(s.msg, n) && this.held.canOvertake(s.to, s.msg.type)) this.sendPeer(s.to, s.msg);
       else {
         sends.push(s);
-        if (holdsBack(s.msg)) this.heldTo.set(s.to, (this.heldTo.get(s.to) ?? 0) + 1);
+        this.held.add(s.to, s.msg.type);
       }
     }
     if (!replyMayPrecedeFsync(n)) return { persist: r.persist, sends, replies: r.replies };
@@ -304,14 +304,14 @@ export class NodeServer {
           this.store.apply(persist);
           await this.store.flush();
           this.tracer.durable(traced);
+          // The leader counts itself in a quorum only for what is durable (send-order.ts).
+          const last = lastAppended(persist);
+          if (last) this.input({ type: 'persisted', now: performance.now(), zxid: last });
         }
         for (const r of batch) {
           for (const s of r.sends) {
             this.sendPeer(s.to, s.msg);
-            if (!holdsBack(s.msg)) continue;
-            const left = (this.heldTo.get(s.to) ?? 1) - 1;
-            if (left > 0) this.heldTo.set(s.to, left);
-            else this.heldTo.delete(s.to);
+            this.held.sent(s.to, s.msg.type);
           }
           for (const rep of r.replies) this.reply(rep);
         }

@@ -3,9 +3,12 @@
 // (node/trace/write-tracer.ts); all on CLOCK_MONOTONIC, which the processes of a run share. Joined,
 // they give one timeline per write, cut into consecutive parts along its critical path:
 //
-//   agent → contact → (forward hop) → leader: log, fsync, PROPOSAL → (hop) → the follower whose
-//   ACK completed the quorum: log, fsync, ACK → (hop) → leader: commit → (hop) → contact: apply,
-//   reply → agent
+//   agent → contact → (forward hop) → leader: PROPOSAL → (hop) → the follower whose ACK completed
+//   the quorum: log, fsync, ACK → (hop) → leader: commit → (hop) → contact: apply, reply → agent
+//
+// The leader logs in parallel with its followers (node/core/send-order.ts): when its own fsync is
+// what completed the quorum, the path runs through the leader's log and fsync instead of a
+// follower. (A leader that logs before proposing, the old order, has both on the path.)
 //
 // Consecutive stamps make the parts add up to the write's latency as the agent measured it. Each
 // hop between data centers is split into the network part (the shaping's configured one-way
@@ -113,16 +116,23 @@ export function anatomyOfWrite(
   if (!contact || !leader) return null;
   const L = leader.s;
   const C = contact.s;
-  if (L.decided === undefined) return null;
-  // The follower whose ACK completed the quorum: with the leader's own vote, the (q-1)-th earliest.
+  if (L.decided === undefined || L.durable === undefined || L.proposalSent === undefined) return null;
+  const decided = L.decided;
+  // Who completed the quorum: the votes are the leader's own (when its copy became durable) and
+  // each follower's ACK; the quorum-th earliest by the decision decided it. When the leader logs
+  // before proposing (the old order) its vote always comes first.
   const quorum = Math.floor(ctx.members / 2) + 1;
-  const acks = Object.entries(leader.acks ?? {})
-    .filter(([, t]) => t <= L.decided! + ORDER_SLACK_MS)
-    .sort((a, b) => a[1] - b[1]);
-  const decisive = acks[Math.min(quorum - 2, acks.length - 1)];
-  if (quorum > 1 && decisive === undefined) return null;
-  const follower = decisive ? nodes.find((n) => n.node === decisive[0]) : undefined;
-  if (quorum > 1 && !follower) return null;
+  const votes: [string, number][] = [
+    [leader.node, L.durable],
+    ...Object.entries(leader.acks ?? {}).filter(([, t]) => t <= decided + ORDER_SLACK_MS),
+  ];
+  votes.sort((a, b) => a[1] - b[1]);
+  const sequential = L.proposalSent >= L.durable - ORDER_SLACK_MS;
+  const decisive = votes[Math.min(quorum - 1, votes.length - 1)]!;
+  if (votes.length < quorum) return null;
+  const viaLeader = decisive[0] === leader.node;
+  const follower = viaLeader ? undefined : nodes.find((n) => n.node === decisive[0]);
+  if (!viaLeader && !follower) return null;
   const F = follower?.s ?? {};
 
   const dc = ctx.dcOf;
@@ -145,20 +155,24 @@ export function anatomyOfWrite(
     });
     at = L.leaderRecv;
   }
-  parts.push({ name: 'leader: to its log', from: at, to: L.persistStart });
-  parts.push({ name: 'leader: log write + fsync', from: L.persistStart, to: L.durable });
-  parts.push({ name: 'leader: to PROPOSAL', from: L.durable, to: L.proposalSent });
-  if (follower && decisive) {
+  if (sequential || viaLeader) {
+    parts.push({ name: 'leader: to its log', from: at, to: L.persistStart });
+    parts.push({ name: 'leader: log write + fsync', from: L.persistStart, to: L.durable });
+    at = L.durable;
+  }
+  if (follower) {
     const f = follower.node;
+    parts.push({ name: 'leader: to PROPOSAL', from: at, to: L.proposalSent });
     parts.push({ name: 'PROPOSAL hop', from: L.proposalSent, to: F.proposalRecv, hop: [leader.node, f] });
     parts.push({ name: 'follower: to its log', from: F.proposalRecv, to: F.persistStart });
     parts.push({ name: 'follower: log write + fsync', from: F.persistStart, to: F.durable });
     parts.push({ name: 'follower: to ACK', from: F.durable, to: F.ackSent });
     parts.push({ name: 'ACK hop', from: F.ackSent, to: decisive[1], hop: [f, leader.node] });
-    parts.push({ name: 'leader: quorum to commit', from: decisive[1], to: L.decided });
-  } else parts.push({ name: 'leader: quorum to commit', from: L.proposalSent, to: L.decided });
+    at = decisive[1];
+  }
+  parts.push({ name: 'leader: quorum to commit', from: at, to: decided });
   if (!sameNode) {
-    parts.push({ name: 'leader: commit to COMMIT/reply', from: L.decided, to: L.commitSent });
+    parts.push({ name: 'leader: commit to COMMIT/reply', from: decided, to: L.commitSent });
     parts.push({
       name: 'COMMIT hop',
       from: L.commitSent,
@@ -166,7 +180,7 @@ export function anatomyOfWrite(
       hop: [leader.node, contact.node],
     });
     parts.push({ name: 'contact: apply and reply', from: C.commitRecv, to: C.replySent });
-  } else parts.push({ name: 'leader: commit to COMMIT/reply', from: L.decided, to: C.replySent });
+  } else parts.push({ name: 'leader: commit to COMMIT/reply', from: decided, to: C.replySent });
   parts.push({ name: 'contact → agent', from: C.replySent, to: agent.replied });
 
   const out: WriteAnatomy['parts'][number][] = [];

@@ -110,6 +110,40 @@ describe('latency anatomy', () => {
     assert.ok(w.parts.every((p) => p.networkMs === 0));
   });
 
+  it('with the leader logging in parallel, follows whichever vote completed the quorum', () => {
+    // PROPOSAL out at 1005.8, before the leader's own fsync ends (1007.0).
+    const pipelined = forwardedWrite().map((n) =>
+      n.node === 'p5' ? { ...n, s: { ...n.s, proposalSent: 1005.8 } } : n,
+    );
+    const viaFollower = anatomyOfWrite(
+      { dc: 'east', phase: 'before', sent: 1000, replied: 1019.4 },
+      pipelined,
+      ctx,
+    )!;
+    assert.equal(viaFollower.follower, 'p4', 'leader 1007.0, p3 1011.0, p4 1013.4: the third vote decides');
+    assert.ok(
+      !viaFollower.parts.some((p) => p.name === 'leader: log write + fsync'),
+      "the leader's disk is off the path",
+    );
+    assert.ok(Math.abs(viaFollower.parts.reduce((a, p) => a + p.ms, 0) - 19.4) < 1e-9);
+    // A leader whose fsync ends last (1013.45, after both ACKs) is the one the quorum waited for.
+    const slowLeader = pipelined.map((n) =>
+      n.node === 'p5' ? { ...n, s: { ...n.s, durable: 1013.45 }, acks: { p3: 1011.0, p4: 1012.0 } } : n,
+    );
+    const viaLeader = anatomyOfWrite(
+      { dc: 'east', phase: 'before', sent: 1000, replied: 1019.4 },
+      slowLeader,
+      ctx,
+    )!;
+    assert.equal(viaLeader.follower, 'p5');
+    const names = viaLeader.parts.map((p) => p.name);
+    assert.ok(
+      names.includes('leader: log write + fsync') && !names.includes('PROPOSAL hop'),
+      names.join(', '),
+    );
+    assert.ok(Math.abs(viaLeader.parts.reduce((a, p) => a + p.ms, 0) - 19.4) < 1e-9);
+  });
+
   it('leaves out a write with a missing stamp or stamps out of order', () => {
     const missing = forwardedWrite();
     missing[2] = { ...missing[2]!, s: { ...missing[2]!.s, durable: undefined } } as NodeTraceEvent;

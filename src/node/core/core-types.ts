@@ -28,6 +28,8 @@ export type CoreInput =
   | { readonly type: 'connected'; readonly now: number; readonly peer: NodeId }
   /** The link to `peer` broke (connection closed or reset). */
   | { readonly type: 'disconnected'; readonly now: number; readonly peer: NodeId }
+  /** Every txn appended up to `zxid` is durable (the driver's flush completed). */
+  | { readonly type: 'persisted'; readonly now: number; readonly zxid: Zxid }
   | {
       readonly type: 'write';
       readonly now: number;

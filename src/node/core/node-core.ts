@@ -156,6 +156,8 @@ export class NodeCore {
   private acceptedLeader: NodeId | undefined;
   private currentEpoch: number;
   private readonly history: TxnHistory;
+  /** The highest txn the driver reported durable (recovered txns are). */
+  private durableZxid: Zxid;
   private tree: DataTree;
   /** Highest zxid known committed; ≥ lastApplied, and applied as soon as it is logged. */
   private committed: Zxid;
@@ -214,6 +216,7 @@ export class NodeCore {
     this.tree = recovered.snapshot ? DataTree.deserialize(recovered.snapshot.data) : new DataTree();
     this.history = new TxnHistory(base);
     for (const t of recovered.txns) this.history.append(t);
+    this.durableZxid = this.history.last;
     // Only the snapshot is known committed; the logged tail is confirmed by the next leader's sync.
     this.committed = base;
     this.monitor = cfg.heartbeat ? new HeartbeatMonitor(cfg.self.id, cfg.heartbeat) : undefined;
@@ -356,6 +359,12 @@ export class NodeCore {
         this.connected.delete(input.peer);
         this.monitor?.peerDown(input.peer);
         this.onDisconnected(input.now, input.peer);
+        break;
+      case 'persisted':
+        if (compareZxid(input.zxid, this.durableZxid) > 0) {
+          this.durableZxid = input.zxid;
+          this.recomputeCommit();
+        }
         break;
       case 'write':
         this.monitor?.recordRequest(input.now);
@@ -801,7 +810,11 @@ export class NodeCore {
   private recomputeCommit(): void {
     const ls = this.leaderState;
     if (!ls || this.phaseName !== 'serving') return;
-    const acks: Zxid[] = [this.history.last];
+    // The leader's own vote covers only what its disk holds: PROPOSALs leave before its fsync
+    // (send-order.ts). After a truncation durableZxid may name a txn no longer in the history;
+    // the min keeps the vote to what is both logged and durable (every later append is newer).
+    const own = compareZxid(this.durableZxid, this.history.last) < 0 ? this.durableZxid : this.history.last;
+    const acks: Zxid[] = [own];
     for (const f of ls.followers.values()) if (f.stage === 'synced') acks.push(f.acked);
     if (acks.length < this.quorum) return;
     acks.sort((a, b) => compareZxid(b, a));

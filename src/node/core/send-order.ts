@@ -1,37 +1,94 @@
 // What of a turn's output may leave before the turn's persist ops are durable. The driver contract
 // is "persist, then send, then reply": a message may promise something about this node's disk (an
-// ACK, an ACKEPOCH, a vote, a PROPOSAL the leader counts itself in on). Two kinds promise nothing,
-// and waiting for an unrelated group commit only adds its fsync to every write's latency:
+// ACK, an ACKEPOCH, a vote, a SYNC). Three kinds promise nothing, and waiting for an unrelated
+// group commit only adds its fsync to every write's latency:
 //
 // - REQUEST: a follower passing a client's write on to the leader. It carries the client's data,
 //   nothing this node has stored.
-// - COMMIT and client replies, in a cluster of two or more: a txn commits when a quorum acked it,
-//   the leader counting itself once its copy is durable. PROPOSALs leave only after the leader's
-//   fsync, so a follower's ACK, and therefore any quorum with a follower in it, implies that the
-//   leader's copy is durable. With more than one member a quorum always has a follower in it, so
+// - PROPOSAL: the leader logs in parallel with its followers, as in Zab. The leader counts itself
+//   in a txn's quorum only once the driver reports the txn durable (the `persisted` input), so a
+//   PROPOSAL that leaves first promises nothing about the leader's disk.
+// - COMMIT and client replies, in a cluster of two or more: a txn commits when a quorum of durable
+//   copies acked it (followers ACK after their fsync; the leader counts itself after its own), so
 //   what a COMMIT or an ok reply announces is on the disks of a quorum already, whatever this
-//   node's own disk is doing. Error replies announce nothing. A single node has no follower: its
-//   own fsync is the quorum, so there everything waits.
+//   node's own disk is doing. Error replies announce nothing. A single node's own fsync is its
+//   quorum: there replies wait.
 //
-// Per peer, order is kept where it matters: a message that may go early still waits while an
-// earlier message to the same peer is held, unless that message is a PROPOSAL or an ACK. A COMMIT
-// may overtake a held PROPOSAL: a COMMIT covers only txns a quorum acked, and a leader sends a
-// txn's PROPOSALs to all its followers in one go, so any PROPOSAL still held is for a later txn. A
-// REQUEST may overtake a held ACK: the leader handles the two independently. Anything else held
-// (SYNC, FOLLOWERINFO, a vote...) keeps everything behind it. The
-// simulator drives its nodes with this same rule and a disk that takes time, so its invariants
-// (acknowledged writes survive crashes; one history) check it.
+// Order per peer is kept where it matters: an early message waits behind a held message to the same
+// peer unless it may overtake it. A COMMIT may overtake a held PROPOSAL (a COMMIT covers only txns
+// a quorum acked, and the PROPOSALs of a txn leave together, so a held one is for a later txn); a
+// REQUEST may overtake a held ACK (the leader handles the two independently). Nothing overtakes a
+// SYNC, a vote or another PROPOSAL.
+//
+// The simulator drives its nodes with this same rule and a disk that takes time (fsyncMs), so its
+// invariants (acknowledged writes survive crashes; one history) are checked against it.
+import type { PersistOp } from './core-types.js';
 import type { PeerMessage } from './zab-messages.js';
+import { compareZxid, type Zxid } from './zxid.js';
 
 export function mayPrecedeFsync(msg: PeerMessage, clusterSize: number): boolean {
-  return msg.type === 'REQUEST' || (msg.type === 'COMMIT' && clusterSize > 1);
+  switch (msg.type) {
+    case 'REQUEST':
+    case 'PROPOSAL':
+      return true;
+    case 'COMMIT':
+      return clusterSize > 1;
+    default:
+      return false;
+  }
 }
 
 export function replyMayPrecedeFsync(clusterSize: number): boolean {
   return clusterSize > 1;
 }
 
-/** Whether a held message to a peer keeps the early ones to that peer behind it. */
-export function holdsBack(held: PeerMessage): boolean {
-  return held.type !== 'PROPOSAL' && held.type !== 'ACK';
+/** Whether `early` may leave before `held`, an earlier message to the same peer still waiting. */
+export function overtakes(early: PeerMessage['type'], held: PeerMessage['type']): boolean {
+  return (early === 'COMMIT' && held === 'PROPOSAL') || (early === 'REQUEST' && held === 'ACK');
+}
+
+/**
+ * The messages held per peer, by type, for the driver's bookkeeping: an early message to a peer
+ * goes only if it overtakes every type held for that peer.
+ */
+export class HeldSends {
+  private readonly byPeer = new Map<string, Map<PeerMessage['type'], number>>();
+
+  canOvertake(to: string, early: PeerMessage['type']): boolean {
+    const held = this.byPeer.get(to);
+    if (!held) return true;
+    for (const type of held.keys()) if (!overtakes(early, type)) return false;
+    return true;
+  }
+
+  add(to: string, type: PeerMessage['type']): void {
+    let held = this.byPeer.get(to);
+    if (!held) this.byPeer.set(to, (held = new Map()));
+    held.set(type, (held.get(type) ?? 0) + 1);
+  }
+
+  /** A held message went out. */
+  sent(to: string, type: PeerMessage['type']): void {
+    const held = this.byPeer.get(to);
+    const left = (held?.get(type) ?? 0) - 1;
+    if (!held) return;
+    if (left > 0) held.set(type, left);
+    else held.delete(type);
+    if (held.size === 0) this.byPeer.delete(to);
+  }
+
+  clear(): void {
+    this.byPeer.clear();
+  }
+}
+
+/** The highest zxid appended by a turn's persist ops, if any: what its flush makes durable. */
+export function lastAppended(ops: readonly PersistOp[]): Zxid | undefined {
+  let last: Zxid | undefined;
+  for (const op of ops)
+    if (op.op === 'append' && op.txns.length > 0) {
+      const z = op.txns[op.txns.length - 1]!.zxid;
+      if (!last || compareZxid(z, last) > 0) last = z;
+    }
+  return last;
 }

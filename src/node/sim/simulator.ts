@@ -3,7 +3,7 @@
 // (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing
 // schedule replays exactly. Invariants are checked after every event (see invariants.ts).
 import type { ClientReply, CoreEvent, PeerMessage, PeerSend, PersistOp } from '../core/core-types.js';
-import { holdsBack, mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
+import { HeldSends, lastAppended, mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
 import { requestKey } from '../core/data-tree.js';
 import type { HeartbeatOptions } from '../core/measure/heartbeat-monitor.js';
 import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core.js';
@@ -44,8 +44,8 @@ export interface SimOptions {
   /** Most elections one node may start in any second of virtual time (default 10). */
   readonly maxElectionsPerSecond?: number;
   /**
-   * How long a node's disk takes to make a turn's persist ops durable, ms (default: per seed, one
-   * of 0, 0.5, 2 and 5). Until then the turn's held messages and replies wait (send-order.ts); a
+   * Mean time a node's disk takes to make a turn's persist ops durable, ms (default: per seed, one
+   * of 0, 0.5, 2 and 5); each flush draws its own duration (exponential). Until then the turn's held messages and replies wait (send-order.ts); a
    * crash loses what was not yet durable. 0: a turn's ops are durable at once, as before.
    */
   readonly fsyncMs?: number;
@@ -108,6 +108,8 @@ interface SimNode {
   flushing: DiskTurn[];
   /** Bumped by a crash: flush completions of a dead incarnation are void. */
   diskGen: number;
+  /** The sends in `flushing`, per peer and type (what an early send may not overtake). */
+  readonly heldSends: HeldSends;
 }
 
 interface DiskTurn {
@@ -183,6 +185,8 @@ export class Simulation {
   private readonly writeEveryMs: number;
   private readonly maxDelayMs: number;
   private readonly fsyncMs: number;
+  /** Draws each flush's duration: disks vary, and a slow flush at one node is what tests the rule. */
+  private readonly diskRng: Random;
 
   constructor(opts: SimOptions) {
     this.opts = opts;
@@ -201,7 +205,8 @@ export class Simulation {
     this.writeEveryMs = this.rng.pick([10, 25, 50]);
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
     // From its own stream, so that the other draws of a seed stay what they were.
-    this.fsyncMs = opts.fsyncMs ?? new Random(opts.seed ^ 0x0d15c).pick([0, 0.5, 2, 5]);
+    this.diskRng = new Random(opts.seed ^ 0x0d15c);
+    this.fsyncMs = opts.fsyncMs ?? this.diskRng.pick([0, 0.5, 2, 5]);
     for (const m of this.members) {
       this.nodes.set(m.id, {
         member: m,
@@ -214,6 +219,7 @@ export class Simulation {
         held: [],
         flushing: [],
         diskGen: 0,
+        heldSends: new HeldSends(),
       });
     }
   }
@@ -292,6 +298,7 @@ export class Simulation {
     node.held = [];
     // What its disk had not made durable is gone, and so are the messages waiting for it.
     node.flushing = [];
+    node.heldSends.clear();
     node.diskGen += 1;
     // Its clients see the connection drop: the outcome of those writes is unknown, so they retry.
     for (const req of node.pending.values()) this.retryLater(req);
@@ -312,22 +319,22 @@ export class Simulation {
     if (!core) return;
     const r = core.ready();
     for (const s of r.heartbeats) this.transmit(node.member.id, s.to, s.msg);
+    let durable: Zxid | undefined;
     if (this.fsyncMs === 0 || (r.persist.length === 0 && node.flushing.length === 0)) {
       node.store.apply(r.persist);
+      durable = lastAppended(r.persist);
       for (const s of r.sends) this.transmit(node.member.id, s.to, s.msg);
       this.reply(node, r.replies);
     } else {
       // The real driver's rule (send-order.ts): what may not precede the fsync waits for the disk.
       const n = this.members.length;
-      const heldTo = new Set(
-        node.flushing.flatMap((t) => t.sends.filter((s) => holdsBack(s.msg)).map((s) => s.to)),
-      );
       const held: PeerSend[] = [];
       for (const s of r.sends) {
-        if (mayPrecedeFsync(s.msg, n) && !heldTo.has(s.to)) this.transmit(node.member.id, s.to, s.msg);
+        if (mayPrecedeFsync(s.msg, n) && node.heldSends.canOvertake(s.to, s.msg.type))
+          this.transmit(node.member.id, s.to, s.msg);
         else {
           held.push(s);
-          if (holdsBack(s.msg)) heldTo.add(s.to);
+          node.heldSends.add(s.to, s.msg.type);
         }
       }
       const early = replyMayPrecedeFsync(n);
@@ -338,10 +345,10 @@ export class Simulation {
       const last = node.flushing.at(-1)?.doneAt;
       const doneAt =
         first === undefined || last === undefined
-          ? this.now + this.fsyncMs
+          ? this.now + this.flushMs()
           : last > first
             ? last
-            : first + this.fsyncMs;
+            : first + this.flushMs();
       node.flushing.push({ persist: r.persist, sends: held, replies: early ? [] : r.replies, doneAt });
       this.queue.push(doneAt, { kind: 'flushed', node: node.member.id, gen: node.diskGen });
     }
@@ -357,6 +364,12 @@ export class Simulation {
           token: node.timerToken,
         });
     }
+    this.persisted(node, durable);
+  }
+
+  /** One flush's duration: exponential around fsyncMs, so that now and then one disk lags far behind. */
+  private flushMs(): number {
+    return this.diskRng.exponential(this.fsyncMs);
   }
 
   /** The disk made a node's oldest waiting turn durable: now its held messages and replies go. */
@@ -364,8 +377,19 @@ export class Simulation {
     const turn = node.flushing.shift();
     if (!turn) return;
     node.store.apply(turn.persist);
-    for (const s of turn.sends) this.transmit(node.member.id, s.to, s.msg);
+    for (const s of turn.sends) {
+      this.transmit(node.member.id, s.to, s.msg);
+      node.heldSends.sent(s.to, s.msg.type);
+    }
     this.reply(node, turn.replies);
+    this.persisted(node, lastAppended(turn.persist));
+  }
+
+  /** Tells the core what its disk now holds (the leader counts itself only for that). */
+  private persisted(node: SimNode, zxid: Zxid | undefined): void {
+    if (!zxid || !node.core) return;
+    node.core.step({ type: 'persisted', now: this.now, zxid });
+    this.drive(node);
   }
 
   private reply(node: SimNode, replies: readonly ClientReply[]): void {
