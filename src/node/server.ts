@@ -304,8 +304,9 @@ export class NodeServer {
           this.store.apply(persist);
           await this.store.flush();
           this.tracer.durable(traced);
-          // The leader counts itself in a quorum only for what is durable (send-order.ts).
-          const last = lastAppended(persist);
+          // The leader counts itself in a quorum only for what is durable (send-order.ts). Only a
+          // leader needs to hear it: elsewhere it would cost a turn per flush for nothing.
+          const last = this.core.role === 'leading' ? lastAppended(persist) : undefined;
           if (last) this.input({ type: 'persisted', now: performance.now(), zxid: last });
         }
         for (const r of batch) {
