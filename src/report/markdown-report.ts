@@ -413,8 +413,11 @@ function selfCheck(r: RunResult): string {
     '',
     table(['Processes', 'Count', 'CPU', 'per write'], rows, [1, 2, 3]),
   ];
-  if (Object.keys(c.groups).length === 0)
-    lines.push('', 'Nodes and agents run in containers here: only the machine as a whole was sampled.');
+  if ((c.groups.nodes?.processes ?? 0) === 0)
+    lines.push(
+      '',
+      'No node process could be sampled (no /proc entry or container cgroup found): only the machine as a whole was.',
+    );
   lines.push(
     '',
     c.warning === null

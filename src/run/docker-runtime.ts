@@ -15,7 +15,8 @@ import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import { EventBook, type ClusterEvent } from '../runtime/event-book.js';
 import { wallNow } from '../runtime/process-cluster.js';
-import type { CpuGroups } from '../measure/cpu-sampler.js';
+import type { CpuGroups, CpuProcess } from '../measure/cpu-sampler.js';
+import { cgroupProcsFile, procsIn } from '../measure/container-procs.js';
 import type { Topology } from '../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
@@ -58,6 +59,8 @@ interface Slot {
   node?: Docker.Container;
   ip?: string;
   running: boolean;
+  /** The node container's cgroup.procs, for the self-check (null: not found). */
+  procs?: string | null;
 }
 
 export class DockerRuntime implements Runtime {
@@ -66,6 +69,7 @@ export class DockerRuntime implements Runtime {
   private readonly book = new EventBook();
   private readonly docker: Docker;
   private readonly slots = new Map<NodeId, Slot>();
+  private readonly agentProcs = new Map<string, string | null>();
   private readonly waiters = new Set<{
     pred: (e: ClusterEvent) => boolean;
     resolve: (e: ClusterEvent) => void;
@@ -235,6 +239,7 @@ export class DockerRuntime implements Runtime {
     err.resume();
     await s.node!.start();
     s.running = true;
+    s.procs = cgroupProcsFile((await s.node!.inspect()).State.Pid);
     await this.waitFor((e) => e.node === id && e.ev === 'started', 30_000, since);
   }
 
@@ -287,22 +292,38 @@ export class DockerRuntime implements Runtime {
    * agent reaches its servers the way a client in that data center would, and speaks the agent
    * protocol as JSON lines over the attached stdio. SYS_NICE lets it raise its own priority.
    */
-  spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+  async spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
     const labels = this.labels('agent');
     const args = ['run', '-i', '--rm', '--init', '--name', `pole-bench-${this.runId}-agent-${dc}`];
     args.push('--network', this.networkName, '--cap-add', 'SYS_NICE');
     for (const [k, v] of Object.entries(labels)) args.push('--label', `${k}=${v}`);
     args.push(this.opts.image, 'agent', '--stdio');
-    return AgentProcess.spawn({ onInterval, stdioCommand: { file: 'docker', args }, readyTimeoutMs: 30_000 });
+    const agent = await AgentProcess.spawn({
+      onInterval,
+      stdioCommand: { file: 'docker', args },
+      readyTimeoutMs: 30_000,
+    });
+    // Ready means the container runs: its cgroup gives the self-check its processes.
+    const info = await this.docker
+      .getContainer(`pole-bench-${this.runId}-agent-${dc}`)
+      .inspect()
+      .catch(() => undefined);
+    this.agentProcs.set(dc, info ? cgroupProcsFile(info.State.Pid) : null);
+    return agent;
   }
 
   shapingCpuMs(): Promise<number | null> {
     return this.nodeRelay?.cpuMs() ?? Promise.resolve(null);
   }
 
-  /** Nodes and agents run in containers: only the machine as a whole is sampled for now. */
+  /** Every process in the node and agent containers' cgroups (the host's /proc sees them). */
   cpuGroups(): CpuGroups {
-    return {};
+    const of = (file: string | null | undefined, label: string): CpuProcess[] =>
+      file ? procsIn(file).map((pid) => ({ pid, label })) : [];
+    return {
+      nodes: () => [...this.slots.values()].flatMap((s) => (s.running ? of(s.procs, s.id) : [])),
+      agents: () => [...this.agentProcs].flatMap(([dc, file]) => of(file, dc)),
+    };
   }
 
   setWanDelays(mode: WanDelays): Promise<boolean> {

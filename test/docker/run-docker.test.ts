@@ -61,6 +61,15 @@ function checkRun(result: RunResult): void {
   assert.ok(Math.abs(measured - 10) <= 1.5, `east→west ${measured}`);
   assert.equal(result.writes.lost, 0);
   assert.equal(result.writes.acked, result.writes.attempted);
+  // The self-check sees every node and agent, in containers too (through their cgroups).
+  const labels = (g: string): string[] => [
+    ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),
+  ];
+  assert.deepEqual(labels('nodes'), ['p1', 'p2', 'p3', 'p4', 'p5']);
+  assert.deepEqual(labels('agents'), ['east', 'west']);
+  assert.ok((result.cpu.groups.nodes?.pctOfCore ?? 0) > 0 && (result.cpu.groups.agents?.pctOfCore ?? 0) > 0);
+  // Traced writes joined across containers: one clock for all.
+  assert.ok(result.anatomy.complete > 0 && (result.anatomy.perDc.east?.before?.maxSumErrorMs ?? 1) <= 0.2);
 }
 
 test('a two-data-center run in containers with a leader kill; both runtimes agree', async (t) => {
