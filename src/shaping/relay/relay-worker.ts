@@ -83,8 +83,6 @@ const INITIAL_WAKE_LATENCY_MS = 0.1;
 const MAX_WAKE_LATENCY_MS = 1;
 /** Never wait longer than this for one wake-up; a wake-up earlier than that re-arms the clock. */
 const MAX_SPIN_MS = 0.5;
-/** A chunk due this soon after the one a wake-up was for is released in the same wake-up. */
-const COALESCE_MS = 0.2;
 /** Below this a sleep is not worth its syscall; the rest is spun. */
 const MIN_NAP_MS = 0.01;
 const INITIAL_NAP_OVERSHOOT_MS = 0.06;
@@ -443,10 +441,9 @@ class ReleaseScheduler {
         continue;
       }
       if (top.at > now) {
-        // Woken a little early for this very entry, or the next one is due within COALESCE_MS:
-        // wait out the rest here rather than pay another round trip through the clock thread
-        // (two thread wake-ups, and later than the wait).
-        if ((top.at > wokeFor && top.at - now > COALESCE_MS) || top.at - now > MAX_SPIN_MS) break;
+        // Woken a little early for this very entry: wait out the rest here rather than pay
+        // another round trip through the clock thread (which would be later).
+        if (top.at > wokeFor || top.at - now > MAX_SPIN_MS) break;
         now = this.waitUntil(top.at, now);
       }
       this.heap.pop();
