@@ -147,12 +147,7 @@ export function anatomyOfWrite(
   let at: number | undefined = C.clientRecv;
   if (!sameNode) {
     parts.push({ name: 'contact: forward to leader', from: at, to: C.forwardSent });
-    parts.push({
-      name: 'forward hop',
-      from: C.forwardSent,
-      to: L.leaderRecv,
-      hop: [contact.node, leader.node],
-    });
+    parts.push(hop('forward hop', C.forwardSent, L.leaderRecv, contact.node, leader.node));
     at = L.leaderRecv;
   }
   if (sequential || viaLeader) {
@@ -163,22 +158,17 @@ export function anatomyOfWrite(
   if (follower) {
     const f = follower.node;
     parts.push({ name: 'leader: to PROPOSAL', from: at, to: L.proposalSent });
-    parts.push({ name: 'PROPOSAL hop', from: L.proposalSent, to: F.proposalRecv, hop: [leader.node, f] });
+    parts.push(hop('PROPOSAL hop', L.proposalSent, F.proposalRecv, leader.node, f));
     parts.push({ name: 'follower: to its log', from: F.proposalRecv, to: F.persistStart });
     parts.push({ name: 'follower: log write + fsync', from: F.persistStart, to: F.durable });
     parts.push({ name: 'follower: to ACK', from: F.durable, to: F.ackSent });
-    parts.push({ name: 'ACK hop', from: F.ackSent, to: decisive[1], hop: [f, leader.node] });
+    parts.push(hop('ACK hop', F.ackSent, decisive[1], f, leader.node));
     at = decisive[1];
   }
   parts.push({ name: 'leader: quorum to commit', from: at, to: decided });
   if (!sameNode) {
     parts.push({ name: 'leader: commit to COMMIT/reply', from: decided, to: L.commitSent });
-    parts.push({
-      name: 'COMMIT hop',
-      from: L.commitSent,
-      to: C.commitRecv,
-      hop: [leader.node, contact.node],
-    });
+    parts.push(hop('COMMIT hop', L.commitSent, C.commitRecv, leader.node, contact.node));
     parts.push({ name: 'contact: apply and reply', from: C.commitRecv, to: C.replySent });
   } else parts.push({ name: 'leader: commit to COMMIT/reply', from: decided, to: C.replySent });
   parts.push({ name: 'contact → agent', from: C.replySent, to: agent.replied });
@@ -200,6 +190,17 @@ export function anatomyOfWrite(
     latencyMs: agent.replied - agent.sent,
     parts: out,
   };
+}
+
+/** A part between two nodes: its network share is the configured delay between their data centers. */
+function hop(
+  name: PartName,
+  from: number | undefined,
+  to: number | undefined,
+  a: string,
+  b: string,
+): { name: PartName; from: number | undefined; to: number | undefined; hop: [string, string] } {
+  return { name, from, to, hop: [a, b] };
 }
 
 const KIND = new Map<string, PartKind>(ANATOMY_PARTS.map((p) => [p.name, p.kind]));

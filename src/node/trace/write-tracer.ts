@@ -118,14 +118,8 @@ export class WriteTracer {
           if (r.acks[from] === undefined) r.acks[from] = round(this.now());
         });
         return;
-      case 'COMMIT': {
-        const done: TraceRecord[] = [];
-        this.covered(msg.zxid, (r) => {
-          if (this.stamp(r, 'commitRecv') && !r.contact) done.push(r);
-        });
-        for (const r of done) this.finish(r);
-        return;
-      }
+      case 'COMMIT':
+        return this.committed(msg.zxid, 'commitRecv');
       default:
     }
   }
@@ -141,16 +135,22 @@ export class WriteTracer {
       case 'ACK':
         this.covered(msg.zxid, (r) => this.stamp(r, 'ackSent'));
         return;
-      case 'COMMIT': {
-        const done: TraceRecord[] = [];
-        this.covered(msg.zxid, (r) => {
-          if (this.stamp(r, 'commitSent') && !r.contact) done.push(r);
-        });
-        for (const r of done) this.finish(r);
-        return;
-      }
+      case 'COMMIT':
+        return this.committed(msg.zxid, 'commitSent');
       default:
     }
+  }
+
+  /**
+   * The first COMMIT covering a write, in (a follower) or out (the leader): the end of this node's
+   * part unless a client of its own asked for the write (then the reply ends it).
+   */
+  private committed(zxid: Zxid, step: 'commitRecv' | 'commitSent'): void {
+    const done: TraceRecord[] = [];
+    this.covered(zxid, (r) => {
+      if (this.stamp(r, step) && !r.contact) done.push(r);
+    });
+    for (const r of done) this.finish(r);
   }
 
   /** Leader: the core decided commits up to `zxid` in the turn just taken. */
