@@ -115,8 +115,10 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     assert.equal(eastBefore.networkMs, 10);
     for (const hop of ['forward hop', 'COMMIT hop'] as const) {
       const m = eastBefore.parts[hop] ?? NaN;
-      // A mean over a handful of writes on two busy cores: one stalled receiver adds ms to it.
-      assert.ok(m >= 5 * 0.98 - 0.05 && m <= 5 + 3, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
+      // Never under the relay's delay (less its 2 % jitter): the stamps share one clock. The mean is
+      // over four or five writes on two busy cores, where one stalled receiver adds ms to it; the
+      // relay's own accuracy is tested in relay.test.ts.
+      assert.ok(m >= 5 * 0.98 - 0.05 && m <= 5 + 5, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
     }
     const measured = result.links.east?.west?.measuredRttMs ?? NaN;
     assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
