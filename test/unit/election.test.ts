@@ -241,15 +241,21 @@ test('repeated votes from one voter count once', () => {
   assert.equal(el.onMessage(6, 'p3', V(1, 'p5')).decided?.leader, 'p5');
 });
 
-test('votes are ignored once settled', () => {
+test('votes are not adopted once settled; a rival vote is answered once per sender with ours', () => {
   const { el } = make('p1');
   el.newElection(0);
   for (const j of ['p2', 'p3', 'p4', 'p5']) el.onMessage(1, j, P(1, j));
   for (const j of ['p5', 'p4', 'p2']) {
     const out = el.onMessage(2, j, V(1, 'p5'));
     assert.equal(out.decided, undefined);
-    assert.deepEqual(out.sends, []);
+    // Each sender hears once whom we settled on: the rival's own vote is what lets it step down.
+    assert.deepEqual(out.sends, [{ to: j, msg: V(1, 'p3') }]);
   }
+  // Once per sender and epoch: two settled nodes cannot keep answering each other.
+  assert.deepEqual(el.onMessage(3, 'p5', V(1, 'p5')).sends, []);
+  // A vote for our own leader, or of another epoch, is not answered.
+  assert.deepEqual(el.onMessage(3, 'p3', V(1, 'p3')).sends, []);
+  assert.deepEqual(el.onMessage(3, 'p3', V(0, 'p5')).sends, []);
   assert.equal(el.leader, 'p3');
 });
 

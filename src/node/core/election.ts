@@ -13,9 +13,13 @@
 // - V of any epoch counts, even older than ours (the paper's rule): a node that lost its leader and
 //   started epoch e+1 while the others still follow l in epoch e must adopt (e, l) and lower its
 //   epoch. Passing minEpoch to the next newElection() keeps epoch numbers from being reused.
-// - Once settled (leader ≠ ⊥) the instance is over: P is answered with V, V is ignored (adopting a
-//   second leader behind the replication layer's back would help nobody; it calls newElection()
-//   again if the chosen leader does not work out).
+// - Once settled (leader ≠ ⊥) the instance is over: P is answered with V, V is not adopted
+//   (adopting a second leader behind the replication layer's back would help nobody; it calls
+//   newElection() again if the chosen leader does not work out). A V naming another leader of the
+//   same epoch is answered once per sender and epoch with our own V: a node that settled on itself
+//   from stale proposals learns who the others settled on only from that leader's own vote (the
+//   simulator found one that never got it: its P, held behind a slow disk, was not sent before it
+//   had answered the leader's stale P with V(itself), so the leader never answered it).
 // - Messages from self or from non-members, and proposals naming a non-member, are ignored.
 import type {
   ElectionDecision,
@@ -61,6 +65,8 @@ export class PoleElection {
   private readonly proposalSet = new Set<NodeId>();
   /** voteSet, grouped by (epoch, leader): the voters of each. */
   private readonly votes = new Map<string, Set<NodeId>>();
+  /** Senders of a rival V this epoch that we answered with our own (once each). */
+  private readonly toldOfVote = new Set<NodeId>();
   /** Best score seen this epoch for each proposed server. */
   private readonly seen = new Map<NodeId, Score>();
   private electionDeadline: number | undefined;
@@ -241,6 +247,11 @@ export class PoleElection {
   }
 
   private onVote(now: number, j: NodeId, e: number, l: NodeId): void {
+    if (this.leaderId !== undefined && e === this.epochNo && l !== this.leaderId && !this.toldOfVote.has(j)) {
+      // choice: see header. Once per sender and epoch, so two settled nodes cannot ping-pong.
+      this.toldOfVote.add(j);
+      this.send(j, { type: 'V', epoch: this.epochNo, leader: this.leaderId });
+    }
     if (!this.started || this.leaderId !== undefined || !this.sidOf.has(l)) return; // choice: see header
     const key = `${e}\u0000${l}`;
     let voters = this.votes.get(key);
@@ -281,6 +292,7 @@ export class PoleElection {
     this.current = { score: this.scoreFor(e), id: this.self.id, sid: this.self.sid };
     this.proposalSet.clear();
     this.votes.clear();
+    this.toldOfVote.clear();
     this.seen.clear();
     this.noteSeen(this.current);
     this.electionDeadline = undefined; // choice: see header
