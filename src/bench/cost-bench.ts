@@ -8,6 +8,7 @@ import { loadTopologyForRun } from '../run/run-overrides.js';
 import { runScenario } from '../run/run-scenario.js';
 import { chooseShaping } from '../run/choose-runtime.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
+import { spread, type MinMedianMax } from '../util/spread.js';
 
 export interface CostBenchOptions {
   readonly topologyFile: string;
@@ -41,10 +42,8 @@ export interface CostBenchResult {
   readonly leader: string | null;
   readonly runs: readonly CostRun[];
   /** Per label: median, min and max over the runs of µs per write; the same for the machine. */
-  readonly summary: Readonly<
-    Record<string, { readonly median: number; readonly min: number; readonly max: number }>
-  >;
-  readonly machineBusyPct: { readonly median: number; readonly min: number; readonly max: number } | null;
+  readonly summary: Readonly<Record<string, MinMedianMax>>;
+  readonly machineBusyPct: MinMedianMax | null;
 }
 
 /** The report's labels: a node by its id, an agent by its data center, the relay apart from the harness. */
@@ -59,13 +58,6 @@ function perProcess(cpu: CpuReport): CostRun['processes'] {
   for (const [g, v] of Object.entries(cpu.groups))
     if (g !== 'harness') out[`all ${g}`] = { usPerWrite: v.usPerWrite, pctOfCore: v.pctOfCore };
   return out;
-}
-
-function spread(xs: readonly number[]): { median: number; min: number; max: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const median = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return { median, min: s[0]!, max: s.at(-1)! };
 }
 
 export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult> {
@@ -110,7 +102,7 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
     }
   }
   const labels = [...new Set(runs.flatMap((r) => Object.keys(r.processes)))];
-  const summary: Record<string, { median: number; min: number; max: number }> = {};
+  const summary: Record<string, MinMedianMax> = {};
   for (const l of labels) {
     const xs = runs.map((r) => r.processes[l]?.usPerWrite).filter((x): x is number => typeof x === 'number');
     if (xs.length > 0) summary[l] = spread(xs);

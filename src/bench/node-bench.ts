@@ -12,6 +12,7 @@ import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
 import { checkAckedWrites } from '../run/checker.js';
+import { spread } from '../util/spread.js';
 
 export interface NodeBenchOptions {
   readonly nodes: number;
@@ -335,11 +336,8 @@ function findLast(
 }
 
 export function summarize(values: readonly number[]): Spread {
-  if (values.length === 0) return { median: NaN, max: NaN };
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  const median = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return { median: round(median, 2), max: round(s[s.length - 1]!, 2) };
+  const s = spread(values);
+  return { median: round(s.median, 2), max: round(s.max, 2) };
 }
 
 function round(v: number, digits: number): number {

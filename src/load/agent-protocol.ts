@@ -220,6 +220,8 @@ export type ReadyMessage = z.infer<typeof readyMessageSchema>;
 export type StartedMessage = z.infer<typeof startedMessageSchema>;
 export type IntervalMessage = z.infer<typeof intervalMessageSchema>;
 export type DoneMessage = z.infer<typeof doneMessageSchema>;
+/** One traced write as the agent reports it: [requestId, phase, intended, sent, reply received]. */
+export type AgentTrace = DoneMessage['traces'][number];
 export type ErrorMessage = z.infer<typeof errorMessageSchema>;
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 

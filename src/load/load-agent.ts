@@ -15,7 +15,7 @@ import { WriteFlights, type Flight, type FlightOutcome } from './write-flights.j
 import { AckBook } from './ack-book.js';
 import { OpenLoopSchedule } from './open-loop-schedule.js';
 import { AGENT_PROTOCOL_VERSION } from './agent-protocol.js';
-import type { AgentMessage, DoneMessage, LoadSpec, PhaseSummary } from './agent-protocol.js';
+import type { AgentMessage, AgentTrace, DoneMessage, LoadSpec, PhaseSummary } from './agent-protocol.js';
 import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-recorders.js';
 import { WakeClock, hrMs } from './wake-clock.js';
 import { isTraced } from '../node/trace/write-tracer.js';
@@ -91,7 +91,7 @@ export class LoadAgent {
   private readonly firstAck = new Map<string, number>();
   private readonly acks = new AckBook();
   /** The traced writes (latency anatomy) acknowledged at the first attempt. */
-  private readonly traces: Array<[number, string, number, number, number]> = [];
+  private readonly traces: AgentTrace[] = [];
   private readonly flights: WriteFlights;
 
   private schedule: OpenLoopSchedule | undefined;
@@ -278,7 +278,8 @@ export class LoadAgent {
       recordMs(this.interval.corrected, now - f.intended);
       this.acks.add(f.seq, o.zxid.epoch, o.zxid.counter);
       // The nodes stamp the same writes (by requestId = seq) on the same monotonic clock.
-      if (f.attempts === 1 && isTraced(f.seq)) this.traces.push([f.seq, phase, f.intended, f.sentAt, now]);
+      if (f.attempts === 1 && isTraced(f.seq))
+        this.traces.push([f.seq, phase, round3(f.intended), round3(f.sentAt), round3(now)]);
       if (!this.firstAck.has(phase)) this.firstAck.set(phase, wall(now));
     } else {
       this.totals.failed += 1;
@@ -397,13 +398,7 @@ export class LoadAgent {
       firstAckAfter: Object.fromEntries(this.firstAck),
       acked: this.acks.toList(this.pathOf),
       clientId: this.clientId,
-      traces: this.traces.map(([seq, phase, intended, sent, replied]) => [
-        seq,
-        phase,
-        round3(intended),
-        round3(sent),
-        round3(replied),
-      ]),
+      traces: this.traces,
     };
   }
 

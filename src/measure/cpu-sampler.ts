@@ -168,6 +168,8 @@ export class CpuSampler {
   private busy: Promise<void> = Promise.resolve();
 
   private shapingFrom: number | null = null;
+  /** The shaping's CPU ms at the start and the end of the window, once stopped. */
+  private shaping: { from: number; to: number } | undefined;
 
   constructor(
     private readonly groups: CpuGroups,
@@ -185,8 +187,6 @@ export class CpuSampler {
     }, this.everyMs);
     this.timer.unref();
   }
-
-  private shaping: { from: number; to: number } | undefined;
 
   /** Ends the sampling; `ackedWrites` (acknowledged during the window) gives the per-write costs. */
   async stop(ackedWrites = 0): Promise<CpuReport> {

@@ -5,7 +5,7 @@
 // about this node's disk (core/send-order.ts), which leaves at once.
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
-import { formatZxid } from './core/zxid.js';
+import { compareZxid, formatZxid, type Zxid } from './core/zxid.js';
 import { NodeCore } from './core/node-core.js';
 import type { Oracle } from './core/oracles/oracle.js';
 import { createOracle, knownOracleNames } from './core/oracles/registry.js';
@@ -18,7 +18,7 @@ import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
 import { WriteTracer } from './trace/write-tracer.js';
-import { HeldSends, lastAppended, mayPrecedeFsync, replyMayPrecedeFsync } from './core/send-order.js';
+import { HeldSends, lastAppended, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
 export interface NodeServerOptions {
@@ -68,7 +68,7 @@ export class NodeServer {
     private http: StatusServer | undefined,
   ) {
     this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
-    this.clusterSize = config.peers.length + 1;
+    this.clusterSize = membersOf(config).length;
     const opts = config.preference ? { preference: config.preference } : {};
     this.statusOracles = [
       createOracle(config.oracle, opts),
@@ -255,7 +255,12 @@ export class NodeServer {
       this.readyScheduled = false;
       if (this.stopped) return;
       const r = this.core.ready();
-      for (const s of r.sends) if (s.msg.type === 'COMMIT') this.tracer.decided(s.msg.zxid);
+      // One COMMIT per follower, for the same decision: stamp once, by the highest.
+      let decided: Zxid | undefined;
+      for (const s of r.sends)
+        if (s.msg.type === 'COMMIT' && (!decided || compareZxid(s.msg.zxid, decided) > 0))
+          decided = s.msg.zxid;
+      if (decided) this.tracer.decided(decided);
       // Heartbeats wait for no fsync: an RTT sample must not include the disk.
       for (const s of r.heartbeats) this.net?.send(s.to, s.msg);
       // Events are observations: stamp them now, not after the fsync.
@@ -272,22 +277,14 @@ export class NodeServer {
   }
 
   /**
-   * Sends at once what may precede this turn's fsync (send-order.ts: forwards, COMMITs, replies)
-   * while a disk round is pending or due; returns what must wait for it. With nothing to wait
-   * for, everything waits for nothing: drain() sends it in this same turn.
+   * Sends at once what may precede this turn's fsync (send-order.ts: forwards, PROPOSALs, COMMITs,
+   * replies) while a disk round is pending or due; returns what must wait for it. With nothing to
+   * wait for, everything waits for nothing: drain() sends it in this same turn.
    */
   private sendEarly(r: Ready): HeldTurn {
     if (r.persist.length === 0 && this.pendingReadies.length === 0 && !this.draining) return r;
-    const n = this.clusterSize;
-    const sends: Ready['sends'] = [];
-    for (const s of r.sends) {
-      if (mayPrecedeFsync(s.msg, n) && this.held.canOvertake(s.to, s.msg.type)) this.sendPeer(s.to, s.msg);
-      else {
-        sends.push(s);
-        this.held.add(s.to, s.msg.type);
-      }
-    }
-    if (!replyMayPrecedeFsync(n)) return { persist: r.persist, sends, replies: r.replies };
+    const sends = this.held.split(r.sends, this.clusterSize, (s) => this.sendPeer(s.to, s.msg));
+    if (!replyMayPrecedeFsync(this.clusterSize)) return { persist: r.persist, sends, replies: r.replies };
     for (const rep of r.replies) this.reply(rep);
     return { persist: r.persist, sends, replies: [] };
   }
@@ -310,10 +307,7 @@ export class NodeServer {
           if (last) this.input({ type: 'persisted', now: performance.now(), zxid: last });
         }
         for (const r of batch) {
-          for (const s of r.sends) {
-            this.sendPeer(s.to, s.msg);
-            this.held.sent(s.to, s.msg.type);
-          }
+          this.held.release(r.sends, (s) => this.sendPeer(s.to, s.msg));
           for (const rep of r.replies) this.reply(rep);
         }
       }

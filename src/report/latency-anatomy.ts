@@ -14,22 +14,18 @@
 // hop between data centers is split into the network part (the shaping's configured one-way
 // delay, what the paper's model counts) and transport (the rest: relay lateness, sockets, a busy
 // receiver). Everything is pure: tested on made-up stamps.
-import type { TraceStep } from '../node/trace/write-tracer.js';
+import type { AgentTrace } from '../load/agent-protocol.js';
+import type { TraceEventFields } from '../node/trace/write-tracer.js';
 
 export interface AgentTraceSet {
   readonly dc: string;
   readonly clientId: string;
-  /** [requestId, phase, intended, sent, reply received], monotonic ms. */
-  readonly traces: readonly (readonly [number, string, number, number, number])[];
+  /** Monotonic ms, as the agent reported them. */
+  readonly traces: readonly AgentTrace[];
 }
 
-export interface NodeTraceEvent {
-  readonly node: string;
-  readonly client: string;
-  readonly req: number;
-  readonly s: Partial<Record<TraceStep, number>>;
-  readonly acks?: Readonly<Record<string, number>>;
-}
+/** A node's `trace` event: its stamps of one write, and which node took them. */
+export type NodeTraceEvent = Omit<TraceEventFields, 'zxid'> & { readonly node: string };
 
 export type PartKind = 'client' | 'node' | 'disk' | 'hop';
 

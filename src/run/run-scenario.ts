@@ -178,7 +178,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     }
     progress('load', { leader: currentLeader(rt) ?? '?' });
     await sleepUntil(loadStart + sc.durationMs);
-    cpu = await sampler.stop(intervals.reduce((n, m) => n + m.acked, 0));
+    await sampler.stop();
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();

@@ -22,7 +22,7 @@
 //
 // The simulator drives its nodes with this same rule and a disk that takes time (fsyncMs), so its
 // invariants (acknowledged writes survive crashes; one history) are checked against it.
-import type { PersistOp } from './core-types.js';
+import type { PeerSend, PersistOp } from './core-types.js';
 import type { PeerMessage } from './zab-messages.js';
 import { compareZxid, type Zxid } from './zxid.js';
 
@@ -43,42 +43,66 @@ export function replyMayPrecedeFsync(clusterSize: number): boolean {
 }
 
 /** Whether `early` may leave before `held`, an earlier message to the same peer still waiting. */
-export function overtakes(early: PeerMessage['type'], held: PeerMessage['type']): boolean {
+function overtakes(early: PeerMessage['type'], held: PeerMessage['type']): boolean {
   return (early === 'COMMIT' && held === 'PROPOSAL') || (early === 'REQUEST' && held === 'ACK');
 }
 
 /**
- * The messages held per peer, by type, for the driver's bookkeeping: an early message to a peer
- * goes only if it overtakes every type held for that peer.
+ * A driver's sends that wait for a disk round, counted per peer and type: both drivers (the
+ * server and the simulator) put a turn's sends through split() and the held ones, once durable,
+ * through release(), so the rule above lives here only.
  */
 export class HeldSends {
   private readonly byPeer = new Map<string, Map<PeerMessage['type'], number>>();
 
-  canOvertake(to: string, early: PeerMessage['type']): boolean {
+  /**
+   * Sends at once (through `send`) every message of a turn that may precede its fsync and
+   * overtakes whatever is held for its peer; returns the rest, now counted as held, in order.
+   */
+  split(sends: readonly PeerSend[], clusterSize: number, send: (s: PeerSend) => void): PeerSend[] {
+    const held: PeerSend[] = [];
+    for (const s of sends) {
+      if (mayPrecedeFsync(s.msg, clusterSize) && this.canOvertake(s.to, s.msg.type)) send(s);
+      else {
+        held.push(s);
+        this.add(s.to, s.msg.type);
+      }
+    }
+    return held;
+  }
+
+  /** Sends held messages whose disk round is over, in order, and stops counting them. */
+  release(sends: readonly PeerSend[], send: (s: PeerSend) => void): void {
+    for (const s of sends) {
+      send(s);
+      this.sent(s.to, s.msg.type);
+    }
+  }
+
+  clear(): void {
+    this.byPeer.clear();
+  }
+
+  private canOvertake(to: string, early: PeerMessage['type']): boolean {
     const held = this.byPeer.get(to);
     if (!held) return true;
     for (const type of held.keys()) if (!overtakes(early, type)) return false;
     return true;
   }
 
-  add(to: string, type: PeerMessage['type']): void {
+  private add(to: string, type: PeerMessage['type']): void {
     let held = this.byPeer.get(to);
     if (!held) this.byPeer.set(to, (held = new Map()));
     held.set(type, (held.get(type) ?? 0) + 1);
   }
 
-  /** A held message went out. */
-  sent(to: string, type: PeerMessage['type']): void {
+  private sent(to: string, type: PeerMessage['type']): void {
     const held = this.byPeer.get(to);
-    const left = (held?.get(type) ?? 0) - 1;
     if (!held) return;
+    const left = (held.get(type) ?? 0) - 1;
     if (left > 0) held.set(type, left);
     else held.delete(type);
     if (held.size === 0) this.byPeer.delete(to);
-  }
-
-  clear(): void {
-    this.byPeer.clear();
   }
 }
 

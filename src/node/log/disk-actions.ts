@@ -63,9 +63,9 @@ function markSyncPoints(actions: readonly DiskAction[]): void {
 }
 
 // With fsync on, segments are opened O_DSYNC: a write returns once its data is on disk, as a write
-// followed by fdatasync would, but in one trip through libuv's thread pool instead of two. On the
-// 2-core machine each trip is two thread wake-ups, and a round is usually one write: this halved
-// the log's share of a node's context switches. Truncation is not a write and is still synced.
+// followed by fdatasync would, but in one trip through libuv's thread pool instead of two, and a
+// round is usually one write. On the 2-core machine the nodes' CPU per write went from 1,138-1,205
+// to 1,032-1,175 µs (bench cost, docs/benchmarks.md). Truncation is not a write and is still synced.
 const SEGMENT_FLAGS = constants.O_RDWR;
 const NEW_SEGMENT_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL;
 

@@ -3,7 +3,7 @@
 // (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing
 // schedule replays exactly. Invariants are checked after every event (see invariants.ts).
 import type { ClientReply, CoreEvent, PeerMessage, PeerSend, PersistOp } from '../core/core-types.js';
-import { HeldSends, lastAppended, mayPrecedeFsync, replyMayPrecedeFsync } from '../core/send-order.js';
+import { HeldSends, lastAppended, replyMayPrecedeFsync } from '../core/send-order.js';
 import { requestKey } from '../core/data-tree.js';
 import type { HeartbeatOptions } from '../core/measure/heartbeat-monitor.js';
 import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core.js';
@@ -45,8 +45,9 @@ export interface SimOptions {
   readonly maxElectionsPerSecond?: number;
   /**
    * Mean time a node's disk takes to make a turn's persist ops durable, ms (default: per seed, one
-   * of 0, 0.5, 2 and 5); each flush draws its own duration (exponential). Until then the turn's held messages and replies wait (send-order.ts); a
-   * crash loses what was not yet durable. 0: a turn's ops are durable at once, as before.
+   * of 0, 0.5, 2 and 5); each flush draws its own duration (exponential). Until then the turn's
+   * held messages and replies wait (send-order.ts); a crash loses what was not yet durable. 0: a
+   * turn's ops are durable at once, as before.
    */
   readonly fsyncMs?: number;
 }
@@ -328,15 +329,7 @@ export class Simulation {
     } else {
       // The real driver's rule (send-order.ts): what may not precede the fsync waits for the disk.
       const n = this.members.length;
-      const held: PeerSend[] = [];
-      for (const s of r.sends) {
-        if (mayPrecedeFsync(s.msg, n) && node.heldSends.canOvertake(s.to, s.msg.type))
-          this.transmit(node.member.id, s.to, s.msg);
-        else {
-          held.push(s);
-          node.heldSends.add(s.to, s.msg.type);
-        }
-      }
+      const held = node.heldSends.split(r.sends, n, (s) => this.transmit(node.member.id, s.to, s.msg));
       const early = replyMayPrecedeFsync(n);
       if (early) this.reply(node, r.replies);
       // Group commit, as DurableStore does: a turn joins the next flush to start; the flush in
@@ -377,10 +370,7 @@ export class Simulation {
     const turn = node.flushing.shift();
     if (!turn) return;
     node.store.apply(turn.persist);
-    for (const s of turn.sends) {
-      this.transmit(node.member.id, s.to, s.msg);
-      node.heldSends.sent(s.to, s.msg.type);
-    }
+    node.heldSends.release(turn.sends, (s) => this.transmit(node.member.id, s.to, s.msg));
     this.reply(node, turn.replies);
     this.persisted(node, lastAppended(turn.persist));
   }

@@ -186,7 +186,7 @@ export class WriteTracer {
     this.finish(r);
   }
 
-  /** Records not finished yet (for tests and /status). */
+  /** Records not finished yet (tests check that nothing is left behind). */
   get open(): number {
     return this.byWrite.size;
   }

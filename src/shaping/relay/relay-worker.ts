@@ -458,8 +458,9 @@ class ReleaseScheduler {
 
   /**
    * Waits until `at` (at most MAX_SPIN_MS ahead): a futex sleep for all but the last
-   * `napOvershootMs`, then a spin for what is left. Spinning the whole way cost a third of a core
-   * at 5,000 chunks/s (bench relay); the sleep costs none, and neither reads sockets meanwhile.
+   * `napOvershootMs`, then a spin for what is left. Spinning the whole way, the relay's two
+   * threads used 46-50 % of a core in bench relay's 5,000 chunks/s phase, against 31-35 % with the
+   * sleep (docs/benchmarks.md); neither reads sockets meanwhile.
    * The kernel ends a sleep late by its timer slack (~50 µs) plus scheduling, so the overshoot
    * is tracked (a median, like the lead) and taken off the sleep.
    */
