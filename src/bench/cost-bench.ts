@@ -3,10 +3,10 @@
 // self-check read per process, repeated and summarised by median. This is the measurement behind
 // every "make it cheaper" change: a lever counts when this table moves, not when a profile looks
 // better.
-import { ProcessRuntime } from '../run/process-runtime.js';
+import { ProcessRuntime } from '../runtime/process/process-runtime.js';
 import { loadTopologyForRun } from '../run/run-overrides.js';
 import { runScenario } from '../run/run-scenario.js';
-import { chooseShaping } from '../run/choose-runtime.js';
+import { chooseShaping } from '../runtime/choose-runtime.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import { spread, type MinMedianMax } from '../util/spread.js';
 

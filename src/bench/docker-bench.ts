@@ -2,9 +2,9 @@
 // (network, holders, node containers, until a leader serves) and to tear it all down, with the
 // node image already built.
 import { dockerStatus } from '../image/docker-probe.js';
-import { DockerRuntime } from '../run/docker-runtime.js';
+import { DockerRuntime } from '../runtime/docker/docker-runtime.js';
 import Docker from 'dockerode';
-import { DOCKER_LABELS } from '../run/docker-labels.js';
+import { DOCKER_LABELS } from '../runtime/docker/docker-labels.js';
 import { loadTopology } from '../topology/topology.js';
 
 export interface DockerBenchRow {

@@ -10,7 +10,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
+import { ProcessCluster, type ClusterEvent } from '../runtime/process/process-cluster.js';
 import { checkAckedWrites } from '../run/checker.js';
 import { spread } from '../util/spread.js';
 

@@ -1,5 +1,5 @@
 import { Command, Flags } from '@oclif/core';
-import { cleanDocker, type CleanResult } from '../run/docker-clean.js';
+import { cleanDocker, type CleanResult } from '../runtime/docker/docker-clean.js';
 
 export default class Clean extends Command {
   static override description =

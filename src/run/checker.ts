@@ -5,7 +5,7 @@ import type { Zxid } from '../node/core/zxid.js';
 import { compareZxid } from '../node/core/zxid.js';
 import { PoleClient } from '../node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import type { Address } from './runtime.js';
+import type { Address } from '../runtime/runtime.js';
 
 export interface AckedWrite {
   readonly path: string;

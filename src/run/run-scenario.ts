@@ -6,8 +6,8 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
-import type { ClusterEvent } from '../runtime/process-cluster.js';
-import { wallNow } from '../runtime/process-cluster.js';
+import type { ClusterEvent } from '../runtime/process/process-cluster.js';
+import { wallNow } from '../runtime/process/process-cluster.js';
 import { collectEnvironment } from '../report/environment.js';
 import type { HlogInterval } from '../report/hlog-writer.js';
 import {
@@ -27,7 +27,7 @@ import { TRACE_EVERY } from '../node/trace/write-tracer.js';
 import { LEADER } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
 import { checkAckedWrites } from './checker.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
 
 export interface RunProgress {
   readonly phase: string;

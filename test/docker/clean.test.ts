@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
-import { DOCKER_LABELS } from '../../src/run/docker-labels.js';
+import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import { dockerSkipReason, nodeImage } from './docker-env.js';
 
 const RUN_JS = join(fileURLToPath(new URL('../../../', import.meta.url)), 'bin', 'run.js');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { parseClassStats } from '../../src/shaping/netem/apply-plan.js';
 import { planNetem, remoteClassId } from '../../src/shaping/netem/netem-plan.js';
-import { DockerRuntime } from '../../src/run/docker-runtime.js';
+import { DockerRuntime } from '../../src/runtime/docker/docker-runtime.js';
 import { loadTopology } from '../../src/topology/topology.js';
 import { dockerSkipReason, nodeImage } from './docker-env.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
-import { DOCKER_LABELS } from '../../src/run/docker-labels.js';
+import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import { dockerSkipReason } from './docker-env.js';
 import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 

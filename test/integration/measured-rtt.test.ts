@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getJson } from '../../src/util/http-json.js';
-import { ProcessCluster } from '../../src/runtime/process-cluster.js';
+import { ProcessCluster } from '../../src/runtime/process/process-cluster.js';
 import { DelayRelay } from '../../src/shaping/relay/delay-relay.js';
 
 // Three data centers with round trips 10, 30 and 40 ms, a little jitter.

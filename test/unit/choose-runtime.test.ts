@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseShaping } from '../../src/run/choose-runtime.js';
+import { chooseShaping } from '../../src/runtime/choose-runtime.js';
 import { InputError } from '../../src/util/input-error.js';
 
 const NO_NETEM = { available: false, reason: 'this kernel has no sch_netem' };

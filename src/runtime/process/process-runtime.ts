@@ -1,12 +1,12 @@
 // The embedded default runtime: every node a `pole-bench node` child process on loopback, and
 // wide-area links emulated by the userspace delay relay (one route per pair of nodes in different
 // data centers, in the direction the higher sid dials), all in one worker thread.
-import { AgentProcess } from '../load/agent-process.js';
-import type { IntervalMessage } from '../load/agent-protocol.js';
-import type { NodeId } from '../node/core/types.js';
-import { ProcessCluster, type ClusterEvent } from '../runtime/process-cluster.js';
-import type { CpuGroups, CpuProcess } from '../measure/cpu-sampler.js';
-import type { Topology } from '../topology/topology.js';
+import { AgentProcess } from '../../load/agent-process.js';
+import type { IntervalMessage } from '../../load/agent-protocol.js';
+import type { NodeId } from '../../node/core/types.js';
+import { ProcessCluster, type ClusterEvent } from './process-cluster.js';
+import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
+import type { Topology } from '../../topology/topology.js';
 import {
   measureRelayLinks,
   setWanDelaysOf,
@@ -14,8 +14,8 @@ import {
   unmeasuredLinks,
   type NodeRelay,
   type WanDelays,
-} from './relay-shaping.js';
-import type { Address, Runtime, ShapingChoice } from './runtime.js';
+} from '../../shaping/relay/relay-shaping.js';
+import type { Address, Runtime, ShapingChoice } from '../runtime.js';
 
 export interface ProcessRuntimeOptions {
   readonly shaping: ShapingChoice;

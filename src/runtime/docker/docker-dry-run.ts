@@ -1,10 +1,10 @@
 // `pole-bench run --dry-run`: every container and tc command a docker run would use, as the
 // equivalent docker CLI lines, without touching Docker or the kernel. Addresses are the ones the
 // runtime would ask for first (its subnet moves on only if Docker reports an overlap).
-import { planNetem, renderPlan } from '../shaping/netem/netem-plan.js';
-import type { Topology } from '../topology/topology.js';
+import { planNetem, renderPlan } from '../../shaping/netem/netem-plan.js';
+import type { Topology } from '../../topology/topology.js';
 import { DockerRuntime } from './docker-runtime.js';
-import type { ShapingChoice } from './runtime.js';
+import type { ShapingChoice } from '../runtime.js';
 
 export function dockerDryRun(
   t: Topology,

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { NodeId } from '../node/core/types.js';
-import { freePorts } from '../util/free-port.js';
-import { childNodeArgs } from '../util/child-node-args.js';
-import { EventBook, type ClusterEvent } from './event-book.js';
+import type { NodeId } from '../../node/core/types.js';
+import { freePorts } from '../../util/free-port.js';
+import { childNodeArgs } from '../../util/child-node-args.js';
+import { EventBook, type ClusterEvent } from '../event-book.js';
 
 export type { ClusterEvent };
 
@@ -57,7 +57,7 @@ interface NodeSlot {
   exited: Promise<void> | undefined;
 }
 
-const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+const RUN_JS = fileURLToPath(new URL('../../../../bin/run.js', import.meta.url));
 
 export class ProcessCluster {
   private readonly book = new EventBook();

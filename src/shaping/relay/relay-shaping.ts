@@ -1,13 +1,13 @@
 // The userspace delay relay as a run's shaping, shared by the runtimes: one route per pair of
 // nodes in different data centers (in the direction the higher sid dials), and the probe that
 // measures the RTT between every pair of data centers through routes of the same kind.
-import type { NodeId } from '../node/core/types.js';
-import { DelayRelay, type RelayRoute } from '../shaping/relay/delay-relay.js';
-import type { LinkDelay } from '../shaping/relay/delay-distribution.js';
-import { startEchoServer } from '../shaping/relay/echo-server.js';
-import { measureRtt } from '../shaping/relay/rtt-probe.js';
-import type { Topology } from '../topology/topology.js';
-import type { Address, ShapingChoice } from './runtime.js';
+import type { NodeId } from '../../node/core/types.js';
+import { DelayRelay, type RelayRoute } from './delay-relay.js';
+import type { LinkDelay } from './delay-distribution.js';
+import { startEchoServer } from './echo-server.js';
+import { measureRtt } from './rtt-probe.js';
+import type { Topology } from '../../topology/topology.js';
+import type { Address, ShapingChoice } from '../../runtime/runtime.js';
 
 export interface RelayedNode {
   readonly id: NodeId;

@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
-import { AgentProcess } from '../load/agent-process.js';
-import type { IntervalMessage } from '../load/agent-protocol.js';
-import type { NodeId } from '../node/core/types.js';
-import { EventBook, type ClusterEvent } from '../runtime/event-book.js';
-import { wallNow } from '../runtime/process-cluster.js';
-import type { CpuGroups, CpuProcess } from '../measure/cpu-sampler.js';
-import { cgroupProcsFile, procsIn } from '../measure/container-procs.js';
-import type { Topology } from '../topology/topology.js';
+import { AgentProcess } from '../../load/agent-process.js';
+import type { IntervalMessage } from '../../load/agent-protocol.js';
+import type { NodeId } from '../../node/core/types.js';
+import { EventBook, type ClusterEvent } from '../event-book.js';
+import { wallNow } from '../process/process-cluster.js';
+import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
+import { cgroupProcsFile, procsIn } from '../../measure/container-procs.js';
+import type { Topology } from '../../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
 import {
@@ -27,8 +27,8 @@ import {
   unmeasuredLinks,
   type NodeRelay,
   type WanDelays,
-} from './relay-shaping.js';
-import type { Address, Runtime, ShapingChoice } from './runtime.js';
+} from '../../shaping/relay/relay-shaping.js';
+import type { Address, Runtime, ShapingChoice } from '../runtime.js';
 
 /** Ports inside every node's own network namespace. */
 const PEER_PORT = 7000;

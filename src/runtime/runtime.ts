@@ -4,9 +4,9 @@
 import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
-import type { ClusterEvent } from '../runtime/process-cluster.js';
+import type { ClusterEvent } from './process/process-cluster.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
-import type { WanDelays } from './relay-shaping.js';
+import type { WanDelays } from '../shaping/relay/relay-shaping.js';
 
 export type RuntimeName = 'process' | 'docker';
 export type ShapingName = 'relay' | 'netem' | 'none';
