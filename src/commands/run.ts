@@ -15,6 +15,8 @@ import { dockerDryRun } from '../runtime/docker/docker-dry-run.js';
 import { planNetem } from '../shaping/netem/netem-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
+import { targetNamed } from '../targets/registry.js';
+import { TARGET_NAMES } from '../targets/target.js';
 
 export default class Run extends Command {
   static override description =
@@ -32,6 +34,9 @@ export default class Run extends Command {
   };
 
   static override flags = {
+    target: Flags.option({ options: TARGET_NAMES })({
+      description: "the system under test (default: the topology's `target:`, else pole)",
+    }),
     runtime: Flags.option({ options: ['auto', 'process', 'docker'] as const, default: 'auto' })({
       description:
         'where nodes run (auto: docker when a daemon answers and the node image exists, else process)',
@@ -68,6 +73,7 @@ export default class Run extends Command {
     let choice: RuntimeChoice;
     try {
       topology = loadTopologyForRun(args.topology, {
+        ...(flags.target !== undefined ? { target: flags.target } : {}),
         ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
         ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
         ...(flags.size !== undefined ? { size: flags.size } : {}),
@@ -78,7 +84,7 @@ export default class Run extends Command {
       thresholds = parseThresholds(flags.threshold ?? []);
       choice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
-        : await chooseRuntime(flags.runtime, this.config.version);
+        : await chooseRuntime(flags.runtime, this.config.version, topology.target);
       // A dry run shows the netem plan even on a kernel without netem: nothing is applied.
       const netem =
         flags['dry-run'] && flags.shaping === 'netem'
@@ -98,7 +104,9 @@ export default class Run extends Command {
     }
     const out =
       flags.out ?? join('reports', `${new Date().toISOString().replace(/[:.]/g, '-')}-${topology.name}`);
-    say(`runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`);
+    say(
+      `target ${topology.target}, runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`,
+    );
     const runtime: Runtime =
       choice.runtime === 'docker'
         ? new DockerRuntime(topology, {
@@ -107,7 +115,7 @@ export default class Run extends Command {
             image: choice.image as string,
             tcPlan: (addresses) => planNetem(topology, addresses),
           })
-        : new ProcessRuntime(topology, { shaping, seed });
+        : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
     const abort = new AbortController();
     const onSignal = (): void => abort.abort();
     process.once('SIGINT', onSignal);

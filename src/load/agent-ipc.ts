@@ -123,6 +123,7 @@ function emptyDone(): DoneMessage {
     achievedRate: 0,
     sentRate: 0,
     firstAckAfter: {},
+    firstAckByEpoch: {},
     acked: [],
     clientId: '',
     traces: [],

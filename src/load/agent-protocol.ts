@@ -81,6 +81,8 @@ export const startMessageSchema = z.object({
   nice: z.number().int().min(-20).max(19).nullable().optional(),
   /** How the send loop sleeps (see load-agent.ts wakeModeFor); default: chosen by the rate. */
   wake: z.enum(['thread', 'timeout']).optional(),
+  /** The client protocol of the target under load (default: the POLE node's). */
+  protocol: z.enum(['pole', 'zookeeper']).optional(),
 });
 
 export const phaseMessageSchema = z.object({
@@ -187,6 +189,11 @@ export const doneMessageSchema = z.object({
   sentRate: nonNegative,
   /** Phase → wall ms of the first acknowledgement of a write intended in that phase. */
   firstAckAfter: z.record(z.string(), ms),
+  /**
+   * zxid epoch → wall ms of the first acknowledgement of a write committed in that epoch: the
+   * client's view of a new leader's first commit (all a target without such an event gives).
+   */
+  firstAckByEpoch: z.record(z.string(), ms).default({}),
   /** Every acknowledged write: [path, zxid epoch, zxid counter], in acknowledgement order. */
   acked: z.array(z.tuple([z.string(), count, count])),
   /** The client id the writes carried (the nodes' trace events name it). */

@@ -19,6 +19,7 @@ import type { AgentMessage, AgentTrace, DoneMessage, LoadSpec, PhaseSummary } fr
 import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-recorders.js';
 import { WakeClock, hrMs } from './wake-clock.js';
 import { isTraced } from '../node/trace/write-tracer.js';
+import { writeClientFor } from '../targets/clients.js';
 
 export const DEFAULT_MAX_IN_FLIGHT = 10_000;
 export const DEFAULT_INTERVAL_MS = 1_000;
@@ -89,6 +90,7 @@ export class LoadAgent {
   };
   private readonly totals = { attempted: 0, acked: 0, failed: 0, timedOut: 0, overflow: 0, retries: 0 };
   private readonly firstAck = new Map<string, number>();
+  private readonly firstAckByEpoch = new Map<number, number>();
   private readonly acks = new AckBook();
   /** The traced writes (latency anatomy) acknowledged at the first attempt. */
   private readonly traces: AgentTrace[] = [];
@@ -114,7 +116,12 @@ export class LoadAgent {
     private readonly emit: (m: AgentMessage) => void,
     private readonly o: LoadAgentOptions = {},
   ) {
-    this.pool = new EndpointPool(spec.endpoints, spec.requestTimeoutMs);
+    this.pool = new EndpointPool(
+      spec.endpoints,
+      spec.requestTimeoutMs,
+      undefined,
+      writeClientFor(spec.protocol ?? 'pole'),
+    );
     this.clientId = `${spec.clientIdPrefix}-${spec.dc}`;
     this.maxInFlight = spec.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
     this.intervalMs = spec.intervalMs ?? DEFAULT_INTERVAL_MS;
@@ -281,6 +288,7 @@ export class LoadAgent {
       if (f.attempts === 1 && isTraced(f.seq))
         this.traces.push([f.seq, phase, round3(f.intended), round3(f.sentAt), round3(now)]);
       if (!this.firstAck.has(phase)) this.firstAck.set(phase, wall(now));
+      if (!this.firstAckByEpoch.has(o.zxid.epoch)) this.firstAckByEpoch.set(o.zxid.epoch, wall(now));
     } else {
       this.totals.failed += 1;
       this.interval.failed += 1;
@@ -396,6 +404,7 @@ export class LoadAgent {
       achievedRate: round2(this.totals.acked / windowS),
       sentRate: round2(this.totals.attempted / windowS),
       firstAckAfter: Object.fromEntries(this.firstAck),
+      firstAckByEpoch: Object.fromEntries([...this.firstAckByEpoch].map(([e, t]) => [String(e), t])),
       acked: this.acks.toList(this.pathOf),
       clientId: this.clientId,
       traces: this.traces,

@@ -2,8 +2,16 @@
 // is acknowledged or its deadline passes, so the node's deduplication applies it at most once.
 // Errors that mean "try again" (no leader yet, leader lost, connection gone) are retried, on
 // another node when the connection itself failed.
-import { PoleClient, PoleError } from '../node/net/client.js';
 import type { Zxid } from '../node/core/zxid.js';
+import {
+  connectPoleWriter,
+  failureCode,
+  type ConnectWriteClient,
+  type Endpoint,
+  type WriteClient,
+} from './write-client.js';
+
+export type { Endpoint };
 
 export const RETRYABLE = new Set([
   'NOT_LEADER_YET',
@@ -13,11 +21,6 @@ export const RETRYABLE = new Set([
   'TIMEOUT',
   'CLOSED',
 ]);
-
-export interface Endpoint {
-  readonly host: string;
-  readonly port: number;
-}
 
 export interface WriteResult {
   readonly zxid: Zxid;
@@ -35,7 +38,7 @@ const DOWN_MAX_MS = 2_000;
  * that after a server dies its share of the writes does not each pay a refused connect first.
  */
 export class EndpointPool {
-  private readonly clients = new Map<number, Promise<PoleClient>>();
+  private readonly clients = new Map<number, Promise<WriteClient>>();
   private readonly downUntil = new Map<number, number>();
   private readonly downFor = new Map<number, number>();
 
@@ -43,6 +46,8 @@ export class EndpointPool {
     private readonly endpoints: readonly Endpoint[],
     private readonly requestTimeoutMs = 5_000,
     private readonly now: () => number = () => performance.now(),
+    /** How to open a connection: the target's client (the POLE node's unless said). */
+    private readonly connect: ConnectWriteClient = connectPoleWriter,
   ) {}
 
   get size(): number {
@@ -62,11 +67,11 @@ export class EndpointPool {
     return i;
   }
 
-  client(i: number): Promise<PoleClient> {
+  client(i: number): Promise<WriteClient> {
     let c = this.clients.get(i);
     if (!c) {
       const ep = this.endpoints[i % this.endpoints.length]!;
-      c = PoleClient.connect(ep.host, ep.port, { requestTimeoutMs: this.requestTimeoutMs });
+      c = this.connect(ep, { requestTimeoutMs: this.requestTimeoutMs });
       // A failed connect must not stay cached: the next call dials again.
       c.then(
         () => this.markUp(i),
@@ -123,7 +128,7 @@ export async function writeWithRetry(
       const r = await client.write(path, data, ids);
       return { zxid: r.zxid, attempts: attempt };
     } catch (err) {
-      const code = err instanceof PoleError ? err.code : 'CONNECT';
+      const code = failureCode(err);
       if (code !== 'CONNECT' && !RETRYABLE.has(code)) throw err;
       if (code === 'CONNECT' || code === 'DISCONNECTED' || code === 'CLOSED') {
         pool.drop(target);

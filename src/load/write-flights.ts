@@ -8,7 +8,7 @@
 // Cheap per write, because the send loop's punctuality depends on it: no async function, no timer
 // of its own (deadlines are checked by one sweep; writes are launched in deadline order, so the
 // sweep only looks at the head of a queue), retries and their timers only on errors.
-import { PoleError } from '../node/net/client.js';
+import { failureCode } from './write-client.js';
 import type { Zxid } from '../node/core/zxid.js';
 import { RETRYABLE, type EndpointPool } from './retrying-writer.js';
 
@@ -134,7 +134,7 @@ export class WriteFlights {
 
   private failed(f: Flight, err: unknown): void {
     if (f.settled) return;
-    const code = err instanceof PoleError ? err.code : 'CONNECT';
+    const code = failureCode(err);
     f.lastCode = code;
     if (code !== 'CONNECT' && !RETRYABLE.has(code)) {
       this.settle(f, { ok: false, code, timedOut: false }, this.o.now());

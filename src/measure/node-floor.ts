@@ -7,8 +7,12 @@
 // a follower forwarded are the two floors. A data center's floor is the mix of the two that its
 // clients see: the share of its live servers that is the leader.
 import type { NodeId } from '../node/core/types.js';
-import { PoleClient } from '../node/net/client.js';
+import { connectPoleWriter, type ConnectWriteClient } from '../load/write-client.js';
 import type { Topology } from '../topology/topology.js';
+
+/** Where the calibration and the warm-up write (a target may need them prepared: ZooKeeper's slots). */
+export const FLOOR_PREFIX = '/pb/floor';
+export const WARMUP_PREFIX = '/pb/warmup';
 
 export interface NodeFloor {
   /** How the floor was obtained, in words (shown in the report). */
@@ -48,6 +52,8 @@ export interface CalibrateOptions {
   readonly size: number;
   readonly durationMs: number;
   readonly clientId: string;
+  /** The target's client (default: the POLE node's). */
+  readonly connect?: ConnectWriteClient;
 }
 
 type Target = { readonly id: NodeId; readonly host: string; readonly port: number };
@@ -59,13 +65,18 @@ type Target = { readonly id: NodeId; readonly host: string; readonly port: numbe
  */
 async function paceWrites(
   targets: readonly Target[],
-  o: { rate: number; size: number; durationMs: number; clientId: string; pathPrefix: string },
+  o: {
+    rate: number;
+    size: number;
+    durationMs: number;
+    clientId: string;
+    pathPrefix: string;
+    connect?: ConnectWriteClient;
+  },
 ): Promise<{ count: number; latencies: Array<{ i: number; id: NodeId; ms: number }> }> {
+  const connect = o.connect ?? connectPoleWriter;
   const clients = await Promise.all(
-    targets.map(async (n) => ({
-      id: n.id,
-      client: await PoleClient.connect(n.host, n.port, { requestTimeoutMs: 5_000 }),
-    })),
+    targets.map(async (n) => ({ id: n.id, client: await connect(n, { requestTimeoutMs: 5_000 }) })),
   );
   try {
     const data = new Uint8Array(o.size);
@@ -96,7 +107,7 @@ async function paceWrites(
 
 /** Writes at `rate` to each node in turn for `durationMs`; the first third is warm-up. */
 export async function calibrateFloor(o: CalibrateOptions): Promise<NodeFloor> {
-  const { count, latencies } = await paceWrites(o.nodes, { ...o, pathPrefix: '/pb/floor' });
+  const { count, latencies } = await paceWrites(o.nodes, { ...o, pathPrefix: FLOOR_PREFIX });
   // The first third pays for connections and JIT warm-up: not the steady cost.
   const steady = latencies.filter((l) => l.i > count / 3);
   const mean = (xs: number[]): number | null =>
@@ -119,7 +130,7 @@ export async function calibrateFloor(o: CalibrateOptions): Promise<NodeFloor> {
  * seconds of a run measured 5-8 ms more on the e2e fixture at 200 writes/s).
  */
 export async function warmUp(leader: Target, o: Omit<CalibrateOptions, 'leader' | 'nodes'>): Promise<void> {
-  await paceWrites([leader], { ...o, pathPrefix: '/pb/warmup' });
+  await paceWrites([leader], { ...o, pathPrefix: WARMUP_PREFIX });
 }
 
 /** What the report says when no floor could be measured. */

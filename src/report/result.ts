@@ -6,19 +6,21 @@
 // Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
+import { TARGET_NAMES, type TargetName } from '../targets/target.js';
 import { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@3';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@4';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
 export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
 
 export const RUNTIMES = ['process', 'docker'] as const;
+export { TARGET_NAMES, type TargetName };
 export type RuntimeName = (typeof RUNTIMES)[number];
 
 export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
@@ -203,6 +205,8 @@ export interface RunResult {
   readonly verdict: Verdict;
   /** What went wrong in the run (empty for a run that worked, whatever the thresholds say). */
   readonly errors: readonly string[];
+  /** The system under test: the POLE node, or stock ZooKeeper (result@4). */
+  readonly target: TargetName;
   readonly runtime: RuntimeName;
   readonly shaping: ShapingInfo;
   readonly topology: TopologyInfo;
@@ -272,6 +276,7 @@ export const runResultSchema = z
     schema: z.literal(RESULT_SCHEMA_ID),
     verdict: z.enum(VERDICTS),
     errors: z.array(z.string()),
+    target: z.enum(TARGET_NAMES),
     runtime: z.enum(RUNTIMES),
     shaping: z.object({
       mode: z.enum(SHAPING_MODES),

@@ -7,9 +7,13 @@ import { topologySchema } from '../topology/topology-checks.js';
 import { LEADER, type Arrival, type TopologyFile } from '../topology/topology-schema.js';
 import { resolveTopology, type Topology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
+import { targetNamed } from '../targets/registry.js';
+import type { TargetName } from '../targets/target.js';
 import { parseSourceFile, validateParsed } from '../util/load-validated.js';
 
 export interface RunOverrides {
+  /** --target: the system under test, instead of the file's `target:`. */
+  readonly target?: TargetName;
   readonly oracle?: string;
   readonly rate?: number;
   readonly size?: number;
@@ -32,6 +36,12 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       throw flag(name, (err as Error).message);
     }
   };
+  const target = o.target ?? spec.target;
+  if (o.oracle !== undefined && !targetNamed(target).hasOracles)
+    throw flag(
+      '--oracle',
+      `the ${target} target elects by its own rule (ZooKeeper's FastLeaderElection), not by POLE's oracles; --oracle needs --target pole`,
+    );
   if (o.oracle !== undefined) {
     try {
       createOracle(o.oracle, spec.cluster.preference ? { preference: spec.cluster.preference } : {});
@@ -63,6 +73,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     throw flag('--size', 'must be a whole number of bytes');
   const out: TopologyFile = {
     ...spec,
+    target,
     cluster: { ...spec.cluster, ...(o.oracle !== undefined ? { oracle: o.oracle } : {}) },
     workload: {
       ...spec.workload,

@@ -20,13 +20,19 @@ import {
 } from '../report/result.js';
 import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
 import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
-import { calibrateFloor, unmeasuredFloor, warmUp, type NodeFloor } from '../measure/node-floor.js';
+import {
+  FLOOR_PREFIX,
+  WARMUP_PREFIX,
+  calibrateFloor,
+  unmeasuredFloor,
+  warmUp,
+  type NodeFloor,
+} from '../measure/node-floor.js';
 import { modelColumns } from '../report/model-columns.js';
 import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from '../report/latency-anatomy.js';
 import { TRACE_EVERY } from '../node/trace/write-tracer.js';
 import { LEADER } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
-import { checkAckedWrites } from './checker.js';
 import type { Runtime } from '../runtime/runtime.js';
 
 export interface RunProgress {
@@ -55,6 +61,9 @@ export interface RunScenarioOutput {
 }
 
 class RunAborted extends Error {}
+
+/** The load's paths: `${PATH_PREFIX}/${dc}/${seq}`. */
+const PATH_PREFIX = '/pb';
 
 export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOutput> {
   const t = o.topology;
@@ -93,10 +102,21 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     progress('measuring links', { leader: initial });
     links = await rt.measureLinks(20);
     progress('warming up', { leader: initial });
+    const target = rt.target;
+    await target.prepareWrites(rt.clientAddress(initial), WARMUP_PREFIX);
     await warmUp(
       { id: initial, ...rt.clientAddress(initial) },
-      { rate: t.workload.rate, size: t.workload.size, durationMs: 3_000, clientId: `run${o.seed}-warmup` },
+      {
+        rate: t.workload.rate,
+        size: t.workload.size,
+        durationMs: 3_000,
+        clientId: `run${o.seed}-warmup`,
+        connect: target.connect,
+      },
     );
+    // Whatever the agents' writes need in place (ZooKeeper: the znodes they set) before the clock runs.
+    for (const dc of t.datacenters)
+      await target.prepareWrites(rt.clientAddress(initial), `${PATH_PREFIX}/${dc.name}`);
 
     progress('starting load agents', { leader: initial });
     for (const dc of t.datacenters) {
@@ -118,7 +138,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         requestTimeoutMs: 2_000,
         writeDeadlineMs: 15_000,
         clientIdPrefix: `run${o.seed}`,
-        pathPrefix: '/pb',
+        pathPrefix: PATH_PREFIX,
+        protocol: target.protocol,
         phase: 'warmup',
         startAtMs: loadStart,
       });
@@ -193,7 +214,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     const acked = [...dones.values()].flatMap((d) =>
       d.acked.map(([path, epoch, counter]) => ({ path, zxid: { epoch, counter } })),
     );
-    const check = await checkAckedWrites({
+    const check = await target.checkAckedWrites({
       leader: rt.clientAddress(leaderNow),
       nodes: t.nodes
         .filter((n) => rt.isRunning(n.id))
@@ -259,7 +280,9 @@ async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: 
   if (!(await rt.setWanDelays('zero')))
     return unmeasuredFloor(`the ${rt.shaping.kind} shaping cannot take its delays out during a run`);
   try {
+    await rt.target.prepareWrites(rt.clientAddress(leader), FLOOR_PREFIX);
     return await calibrateFloor({
+      connect: rt.target.connect,
       leader,
       nodes: t.nodes.filter((n) => rt.isRunning(n.id)).map((n) => ({ id: n.id, ...rt.clientAddress(n.id) })),
       rate: t.workload.rate,
@@ -307,14 +330,14 @@ function buildResult(x: {
     x.killAt === null ? undefined : ev.find((e) => e.t >= (x.killAt as number) && pred(e));
   const electedEv = after((e) => e.ev === 'elected' && e.node === e.leader && e.node !== x.killed);
   const elected = electedEv?.node ?? null;
-  const epoch = (electedEv?.epoch as number | undefined) ?? null;
   const rel = (e: ClusterEvent | undefined): number | null =>
     e && x.killAt !== null ? e.t - x.killAt : null;
   const detect = after((e) => e.ev === 'leader-lost');
   const serving = after((e) => e.ev === 'serving' && e.leader === undefined && e.node === elected);
-  const firstCommit = after((e) => e.ev === 'first-commit' && e.node === elected);
+  // ZooKeeper names the epoch only once its leader has a quorum: take it from `serving` then.
+  const epoch = ((electedEv?.epoch ?? serving?.epoch) as number | undefined) ?? null;
   const electedMs = rel(electedEv);
-  const firstCommitMs = rel(firstCommit);
+  const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
 
   const latency: Record<string, RunResult['latency'][string]> = {};
   // The paper's model alone (network only); the floor beside it, never folded in.
@@ -345,6 +368,7 @@ function buildResult(x: {
   const partial: Omit<RunResult, 'thresholds' | 'verdict'> = {
     schema: RESULT_SCHEMA_ID,
     errors: x.errors,
+    target: x.o.runtime.target.name,
     runtime: x.o.runtime.name,
     shaping: {
       mode: shaping.kind,
@@ -375,7 +399,8 @@ function buildResult(x: {
       initial: x.initial,
       killed: x.killed,
       elected,
-      oracle: t.cluster.oracle,
+      // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
+      oracle: x.o.runtime.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
       epoch,
       scores: (electedEv?.proposals as Record<string, number[]> | undefined) ?? {},
     },
@@ -410,6 +435,28 @@ function buildResult(x: {
   };
   const thresholds = evaluateThresholds(x.o.thresholds, partial);
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+}
+
+/**
+ * The new leader's first commit, ms after the kill: its own `first-commit` event where the target
+ * has one (the POLE node), else the first acknowledgement of a write of the new epoch that any
+ * load agent saw (ZooKeeper: the clients' view, so it includes the reply's way back).
+ */
+function firstCommitAfterKill(
+  x: { killAt: number | null; nodeEvents: readonly ClusterEvent[]; dones: Map<string, DoneMessage> },
+  elected: NodeId | null,
+  epoch: number | null,
+): number | null {
+  if (x.killAt === null || elected === null) return null;
+  const killAt = x.killAt;
+  const ev = x.nodeEvents.find((e) => e.t >= killAt && e.ev === 'first-commit' && e.node === elected);
+  if (ev) return ev.t - killAt;
+  if (epoch === null) return null;
+  const acks = [...x.dones.values()].flatMap((d) => {
+    const at = d.firstAckByEpoch[String(epoch)];
+    return at !== undefined && at >= killAt ? [at] : [];
+  });
+  return acks.length > 0 ? Math.min(...acks) - killAt : null;
 }
 
 /** The latency anatomy of the traced writes (report/latency-anatomy.ts). */

@@ -1,6 +1,7 @@
 // --runtime and --shaping: which runtime and shaping a run gets, and why (the report says so).
 import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
+import type { TargetName } from '../targets/target.js';
 import type { RuntimeName, ShapingChoice } from './runtime.js';
 
 export interface RuntimeChoice {
@@ -13,8 +14,18 @@ export interface RuntimeChoice {
 export async function chooseRuntime(
   asked: 'auto' | 'process' | 'docker',
   version: string,
+  target: TargetName = 'pole',
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
+  // The docker runtime runs the POLE node's image only, so far.
+  if (target !== 'pole') {
+    if (asked === 'docker')
+      throw new InputError({
+        file: '--runtime',
+        problem: `docker runs the pole target only so far; use --runtime process for --target ${target}`,
+      });
+    return { runtime: 'process', reason: `auto: the ${target} target runs on the process runtime` };
+  }
   const status = await dockerStatus(version);
   if (asked === 'docker') {
     if (!status.image) throw new InputError({ file: '--runtime', problem: `docker: ${status.reason}` });

@@ -23,6 +23,11 @@ export class EventBook {
       return;
     }
     if (typeof e.ev !== 'string') return;
+    this.push(e);
+  }
+
+  /** Records one event and wakes whoever waits for it. */
+  push(e: ClusterEvent): void {
     this.events.push(e);
     for (const w of this.waiters) {
       if (w.pred(e)) {

@@ -7,6 +7,7 @@ import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClusterEvent } from './process/process-cluster.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { WanDelays } from '../shaping/relay/relay-shaping.js';
+import type { Target } from '../targets/target.js';
 
 export type RuntimeName = 'process' | 'docker';
 export type ShapingName = 'relay' | 'netem' | 'none';
@@ -24,6 +25,8 @@ export interface Address {
 
 export interface Runtime {
   readonly name: RuntimeName;
+  /** The system under test this runtime runs. */
+  readonly target: Target;
   readonly shaping: ShapingChoice;
   /** Start every node; resolves once all have announced `started`. */
   start(): Promise<void>;
@@ -39,7 +42,8 @@ export interface Runtime {
   isRunning(id: NodeId): boolean;
   /** Where clients of `id` connect (the load agent of its data center). */
   clientAddress(id: NodeId): Address;
-  httpAddress(id: NodeId): Address;
+  /** The member's HTTP status page, where its target has one. */
+  httpAddress(id: NodeId): Address | undefined;
   /** Starts the load agent of data center `dc`, where this runtime runs agents; resolves once it is ready. */
   spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess>;
   /**

@@ -44,7 +44,7 @@ export function checkTopology(raw: RawTopology, issues: TopologyIssue[]): Topolo
   const workload = checkWorkload(raw, dcNames, issues);
   const scenario = checkScenario(raw, nodeIds, issues);
   const shaping = { jitter: raw.shaping.jitter, distribution: raw.shaping.distribution };
-  const out: TopologyFile = { datacenters, delays, shaping, cluster, workload, scenario };
+  const out: TopologyFile = { target: raw.target, datacenters, delays, shaping, cluster, workload, scenario };
   return raw.name === undefined ? out : { name: raw.name, ...out };
 }
 

@@ -16,6 +16,7 @@
 // - workload: rate 1000 writes/s, size 1024 bytes, equal share per data center (a data center left
 //   out of a given `share` gets none), constant arrivals.
 // - scenario: duration 60s, warmup 5s, no faults, settle 10s.
+import { TARGET_NAMES, type TargetName } from '../targets/target.js';
 import { z } from 'zod';
 import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
 import type { NodeId } from '../node/core/types.js';
@@ -106,6 +107,8 @@ export interface ScenarioSpec {
 export interface TopologyFile {
   /** Undefined when the file leaves it out (the loader uses the file name). */
   readonly name?: string;
+  /** The system under test (default pole). */
+  readonly target: TargetName;
   readonly datacenters: readonly DatacenterSpec[];
   /** Exactly one entry for every ordered pair of distinct data centers. */
   readonly delays: readonly OneWayDelay[];
@@ -198,6 +201,10 @@ const fault = z
 export const rawTopologySchema = z
   .strictObject({
     name: name.optional().describe('defaults to the file name'),
+    target: z
+      .enum(TARGET_NAMES)
+      .default('pole')
+      .describe('the system under test: pole (our node) or zookeeper (stock Apache ZooKeeper 3.8)'),
     datacenters: z
       .array(
         z.strictObject({

@@ -1,6 +1,7 @@
 // A topology resolved for use: the checked file (topology-schema.ts) plus what everything
 // downstream asks of it: which data center a node is in, the one-way delay and RTT between data
 // centers and between nodes, jitter per direction, and the write rate per data center and per node.
+import type { TargetName } from '../targets/target.js';
 import { basename, extname } from 'node:path';
 import type { Member, NodeId } from '../node/core/types.js';
 import { parseSource, parseSourceFile, validateParsed } from '../util/load-validated.js';
@@ -43,6 +44,8 @@ export interface Topology {
   /** The file it came from (as given). */
   readonly file: string;
   readonly name: string;
+  /** The system under test the file asks for (--target overrides it). */
+  readonly target: TargetName;
   readonly datacenters: readonly Datacenter[];
   /** Every node, in sid order (the configuration order the oracles use). */
   readonly nodes: readonly TopologyNode[];
@@ -83,6 +86,7 @@ export function resolveTopology(file: string, spec: TopologyFile): Topology {
 
 class ResolvedTopology implements Topology {
   readonly name: string;
+  readonly target: TargetName;
   readonly datacenters: readonly Datacenter[];
   readonly nodes: readonly TopologyNode[];
   readonly shaping: Topology['shaping'];
@@ -97,6 +101,7 @@ class ResolvedTopology implements Topology {
     spec: TopologyFile,
   ) {
     this.name = spec.name ?? basename(file, extname(file));
+    this.target = spec.target;
     this.datacenters = spec.datacenters.map((dc) => ({
       name: dc.name,
       nodes: dc.nodes.map((n) => ({ id: n.id, sid: n.sid, datacenter: dc.name })),

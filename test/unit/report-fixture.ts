@@ -24,9 +24,10 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@3',
+    schema: 'pole-bench/result@4',
     verdict: 'threshold-failed',
     errors: [],
+    target: 'pole',
     runtime: 'process',
     shaping: {
       mode: 'relay',

@@ -29,6 +29,7 @@ import {
   type WanDelays,
 } from '../../shaping/relay/relay-shaping.js';
 import type { Address, Runtime, ShapingChoice } from '../runtime.js';
+import { poleTarget } from '../../targets/pole/pole-target.js';
 
 /** Ports inside every node's own network namespace. */
 const PEER_PORT = 7000;
@@ -65,6 +66,8 @@ interface Slot {
 
 export class DockerRuntime implements Runtime {
   readonly name = 'docker' as const;
+  /** Containers run the POLE node image only, so far. */
+  readonly target = poleTarget;
   readonly runId: string;
   private readonly book = new EventBook();
   private readonly docker: Docker;

@@ -1,18 +1,18 @@
 // A cluster of real `pole-bench node` processes on loopback: writes their configs, starts them,
 // reads their event streams, kills and restarts them, and removes everything on stop(). Used by
 // the node benchmark and the integration tests (and, behind the Runtime interface, by runs).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../../node/core/types.js';
 import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
-import { EventBook, type ClusterEvent } from '../event-book.js';
+import type { ClusterEvent } from '../event-book.js';
+import { MemberProcesses, wallNow } from './member-processes.js';
 
 export type { ClusterEvent };
+export { wallNow };
 
 export interface ProcessClusterOptions {
   /** How many nodes (named p1, p2, …) or the members themselves. */
@@ -53,23 +53,26 @@ interface NodeSlot {
   readonly clientPort: number;
   readonly httpPort: number;
   readonly configFile: string;
-  child: ChildProcess | undefined;
-  exited: Promise<void> | undefined;
 }
 
 const RUN_JS = fileURLToPath(new URL('../../../../bin/run.js', import.meta.url));
 
-export class ProcessCluster {
-  private readonly book = new EventBook();
-  private readonly waiters = new Set<{
-    pred: (e: ClusterEvent) => boolean;
-    resolve: (e: ClusterEvent) => void;
-  }>();
-  private readonly stderrTail = new Map<NodeId, string[]>();
+/** A POLE node writes one JSON event per line on stdout; everything else there is ignored. */
+function nodeEvents(line: string): ClusterEvent[] {
+  if (!line.startsWith('{')) return [];
+  try {
+    const e = JSON.parse(line) as ClusterEvent;
+    return typeof e.ev === 'string' ? [e] : [];
+  } catch {
+    return [];
+  }
+}
 
+export class ProcessCluster {
   private constructor(
     readonly dir: string,
     private readonly slots: Map<NodeId, NodeSlot>,
+    private readonly members: MemberProcesses,
   ) {}
 
   static async start(opts: ProcessClusterOptions): Promise<ProcessCluster> {
@@ -88,11 +91,25 @@ export class ProcessCluster {
         clientPort: ports[3 * i + 1]!,
         httpPort: ports[3 * i + 2]!,
         configFile: join(dir, `${id}.json`),
-        child: undefined,
-        exited: undefined,
       });
     }
-    const cluster = new ProcessCluster(dir, slots);
+    const processes = new MemberProcesses(
+      [...slots.values()].map((s) => ({
+        id: s.id,
+        // stdin stays open for the node's life: if this process dies, even by SIGKILL, the pipe
+        // closes and the node stops itself.
+        launch: {
+          command: process.execPath,
+          args: [...childNodeArgs(), RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'],
+        },
+        translate: nodeEvents,
+        stopsWithStdin: true,
+        stopGraceMs: STOP_GRACE_MS,
+        isStarted: (e) => e.ev === 'started',
+        startTimeoutMs: 20_000,
+      })),
+    );
+    const cluster = new ProcessCluster(dir, slots, processes);
     try {
       const all = [...slots.values()].map((x) => ({ id: x.id, sid: x.sid, peerPort: x.peerPort }));
       const dial = opts.dialVia
@@ -142,11 +159,11 @@ export class ProcessCluster {
 
   /** The node's process id while it runs. */
   pid(id: NodeId): number | undefined {
-    return this.slot(id).child?.pid;
+    return this.members.pid(id);
   }
 
   isRunning(id: NodeId): boolean {
-    return this.slot(id).child !== undefined;
+    return this.members.isRunning(id);
   }
 
   private slot(id: NodeId): NodeSlot {
@@ -156,80 +173,31 @@ export class ProcessCluster {
   }
 
   /** Start (or restart) a node; resolves once it has announced `started`. */
-  async startNode(id: NodeId): Promise<void> {
-    const s = this.slot(id);
-    if (s.child) throw new Error(`${id} is already running`);
-    const since = this.events.length;
-    // stdin stays open for the node's life: if this process dies, even by SIGKILL, the pipe
-    // closes and the node stops itself.
-    const child = spawn(
-      process.execPath,
-      [...childNodeArgs(), RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'],
-      {
-        stdio: ['pipe', 'pipe', 'pipe'],
-      },
-    );
-    s.child = child;
-    s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    child.once('exit', () => {
-      if (s.child === child) s.child = undefined;
-    });
-    createInterface({ input: child.stdout! }).on('line', (line) => this.book.line(line));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      const tail = this.stderrTail.get(id) ?? [];
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
-      this.stderrTail.set(id, tail);
-    });
-    // A node that dies at start (a port taken meanwhile, a bad config) fails the start at once,
-    // with what it said, instead of after the timeout.
-    const died = new Promise<never>((_, reject) =>
-      child.once('exit', (code, signal) =>
-        setTimeout(
-          () =>
-            reject(
-              new Error(
-                `${id} exited (code ${code}, signal ${signal}) before it started; stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`,
-              ),
-            ),
-          50, // let its last stderr lines arrive
-        ),
-      ),
-    );
-    died.catch(() => undefined);
-    await Promise.race([this.waitFor((e) => e.node === id && e.ev === 'started', 20_000, since), died]).catch(
-      (err: Error) => {
-        throw new Error(`${err.message}; ${id} stderr: ${(this.stderrTail.get(id) ?? []).join(' | ')}`);
-      },
-    );
+  startNode(id: NodeId): Promise<void> {
+    this.slot(id);
+    return this.members.start(id);
   }
 
   /** Send a signal (SIGKILL by default, the way a machine dies) and wait for the process to go. */
-  async kill(id: NodeId, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
-    const s = this.slot(id);
-    const child = s.child;
-    if (!child) throw new Error(`${id} is not running`);
-    const at = wallNow();
-    child.kill(signal);
-    await s.exited;
-    return at;
+  kill(id: NodeId, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+    return this.members.kill(id, signal);
   }
 
   pause(id: NodeId): void {
-    this.slot(id).child?.kill('SIGSTOP');
+    this.members.pause(id);
   }
 
   resume(id: NodeId): void {
-    this.slot(id).child?.kill('SIGCONT');
+    this.members.resume(id);
   }
 
   /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
-    return this.book.waitFor(pred, timeoutMs, since);
+    return this.members.waitFor(pred, timeoutMs, since);
   }
 
   get events(): readonly ClusterEvent[] {
-    return this.book.events;
+    return this.members.events;
   }
 
   /** The leader serving now: the latest `serving` event of a leader whose process still runs. */
@@ -251,24 +219,10 @@ export class ProcessCluster {
    * its file); whatever is still there after STOP_GRACE_MS is killed.
    */
   async stop(): Promise<void> {
-    await Promise.all(
-      [...this.slots.values()].map(async (s) => {
-        const child = s.child;
-        if (!child) return;
-        child.stdin?.end();
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-        await s.exited;
-        clearTimeout(timer);
-      }),
-    );
-    this.book.clearWaiters();
+    await this.members.stop();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
 
 /** How long a node may take to stop by itself at the end of a run before it is killed. */
 const STOP_GRACE_MS = 3_000;
-
-export function wallNow(): number {
-  return performance.timeOrigin + performance.now();
-}

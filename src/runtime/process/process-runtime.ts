@@ -1,10 +1,10 @@
-// The embedded default runtime: every node a `pole-bench node` child process on loopback, and
-// wide-area links emulated by the userspace delay relay (one route per pair of nodes in different
-// data centers, in the direction the higher sid dials), all in one worker thread.
+// The embedded default runtime: every member a child process of the harness on loopback (a
+// `pole-bench node`, a ZooKeeper JVM: the target says which), and wide-area links emulated by the
+// userspace delay relay in one worker thread of the harness.
 import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
-import { ProcessCluster, type ClusterEvent } from './process-cluster.js';
+import type { ClusterEvent } from '../event-book.js';
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import type { Topology } from '../../topology/topology.js';
 import {
@@ -15,20 +15,25 @@ import {
   type NodeRelay,
   type WanDelays,
 } from '../../shaping/relay/relay-shaping.js';
+import type { ProcessMembers, Target } from '../../targets/target.js';
+import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Address, Runtime, ShapingChoice } from '../runtime.js';
 
 export interface ProcessRuntimeOptions {
   readonly shaping: ShapingChoice;
   readonly seed: number;
-  /** fsync the nodes' logs (default true). */
+  /** fsync the members' logs (default true). */
   readonly fsync?: boolean;
   /** Oracle spec overriding the topology's. */
   readonly oracle?: string;
+  /** The system under test (default: the POLE node). */
+  readonly target?: Target;
 }
 
 export class ProcessRuntime implements Runtime {
   readonly name = 'process' as const;
-  private cluster: ProcessCluster | undefined;
+  readonly target: Target;
+  private members: ProcessMembers | undefined;
   private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
   private readonly agents: { dc: string; agent: AgentProcess }[] = [];
@@ -38,7 +43,8 @@ export class ProcessRuntime implements Runtime {
     private readonly opts: ProcessRuntimeOptions,
   ) {
     if (opts.shaping.kind === 'netem')
-      throw new Error('the process runtime cannot apply netem: its nodes share the host network stack');
+      throw new Error('the process runtime cannot apply netem: its members share the host network stack');
+    this.target = opts.target ?? poleTarget;
   }
 
   get shaping(): ShapingChoice {
@@ -47,41 +53,29 @@ export class ProcessRuntime implements Runtime {
 
   async start(): Promise<void> {
     const t = this.topology;
-    const c = t.cluster;
-    const relayed = this.opts.shaping.kind === 'relay';
-    this.cluster = await ProcessCluster.start({
-      nodes: t.nodes.map((n) => ({ id: n.id, sid: n.sid })),
-      datacenterOf: (id) => t.node(id).datacenter,
-      oracle: this.opts.oracle ?? c.oracle,
-      ...(c.initialLeader !== undefined ? { initialLeader: c.initialLeader } : {}),
-      ...(c.preference ? { preference: c.preference } : {}),
+    this.members = await this.target.startProcesses({
+      topology: t,
+      seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
-      timers: c.timers,
-      ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
-      ...(c.resign ? { resign: c.resign } : {}),
-      ...(relayed
+      ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
+      ...(this.opts.shaping.kind === 'relay'
         ? {
-            dialVia: async (nodes) => {
-              const r = await startNodeRelay(
-                t,
-                nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
-                { seed: this.opts.seed },
-              );
-              this.nodeRelay = r;
-              return r.dial;
+            relay: async (nodes, how) => {
+              this.nodeRelay = await startNodeRelay(t, nodes, { seed: this.opts.seed, ...how });
+              return this.nodeRelay;
             },
           }
         : {}),
     });
   }
 
-  private get c(): ProcessCluster {
-    if (!this.cluster) throw new Error('the runtime has not started');
-    return this.cluster;
+  private get c(): ProcessMembers {
+    if (!this.members) throw new Error('the runtime has not started');
+    return this.members;
   }
 
   get events(): readonly ClusterEvent[] {
-    return this.cluster?.events ?? [];
+    return this.members?.events ?? [];
   }
 
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
@@ -93,7 +87,7 @@ export class ProcessRuntime implements Runtime {
   }
 
   restart(id: NodeId): Promise<void> {
-    return this.c.startNode(id);
+    return this.c.restart(id);
   }
 
   pause(id: NodeId): void {
@@ -112,7 +106,7 @@ export class ProcessRuntime implements Runtime {
     return this.c.clientAddress(id);
   }
 
-  httpAddress(id: NodeId): Address {
+  httpAddress(id: NodeId): Address | undefined {
     return this.c.httpAddress(id);
   }
 
@@ -131,8 +125,8 @@ export class ProcessRuntime implements Runtime {
     const known = (xs: Array<{ pid: number | undefined; label: string }>): CpuProcess[] =>
       xs.flatMap((x) => (x.pid === undefined ? [] : [{ pid: x.pid, label: x.label }]));
     return {
-      // pid() is undefined while a node is down.
-      nodes: () => known(this.topology.nodes.map((n) => ({ pid: this.c.pid(n.id), label: n.id }))),
+      // pid() is undefined while a member is down.
+      nodes: () => known(this.topology.nodes.map((n) => ({ pid: this.members?.pid(n.id), label: n.id }))),
       agents: () => known(this.agents.map((a) => ({ pid: a.agent.pid, label: a.dc }))),
     };
   }
@@ -150,6 +144,6 @@ export class ProcessRuntime implements Runtime {
   async teardown(): Promise<void> {
     if (this.tornDown) return;
     this.tornDown = true;
-    await Promise.allSettled([this.cluster?.stop(), this.nodeRelay?.relay.close()]);
+    await Promise.allSettled([this.members?.stop(), this.nodeRelay?.relay.close()]);
   }
 }

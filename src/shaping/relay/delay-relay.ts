@@ -17,6 +17,17 @@ export interface RelayRoute {
   readonly backward: LinkDelay;
   /** Port to listen on; 0 or absent = ephemeral. */
   readonly listenPort?: number;
+  /** Address to listen on; the relay's own `host` when absent. */
+  readonly listenHost?: string;
+  /**
+   * While the target refuses connections, keep the accepted client and dial again every 50 ms for
+   * up to this long (0 or absent: reset the client at the first refusal). On a real network a
+   * connect to a port nobody listens on yet fails at once and the client retries; through a relay
+   * the client is already connected, and ZooKeeper's learner takes the reset that follows for a
+   * leader that went away instead of retrying (see docs/zookeeper.md). Until the target accepts,
+   * the client's bytes are not read, so none are lost between attempts.
+   */
+  readonly retryConnectMs?: number;
 }
 
 export interface DirectionStats {

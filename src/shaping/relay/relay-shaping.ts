@@ -1,6 +1,8 @@
-// The userspace delay relay as a run's shaping, shared by the runtimes: one route per pair of
-// nodes in different data centers (in the direction the higher sid dials), and the probe that
-// measures the RTT between every pair of data centers through routes of the same kind.
+// The userspace delay relay as a run's shaping, shared by the runtimes and targets: one route per
+// pair of members in different data centers and per port the target's members dial each other on
+// (a POLE node: its peer port, dialled by the higher sid; a ZooKeeper server: its quorum and
+// election ports, dialled both ways), and the probe that measures the RTT between every pair of
+// data centers through routes of the same kind.
 import type { NodeId } from '../../node/core/types.js';
 import { DelayRelay, type RelayRoute } from './delay-relay.js';
 import type { LinkDelay } from './delay-distribution.js';
@@ -14,7 +16,12 @@ export interface RelayedNode {
   readonly sid: number;
   /** Where the node's peer port is reachable from the relay. */
   readonly peer: Address;
+  /** Further ports members dial each other on, by name (a ZooKeeper server's election port). */
+  readonly more?: Readonly<Record<string, Address>>;
 }
+
+/** Which members dial which: only the higher sid (a POLE node), or every member every other. */
+export type DialDirection = 'higher-sid' | 'both';
 
 /** The topology's delays between data centers, or none at all (a calibration). */
 export type WanDelays = 'zero' | 'topology';
@@ -22,8 +29,11 @@ export type WanDelays = 'zero' | 'topology';
 /** A run's relay, as both runtimes hold it. */
 export interface NodeRelay {
   readonly relay: DelayRelay;
-  /** Where `from` dials `to`: the relay between data centers, the peer itself inside one. */
-  readonly dial: (from: NodeId, to: NodeId) => Address;
+  /**
+   * Where `from` dials `to`'s `port` ('peer' unless named): the relay between data centers, the
+   * member itself inside one.
+   */
+  readonly dial: (from: NodeId, to: NodeId, port?: string) => Address;
   readonly setWanDelays: (mode: WanDelays) => Promise<void>;
   /** CPU ms of the relay's two threads so far; null where /proc is not available. */
   readonly cpuMs: () => Promise<number | null>;
@@ -58,26 +68,48 @@ export function dcLinkDelay(t: Topology, fromDc: string, toDc: string): LinkDela
 export async function startNodeRelay(
   t: Topology,
   nodes: readonly RelayedNode[],
-  opts: { seed: number; listenHost?: string; advertiseHost?: string },
+  opts: {
+    seed: number;
+    listenHost?: string;
+    advertiseHost?: string;
+    direction?: DialDirection;
+    /**
+     * Where the route from `from` to `to`'s `port` listens (default: an ephemeral port on
+     * listenHost). A ZooKeeper ensemble needs each route on a host of its own and the target's
+     * own port number (zk-process-ensemble.ts says why).
+     */
+    listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => Address;
+    /** RelayRoute.retryConnectMs for every route. */
+    retryConnectMs?: number;
+  },
 ): Promise<NodeRelay> {
   const dc = (id: NodeId): string => t.node(id).datacenter;
+  const portsOf = (n: RelayedNode): Record<string, Address> => ({ peer: n.peer, ...n.more });
+  const routeName = (from: NodeId, to: NodeId, port: string): string =>
+    port === 'peer' ? `${from}>${to}` : `${from}>${to}:${port}`;
   const routes: RelayRoute[] = [];
   for (const from of nodes)
     for (const to of nodes) {
-      if (from.sid <= to.sid || dc(from.id) === dc(to.id)) continue;
-      routes.push({
-        name: `${from.id}>${to.id}`,
-        target: to.peer,
-        forward: dcLinkDelay(t, dc(from.id), dc(to.id)),
-        backward: dcLinkDelay(t, dc(to.id), dc(from.id)),
-      });
+      if (from.id === to.id || dc(from.id) === dc(to.id)) continue;
+      if ((opts.direction ?? 'higher-sid') === 'higher-sid' && from.sid <= to.sid) continue;
+      for (const [port, target] of Object.entries(portsOf(to))) {
+        const at = opts.listenAt?.(from.id, to.id, port, target);
+        routes.push({
+          name: routeName(from.id, to.id, port),
+          target,
+          forward: dcLinkDelay(t, dc(from.id), dc(to.id)),
+          backward: dcLinkDelay(t, dc(to.id), dc(from.id)),
+          ...(at ? { listenHost: at.host, listenPort: at.port } : {}),
+          ...(opts.retryConnectMs ? { retryConnectMs: opts.retryConnectMs } : {}),
+        });
+      }
     }
   const relay = await DelayRelay.start({
     routes,
     seed: opts.seed,
     ...(opts.listenHost ? { host: opts.listenHost } : {}),
   });
-  const names = new Set(routes.map((r) => r.name));
+  const byName = new Map(routes.map((r) => [r.name, r]));
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const host = opts.advertiseHost ?? opts.listenHost ?? '127.0.0.1';
   const none = (d: LinkDelay): LinkDelay => ({ ...d, delayMs: 0, jitterMs: 0 });
@@ -95,10 +127,14 @@ export async function startNodeRelay(
           backward: mode === 'zero' ? none(r.backward) : r.backward,
         })),
       ),
-    dial: (from, to) =>
-      names.has(`${from}>${to}`)
-        ? { host, port: relay.port(`${from}>${to}`) }
-        : (byId.get(to) as RelayedNode).peer,
+    dial: (from, to, port = 'peer') => {
+      const name = routeName(from, to, port);
+      const route = byName.get(name);
+      if (route) return { host: route.listenHost ?? host, port: relay.port(name) };
+      const direct = portsOf(byId.get(to) as RelayedNode)[port];
+      if (!direct) throw new Error(`${to} has no port named ${port}`);
+      return direct;
+    },
   };
 }
 

@@ -61,6 +61,9 @@ interface ClockInit {
   readonly nice: number | null;
 }
 
+/** Pause between two connects to a target that refused (RelayRoute.retryConnectMs). */
+const CONNECT_RETRY_MS = 50;
+
 /** A direction pauses its reading socket above this many bytes held (queued + unsent). */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 const LOW_WATER_BYTES = HIGH_WATER_BYTES / 2;
@@ -604,24 +607,57 @@ class Connection {
     client.on('drain', () => this.bwd.maybeResume());
     client.on('error', () => this.abort());
     client.on('close', () => this.socketClosed());
+    // With connect retries, nothing is read from the client before the target has accepted.
+    if (this.retryConnectMs > 0) client.pause();
     // The connection set-up crosses the link too: the target sees it one forward delay later.
     this.fwd.push(Kind.Connect, null);
   }
 
+  private get retryConnectMs(): number {
+    return this.state.route.retryConnectMs ?? 0;
+  }
+
   openTarget(): void {
     if (this.aborted || this.target !== null) return;
+    this.dialTarget(performance.now() + this.retryConnectMs);
+  }
+
+  private dialTarget(giveUpAt: number): void {
     const { host, port } = this.state.route.target;
     const t = connect({ host, port, allowHalfOpen: true });
     this.target = t;
-    this.openSockets++;
     t.setNoDelay(true);
-    this.fwd.dst = t;
-    this.bwd.src = t;
-    t.on('data', (b: Buffer) => this.bwd.push(Kind.Data, b));
-    t.on('end', () => this.bwd.push(Kind.End, null));
-    t.on('drain', () => this.fwd.maybeResume());
-    t.on('error', () => this.abort());
-    t.on('close', () => this.socketClosed());
+    const attach = (): void => {
+      this.openSockets++;
+      this.fwd.dst = t;
+      this.bwd.src = t;
+      t.on('data', (b: Buffer) => this.bwd.push(Kind.Data, b));
+      t.on('end', () => this.bwd.push(Kind.End, null));
+      t.on('drain', () => this.fwd.maybeResume());
+      t.on('close', () => this.socketClosed());
+    };
+    if (this.retryConnectMs <= 0) {
+      // Bytes released before the connect completes wait in the socket's own buffer.
+      attach();
+      t.on('error', () => this.abort());
+      return;
+    }
+    const refused = (err: NodeJS.ErrnoException): void => {
+      // Refused before it ever connected, and still time to wait: drop this attempt, dial again.
+      if (err.code !== 'ECONNREFUSED' || performance.now() >= giveUpAt || this.aborted) return this.abort();
+      t.destroy();
+      this.target = null;
+      setTimeout(() => {
+        if (!this.aborted && !this.client.destroyed) this.dialTarget(giveUpAt);
+      }, CONNECT_RETRY_MS);
+    };
+    t.once('error', refused);
+    t.once('connect', () => {
+      t.off('error', refused);
+      t.on('error', () => this.abort());
+      attach();
+      this.client.resume();
+    });
   }
 
   /** The route's delays changed: what arrives from now on is delayed by the new ones. */
@@ -707,7 +743,7 @@ function runRelay(opts: RelayWorkerInit): void {
         added.push(state);
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen(r.listenPort ?? 0, opts.host, () => {
+          server.listen(r.listenPort ?? 0, r.listenHost ?? opts.host, () => {
             server.off('error', reject);
             resolve();
           });

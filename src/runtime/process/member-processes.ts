@@ -1,0 +1,198 @@
+// The members of a run as child processes of the harness, whatever they run (a POLE node, a
+// ZooKeeper server): start each with its command, read its output lines into events through the
+// target's translator, kill, pause and restart it, and stop them all. What a member is, and what
+// its lines mean, the caller says; this file only keeps processes and their events.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { EventBook, type ClusterEvent } from '../event-book.js';
+
+export interface MemberCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
+export interface MemberSpec {
+  readonly id: string;
+  /** The command that starts (or restarts) the member. */
+  readonly launch: MemberCommand;
+  /**
+   * Turns one line of the member's stdout into events (none for most lines). Keeps whatever state
+   * it needs (a ZooKeeper server's last state, say) across lines and restarts.
+   */
+  readonly translate: (line: string) => readonly ClusterEvent[];
+  /**
+   * The harness holds the member's stdin: closed, a POLE node stops by itself (and a member whose
+   * harness died, however it died, goes with it). False for members that do not read stdin.
+   */
+  readonly stopsWithStdin: boolean;
+  /** How long the member may take to stop by itself at the end of a run before it is killed. */
+  readonly stopGraceMs: number;
+  /** Waits for the first event of a start: the member is up when it appears. */
+  readonly isStarted: (e: ClusterEvent) => boolean;
+  /** How long a start may take. */
+  readonly startTimeoutMs: number;
+  /** Where every output line of the member also goes (appended across restarts), if anywhere. */
+  readonly logFile?: string;
+}
+
+interface Slot {
+  readonly spec: MemberSpec;
+  child: ChildProcess | undefined;
+  exited: Promise<void> | undefined;
+  readonly tail: string[];
+}
+
+/** Lines of each member's stderr and stdout kept for error messages. */
+const TAIL_LINES = 20;
+
+export class MemberProcesses {
+  private readonly book = new EventBook();
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(specs: readonly MemberSpec[]) {
+    for (const spec of specs)
+      this.slots.set(spec.id, { spec, child: undefined, exited: undefined, tail: [] });
+  }
+
+  get ids(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  get events(): readonly ClusterEvent[] {
+    return this.book.events;
+  }
+
+  /** Records an event that did not come from a member's output (the harness's own observation). */
+  record(e: ClusterEvent): void {
+    this.book.push(e);
+  }
+
+  pid(id: string): number | undefined {
+    return this.slot(id).child?.pid;
+  }
+
+  isRunning(id: string): boolean {
+    return this.slot(id).child !== undefined;
+  }
+
+  /** The member's last output lines (stderr and stdout, interleaved), for an error message. */
+  tail(id: string): string {
+    return this.slot(id).tail.join(' | ');
+  }
+
+  private slot(id: string): Slot {
+    const s = this.slots.get(id);
+    if (!s) throw new Error(`no member ${id}`);
+    return s;
+  }
+
+  /** Starts (or restarts) a member; resolves once it is started, rejects at once if it dies first. */
+  async start(id: string): Promise<void> {
+    const s = this.slot(id);
+    if (s.child) throw new Error(`${id} is already running`);
+    const since = this.book.events.length;
+    const { launch } = s.spec;
+    const child = spawn(launch.command, [...launch.args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(launch.env ? { env: launch.env } : {}),
+      ...(launch.cwd ? { cwd: launch.cwd } : {}),
+    });
+    s.child = child;
+    s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    child.once('exit', () => {
+      if (s.child === child) s.child = undefined;
+    });
+    // A member that cannot be started at all (no such command) reports it as an error event.
+    child.once('error', (err) => keep(s.tail, `spawn failed: ${err.message}`));
+    const keep = (tail: string[], line: string): void => {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+    };
+    const log = s.spec.logFile ? createWriteStream(s.spec.logFile, { flags: 'a' }) : undefined;
+    child.once('exit', () => log?.end());
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      log?.write(`${line}\n`);
+      const evs = s.spec.translate(line);
+      if (evs.length === 0 && !line.startsWith('{')) keep(s.tail, line);
+      for (const e of evs) this.book.push(e);
+    });
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      log?.write(`${line}\n`);
+      keep(s.tail, line);
+    });
+    // A member that dies at start (a port taken meanwhile, a bad config) fails the start at once,
+    // with what it said, instead of after the timeout.
+    const died = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) =>
+        setTimeout(
+          () =>
+            reject(
+              new Error(
+                `${id} exited (code ${code}, signal ${signal}) before it started; output: ${this.tail(id)}`,
+              ),
+            ),
+          100, // let its last lines arrive
+        ),
+      ),
+    );
+    died.catch(() => undefined);
+    await Promise.race([
+      this.book.waitFor((e) => e.node === id && s.spec.isStarted(e), s.spec.startTimeoutMs, since),
+      died,
+    ]).catch((err: Error) => {
+      throw new Error(
+        `${err.message.startsWith(id) ? '' : `${id}: `}${err.message}; output: ${this.tail(id)}`,
+      );
+    });
+  }
+
+  /** Sends a signal (SIGKILL by default, the way a machine dies); resolves when the process is gone. */
+  async kill(id: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<number> {
+    const s = this.slot(id);
+    const child = s.child;
+    if (!child) throw new Error(`${id} is not running`);
+    const at = wallNow();
+    child.kill(signal);
+    await s.exited;
+    return at;
+  }
+
+  pause(id: string): void {
+    this.slot(id).child?.kill('SIGSTOP');
+  }
+
+  resume(id: string): void {
+    this.slot(id).child?.kill('SIGCONT');
+  }
+
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    return this.book.waitFor(pred, timeoutMs, since);
+  }
+
+  /**
+   * Stops every member: asked first (stdin closed, or SIGTERM for members that do not read it),
+   * killed after its grace period. A paused member is resumed first so that it can stop.
+   */
+  async stop(): Promise<void> {
+    await Promise.all(
+      [...this.slots.values()].map(async (s) => {
+        const child = s.child;
+        if (!child) return;
+        child.kill('SIGCONT');
+        if (s.spec.stopsWithStdin) child.stdin?.end();
+        else child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), s.spec.stopGraceMs);
+        await s.exited;
+        clearTimeout(timer);
+      }),
+    );
+    this.book.clearWaiters();
+  }
+}
+
+export function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}

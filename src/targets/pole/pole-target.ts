@@ -1,0 +1,61 @@
+// The POLE node (src/node/) as a target: `pole-bench node` processes that emit their events as
+// JSON lines, written to through the node's own client, checked by a fence write and reads.
+import { ProcessCluster } from '../../runtime/process/process-cluster.js';
+import { checkAckedWrites } from '../../run/checker.js';
+import { connectPoleWriter } from '../../load/write-client.js';
+import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
+
+export const poleTarget: Target = {
+  name: 'pole',
+  hasOracles: true,
+  protocol: 'pole',
+  connect: connectPoleWriter,
+  // Every write of the POLE load goes to a fresh path: nothing to prepare.
+  prepareWrites: () => Promise.resolve(),
+  startProcesses: (o) => startPoleProcesses(o),
+  checkAckedWrites: (o) =>
+    checkAckedWrites({ leader: o.leader, nodes: o.nodes, acked: o.acked, runId: o.runId }),
+};
+
+async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMembers> {
+  const t = o.topology;
+  const c = t.cluster;
+  const relay = o.relay;
+  const cluster = await ProcessCluster.start({
+    nodes: t.nodes.map((n) => ({ id: n.id, sid: n.sid })),
+    datacenterOf: (id) => t.node(id).datacenter,
+    oracle: o.oracle ?? c.oracle,
+    ...(c.initialLeader !== undefined ? { initialLeader: c.initialLeader } : {}),
+    ...(c.preference ? { preference: c.preference } : {}),
+    fsync: o.fsync,
+    timers: c.timers,
+    ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
+    ...(c.resign ? { resign: c.resign } : {}),
+    ...(relay
+      ? {
+          dialVia: async (nodes) =>
+            (
+              await relay(
+                nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
+                { direction: 'higher-sid' },
+              )
+            ).dial,
+        }
+      : {}),
+  });
+  return {
+    get events() {
+      return cluster.events;
+    },
+    waitFor: (pred, timeoutMs, since) => cluster.waitFor(pred, timeoutMs, since),
+    kill: (id) => cluster.kill(id),
+    restart: (id) => cluster.startNode(id),
+    pause: (id) => cluster.pause(id),
+    resume: (id) => cluster.resume(id),
+    isRunning: (id) => cluster.isRunning(id),
+    pid: (id) => cluster.pid(id),
+    clientAddress: (id) => cluster.clientAddress(id),
+    httpAddress: (id) => cluster.httpAddress(id),
+    stop: () => cluster.stop(),
+  };
+}

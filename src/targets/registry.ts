@@ -1,0 +1,10 @@
+// The targets by name (--target, the topology's `target:`).
+import { poleTarget } from './pole/pole-target.js';
+import type { Target, TargetName } from './target.js';
+import { zookeeperTarget } from './zookeeper/zookeeper-target.js';
+
+const TARGETS: Readonly<Record<TargetName, Target>> = { pole: poleTarget, zookeeper: zookeeperTarget };
+
+export function targetNamed(name: TargetName): Target {
+  return TARGETS[name];
+}

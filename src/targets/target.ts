@@ -1,0 +1,72 @@
+// The system under test, apart from where it runs (runtime/) and how delay gets between its data
+// centers (shaping/). A target knows how to configure and start its members, how their signals
+// become the shared events (started, elected, serving, leader-lost, …), how a client writes to it,
+// and how the final read checks the acknowledged writes. The scenario (run/run-scenario.ts) only
+// talks to this interface and the runtime's, never to a target's own modules.
+import type { NodeId } from '../node/core/types.js';
+import type { ClusterEvent } from '../runtime/event-book.js';
+import type { AckedWrite, CheckResult } from '../run/checker.js';
+import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';
+import type { DialDirection, NodeRelay, RelayedNode } from '../shaping/relay/relay-shaping.js';
+import type { Topology } from '../topology/topology.js';
+
+export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+/** A target's members running as processes of this machine, as the process runtime holds them. */
+export interface ProcessMembers {
+  readonly events: readonly ClusterEvent[];
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since?: number): Promise<ClusterEvent>;
+  /** SIGKILL; resolves with the wall-clock ms of the kill once the process is gone. */
+  kill(id: NodeId): Promise<number>;
+  restart(id: NodeId): Promise<void>;
+  pause(id: NodeId): void;
+  resume(id: NodeId): void;
+  isRunning(id: NodeId): boolean;
+  pid(id: NodeId): number | undefined;
+  clientAddress(id: NodeId): Endpoint;
+  /** Where the member's HTTP status page is, if it has one. */
+  httpAddress(id: NodeId): Endpoint | undefined;
+  stop(): Promise<void>;
+}
+
+/** How a target wants its members' links relayed (relay-shaping.ts, startNodeRelay). */
+export interface RelayPlan {
+  readonly direction: DialDirection;
+  readonly listenAt?: (from: NodeId, to: NodeId, port: string, target: Endpoint) => Endpoint;
+  readonly retryConnectMs?: number;
+}
+
+export interface ProcessStartOptions {
+  readonly topology: Topology;
+  readonly seed: number;
+  readonly fsync: boolean;
+  /** The oracle spec overriding the topology's (targets with oracles only). */
+  readonly oracle?: string;
+  /**
+   * Starts the delay relay once the members' ports are known (absent: no shaping). The target
+   * says which ports its members dial each other on, and in which direction.
+   */
+  readonly relay?: (nodes: readonly RelayedNode[], how: RelayPlan) => Promise<NodeRelay>;
+}
+
+export interface Target {
+  readonly name: TargetName;
+  /** Whether the target elects by POLE's oracles (--oracle applies). */
+  readonly hasOracles: boolean;
+  /** What the load agents speak to it. */
+  readonly protocol: ClientProtocol;
+  /** Opens a write connection to one member. */
+  readonly connect: ConnectWriteClient;
+  /** Done once per directory of logical paths before the first write to it (ZooKeeper's slots). */
+  prepareWrites(ep: Endpoint, dir: string): Promise<void>;
+  /** Starts every member as a local process; resolves once all have started. */
+  startProcesses(o: ProcessStartOptions): Promise<ProcessMembers>;
+  /** The final read: every acknowledged write on every live member. */
+  checkAckedWrites(o: {
+    readonly leader: Endpoint;
+    readonly nodes: ReadonlyArray<{ readonly id: string; readonly address: Endpoint }>;
+    readonly acked: readonly AckedWrite[];
+    readonly runId: string;
+  }): Promise<CheckResult>;
+}

@@ -1,0 +1,66 @@
+// Jepsen's final read on ZooKeeper: after the faults, every live member is brought up to date
+// with its leader (`sync`), then every slot the load wrote is read on it. An acknowledged write
+// is there if its slot was modified by it or later (the slot's mzxid is at least the write's
+// zxid) and the slot has been modified at least as often as it had acknowledged writes (version).
+// What this cannot see: an acknowledged write lost while a later write to the same slot, never
+// acknowledged to anyone (it timed out), was applied in its place.
+import type { AckedWrite, CheckResult } from '../../run/checker.js';
+import { compareZxid, formatZxid, type Zxid } from '../../node/core/zxid.js';
+import type { Address } from '../../runtime/runtime.js';
+import { ZkClient } from './client/zk-client.js';
+import { slotOf } from './zk-write-client.js';
+
+interface SlotExpectation {
+  zxid: Zxid;
+  count: number;
+}
+
+export async function checkZkAckedWrites(opts: {
+  readonly nodes: ReadonlyArray<{ readonly id: string; readonly address: Address }>;
+  readonly acked: readonly AckedWrite[];
+  readonly concurrency?: number;
+}): Promise<CheckResult> {
+  const slots = new Map<string, SlotExpectation>();
+  for (const w of opts.acked) {
+    const seq = Number(w.path.slice(w.path.lastIndexOf('/') + 1));
+    const slot = slotOf(w.path, seq);
+    const s = slots.get(slot);
+    if (!s) slots.set(slot, { zxid: w.zxid, count: 1 });
+    else {
+      s.count++;
+      if (compareZxid(w.zxid, s.zxid) > 0) s.zxid = w.zxid;
+    }
+  }
+  const lost: string[] = [];
+  await Promise.all(
+    opts.nodes.map(async (node) => {
+      const zk = await ZkClient.connect(node.address.host, node.address.port, {
+        requestTimeoutMs: 15_000,
+        connectTimeoutMs: 10_000,
+      });
+      try {
+        const entries = [...slots];
+        const dirs = new Set(entries.map(([slot]) => slot.slice(0, slot.lastIndexOf('/'))));
+        for (const d of dirs) await zk.sync(d);
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < entries.length) {
+            const [slot, want] = entries[next++]!;
+            const stat = await zk.exists(slot);
+            if (!stat) lost.push(`${slot}@${node.id} (missing)`);
+            else if (compareZxid(stat.mzxid, want.zxid) < 0)
+              lost.push(
+                `${slot}@${node.id} (mzxid ${formatZxid(stat.mzxid)} < acked ${formatZxid(want.zxid)})`,
+              );
+            else if (stat.version < want.count)
+              lost.push(`${slot}@${node.id} (version ${stat.version} < ${want.count} acked writes)`);
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 256, entries.length) }, worker));
+      } finally {
+        await zk.close();
+      }
+    }),
+  );
+  return { checked: opts.acked.length, lost };
+}

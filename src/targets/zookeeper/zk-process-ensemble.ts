@@ -1,0 +1,237 @@
+// A ZooKeeper ensemble as local processes: one QuorumPeerMain JVM per topology node, myid = the
+// node's sid, every port on loopback, peers in other data centers dialled through the delay relay
+// (both the quorum and the election port, in both directions: any member may lead, and either
+// side of a pair may dial the election port). Each JVM is started under `setpriv --pdeathsig
+// KILL`, so it dies with the harness however the harness dies; ZooKeeper reads no stdin to notice.
+//
+// Why host names and a hosts file per member: when a member of lower sid opens the election
+// connection, the higher one closes it and dials back the address the lower one announced, which
+// is the lower one's own server line (QuorumCnxManager.handleConnection in 3.8). With relay ports
+// in the server lines, that dial-back would go straight to the peer and skip the delay. So every
+// server line names its member (pb-m<sid>) with the member's real ports, and each JVM resolves
+// those names from a hosts file of its own (-Djdk.net.hosts.file): itself and the members of its
+// data center at 127.0.0.1, a member of another data center at a loopback address of that ordered
+// pair (127.<10+i>.<10+j>.1), where the relay listens on the member's own port numbers. Whoever
+// dials whom, by configuration or by announcement, goes through the relay.
+//
+// The initial leader: FLE elects, among members with equal (empty) histories, the highest sid.
+// So the topology's initialLeader starts first with just enough members of lower sid for a
+// quorum; the rest start once it serves, and join it as followers (a member that joins an
+// ensemble with a leader follows it without a new election).
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NodeId } from '../../node/core/types.js';
+import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
+import type { NodeRelay } from '../../shaping/relay/relay-shaping.js';
+import { freePorts } from '../../util/free-port.js';
+import type { ProcessMembers, ProcessStartOptions } from '../target.js';
+import { findZookeeper, type ZkInstall } from './zk-install.js';
+import { zkLogTranslator } from './zk-log-events.js';
+import { LOG4J_PROPERTIES, zooCfg, type ZkServerLine } from './zoo-cfg.js';
+import type { Topology } from '../../topology/topology.js';
+
+interface ZkSlot {
+  readonly id: NodeId;
+  readonly sid: number;
+  readonly clientPort: number;
+  readonly quorumPort: number;
+  readonly electionPort: number;
+}
+
+const HOST = '127.0.0.1';
+/** A JVM that has not bound its ports and started its election in this long has failed. */
+const START_TIMEOUT_MS = 60_000;
+/** SIGTERM, then this long before SIGKILL (ZooKeeper has nothing to flush that fsync did not). */
+const STOP_GRACE_MS = 5_000;
+/**
+ * How long a relay route keeps a connecting member waiting while the target refuses (a leader
+ * that has not bound its learner port yet): ZooKeeper's own LeaderConnector retries a refused
+ * connect 5 times 100 ms apart, which a relay that already accepted cannot give it.
+ */
+const RELAY_CONNECT_RETRY_MS = 1_000;
+/** Heap per member: the load's state is a few thousand 1 kB znodes. */
+const JVM_HEAP = ['-Xms64m', '-Xmx512m'];
+
+/** The order members start in: the initial leader and a quorum of lower sids, then the rest. */
+export function startOrder(
+  members: ReadonlyArray<{ id: NodeId; sid: number }>,
+  initialLeader: NodeId | undefined,
+): { first: NodeId[]; then: NodeId[] } {
+  if (initialLeader === undefined) return { first: members.map((m) => m.id), then: [] };
+  const leader = members.find((m) => m.id === initialLeader);
+  if (!leader) throw new Error(`initialLeader ${initialLeader} is not a member`);
+  const quorum = Math.floor(members.length / 2) + 1;
+  const lower = members.filter((m) => m.sid < leader.sid).sort((a, b) => a.sid - b.sid);
+  if (lower.length < quorum - 1)
+    throw new Error(
+      `ZooKeeper elects the highest sid among equal histories: ${initialLeader} (sid ${leader.sid}) needs ` +
+        `${quorum - 1} members of lower sid to be elected first, and has ${lower.length}; ` +
+        `give it a higher sid or leave initialLeader out`,
+    );
+  const first = [leader.id, ...lower.slice(0, quorum - 1).map((m) => m.id)];
+  return { first, then: members.map((m) => m.id).filter((id) => !first.includes(id)) };
+}
+
+export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessMembers> {
+  const install = await findZookeeper();
+  const t = o.topology;
+  const dir = await mkdtemp(join(tmpdir(), 'pole-bench-zk-'));
+  let members: MemberProcesses | undefined;
+  try {
+    const ports = await freePorts(t.nodes.length * 3);
+    const slots = new Map<NodeId, ZkSlot>(
+      t.nodes.map((n, i) => [
+        n.id,
+        {
+          id: n.id,
+          sid: n.sid,
+          clientPort: ports[3 * i]!,
+          quorumPort: ports[3 * i + 1]!,
+          electionPort: ports[3 * i + 2]!,
+        },
+      ]),
+    );
+    const index = new Map(t.nodes.map((n, i) => [n.id, i]));
+    const pairHost = (from: NodeId, to: NodeId): string =>
+      `127.${10 + (index.get(from) as number)}.${10 + (index.get(to) as number)}.1`;
+    const relay: NodeRelay | undefined = o.relay
+      ? await o.relay(
+          [...slots.values()].map((s) => ({
+            id: s.id,
+            sid: s.sid,
+            peer: { host: HOST, port: s.quorumPort },
+            more: { election: { host: HOST, port: s.electionPort } },
+          })),
+          {
+            direction: 'both',
+            listenAt: (from, to, _port, target) => ({ host: pairHost(from, to), port: target.port }),
+            retryConnectMs: RELAY_CONNECT_RETRY_MS,
+          },
+        )
+      : undefined;
+    const log4j = join(dir, 'log4j.properties');
+    await writeFile(log4j, LOG4J_PROPERTIES);
+    const specs: MemberSpec[] = [];
+    const all = [...slots.values()];
+    for (const s of all) {
+      // Where this member reaches each member: itself and its data center at HOST, the others at
+      // their relay route's address (the same port numbers: see above).
+      const ipOf = (p: ZkSlot): string =>
+        p.id === s.id || !relay || t.node(p.id).datacenter === t.node(s.id).datacenter
+          ? HOST
+          : relay.dial(s.id, p.id, 'peer').host;
+      const dataDir = join(dir, s.id);
+      await mkdir(dataDir, { recursive: true });
+      await writeFile(join(dataDir, 'myid'), `${s.sid}\n`);
+      const hostsFile = join(dir, `${s.id}.hosts`);
+      await writeFile(
+        hostsFile,
+        hostsFileText(all.map((p) => ({ ip: ipOf(p), name: memberHostName(p.sid) }))),
+      );
+      const lines = all.map((p) => ({
+        sid: p.sid,
+        host: memberHostName(p.sid),
+        quorumPort: p.quorumPort,
+        electionPort: p.electionPort,
+      }));
+      const cfgFile = join(dir, `${s.id}.cfg`);
+      await writeFile(cfgFile, zooCfgOf(t, s, dataDir, lines, o.fsync));
+      const byQuorumAddress = new Map(all.map((p) => [`${ipOf(p)}:${p.quorumPort}`, p.id]));
+      specs.push({
+        id: s.id,
+        launch: jvmCommand(install, log4j, cfgFile, hostsFile),
+        translate: zkLogTranslator({ memberId: s.id, memberAtQuorumAddress: (a) => byQuorumAddress.get(a) }),
+        stopsWithStdin: false,
+        stopGraceMs: STOP_GRACE_MS,
+        isStarted: (e) => e.ev === 'started',
+        startTimeoutMs: START_TIMEOUT_MS,
+        logFile: join(dir, `${s.id}.log`),
+      });
+    }
+    const procs = new MemberProcesses(specs);
+    members = procs;
+    const order = startOrder(t.nodes, t.cluster.initialLeader);
+    await Promise.all(order.first.map((id) => procs.start(id)));
+    if (order.then.length > 0) {
+      const leader = t.cluster.initialLeader as NodeId;
+      await procs.waitFor((e) => e.ev === 'serving' && e.node === leader, START_TIMEOUT_MS);
+      await Promise.all(order.then.map((id) => procs.start(id)));
+    }
+    return {
+      get events() {
+        return procs.events;
+      },
+      waitFor: (pred, timeoutMs, since) => procs.waitFor(pred, timeoutMs, since),
+      kill: (id) => procs.kill(id),
+      restart: (id) => procs.start(id),
+      pause: (id) => procs.pause(id),
+      resume: (id) => procs.resume(id),
+      isRunning: (id) => procs.isRunning(id),
+      pid: (id) => procs.pid(id),
+      clientAddress: (id) => ({ host: HOST, port: (slots.get(id) as ZkSlot).clientPort }),
+      httpAddress: () => undefined,
+      stop: async () => {
+        await procs.stop();
+        // POLE_BENCH_KEEP_ZK_DIR=1 keeps the configs, data and full logs of the members to look at.
+        if (process.env.POLE_BENCH_KEEP_ZK_DIR === '1') process.stderr.write(`kept ${dir}\n`);
+        else await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await members?.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The name a member goes by in every server line. */
+export function memberHostName(sid: number): string {
+  return `pb-m${sid}`;
+}
+
+/** A hosts file for -Djdk.net.hosts.file: the JVM resolves from it alone. */
+export function hostsFileText(entries: ReadonlyArray<{ ip: string; name: string }>): string {
+  return ['127.0.0.1 localhost', ...entries.map((e) => `${e.ip} ${e.name}`), ''].join('\n');
+}
+
+function zooCfgOf(t: Topology, s: ZkSlot, dataDir: string, servers: ZkServerLine[], fsync: boolean): string {
+  const timers = t.cluster.timers;
+  return zooCfg({
+    topologyName: t.name,
+    memberId: s.id,
+    sid: s.sid,
+    dataDir,
+    clientHost: HOST,
+    clientPort: s.clientPort,
+    servers,
+    timers: { tickMs: timers.tickMs, syncLimit: timers.syncLimit, initLimit: timers.initLimit },
+    fsync,
+  });
+}
+
+function jvmCommand(
+  install: ZkInstall,
+  log4j: string,
+  cfgFile: string,
+  hostsFile: string,
+): MemberSpec['launch'] {
+  return {
+    command: 'setpriv',
+    args: [
+      '--pdeathsig',
+      'KILL',
+      '--',
+      install.java,
+      ...JVM_HEAP,
+      '-Duser.timezone=UTC',
+      `-Dlog4j.configuration=file:${log4j}`,
+      '-Dzookeeper.jmx.log4j.disable=true',
+      `-Djdk.net.hosts.file=${hostsFile}`,
+      '-cp',
+      install.classpath,
+      'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+      cfgFile,
+    ],
+  };
+}

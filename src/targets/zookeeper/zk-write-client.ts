@@ -1,0 +1,104 @@
+// The load's writes on ZooKeeper: `setData` of the write's bytes on znodes created beforehand, as
+// an operator's benchmark of ZooKeeper would do, instead of one new znode per write. A logical
+// path `${dir}/${seq}` (what the agents, the warm-up and the calibration write) maps to the slot
+// `${dir}/s${seq mod ZK_SLOTS}`; prepareZkSlots creates the slots before the first write.
+//
+// Errors come out in the retry logic's vocabulary (load/write-client.ts): a lost connection or
+// session is DISCONNECTED (retried on another server), a server-side timeout TIMEOUT, anything
+// else ZooKeeper's own name prefixed ZK_ (not retried: a missing slot is a harness bug or a loss).
+import {
+  WriteFailure,
+  type ConnectWriteClient,
+  type Endpoint,
+  type WriteClient,
+} from '../../load/write-client.js';
+import { ZkClient, ZkError } from './client/zk-client.js';
+
+/** Slots per directory: an agent at 500 writes/s comes back to a slot every 2 s. */
+export const ZK_SLOTS = 1000;
+
+export function slotOf(path: string, requestId: number): string {
+  const dir = path.slice(0, path.lastIndexOf('/'));
+  return `${dir}/s${requestId % ZK_SLOTS}`;
+}
+
+const AS_DISCONNECTED = new Set([
+  'DISCONNECTED',
+  'CLOSED',
+  'CONNECTIONLOSS',
+  'SESSIONEXPIRED',
+  'SESSIONMOVED',
+]);
+const AS_TIMEOUT = new Set(['TIMEOUT', 'OPERATIONTIMEOUT', 'REQUESTTIMEOUT', 'THROTTLEDOP']);
+
+export function asWriteFailure(err: unknown): WriteFailure {
+  if (!(err instanceof ZkError)) return new WriteFailure('DISCONNECTED', String(err), { cause: err });
+  const code = AS_DISCONNECTED.has(err.code)
+    ? err.code === 'CLOSED'
+      ? 'CLOSED'
+      : 'DISCONNECTED'
+    : AS_TIMEOUT.has(err.code)
+      ? 'TIMEOUT'
+      : err.code === 'PROTOCOL'
+        ? 'PROTOCOL'
+        : `ZK_${err.code}`;
+  return new WriteFailure(code, err.message, { cause: err });
+}
+
+/** A session's timeout asked for by the load's clients (the server bounds it by its tickTime). */
+const SESSION_TIMEOUT_MS = 10_000;
+
+class ZkWriteClient implements WriteClient {
+  constructor(private readonly zk: ZkClient) {}
+
+  async write(
+    path: string,
+    data: Uint8Array,
+    ids: { requestId: number },
+  ): Promise<{ zxid: { epoch: number; counter: number } }> {
+    try {
+      const r = await this.zk.setData(slotOf(path, ids.requestId), data);
+      return { zxid: r.zxid };
+    } catch (err) {
+      throw asWriteFailure(err);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.zk.close();
+  }
+}
+
+export const connectZkWriter: ConnectWriteClient = async (ep, o) => {
+  try {
+    const zk = await ZkClient.connect(ep.host, ep.port, {
+      sessionTimeoutMs: SESSION_TIMEOUT_MS,
+      requestTimeoutMs: o.requestTimeoutMs,
+    });
+    return new ZkWriteClient(zk);
+  } catch (err) {
+    throw asWriteFailure(err);
+  }
+};
+
+/** Creates `dir`, its ancestors and its ZK_SLOTS slots (whatever exists already is kept). */
+export async function prepareZkSlots(ep: Endpoint, dir: string, timeoutMs = 20_000): Promise<void> {
+  const zk = await ZkClient.connect(ep.host, ep.port, {
+    requestTimeoutMs: timeoutMs,
+    connectTimeoutMs: timeoutMs,
+  });
+  const exists = (err: unknown): void => {
+    if (!(err instanceof ZkError && err.code === 'NODEEXISTS')) throw err;
+  };
+  try {
+    const parts = dir.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++)
+      await zk.create(`/${parts.slice(0, i).join('/')}`, new Uint8Array(0)).catch(exists);
+    const empty = new Uint8Array(0);
+    await Promise.all(
+      Array.from({ length: ZK_SLOTS }, (_, i) => zk.create(`${dir}/s${i}`, empty).catch(exists)),
+    );
+  } finally {
+    await zk.close();
+  }
+}
