@@ -109,7 +109,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       {
         rate: t.workload.rate,
         size: t.workload.size,
-        durationMs: 3_000,
+        durationMs: target.warmUpMs,
         clientId: `run${o.seed}-warmup`,
         connect: target.connect,
       },

@@ -54,6 +54,11 @@ export interface Target {
   readonly name: TargetName;
   /** Whether the target elects by POLE's oracles (--oracle applies). */
   readonly hasOracles: boolean;
+  /**
+   * How long the harness writes to the leader before the load, unmeasured: long enough for the
+   * members' code to be compiled and their buffers grown (a JVM's JIT needs longer than Node's).
+   */
+  readonly warmUpMs: number;
   /** What the load agents speak to it. */
   readonly protocol: ClientProtocol;
   /** Opens a write connection to one member. */

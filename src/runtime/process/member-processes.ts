@@ -108,6 +108,8 @@ export class MemberProcesses {
     // A member that cannot be started at all (no such command) reports it as an error event.
     child.once('error', (err) => keep(s.tail, `spawn failed: ${err.message}`));
     const keep = (tail: string[], line: string): void => {
+      // A Java stack trace says where, not what: its frames would crowd out the message.
+      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
       tail.push(line);
       if (tail.length > TAIL_LINES) tail.shift();
     };
@@ -143,9 +145,8 @@ export class MemberProcesses {
       this.book.waitFor((e) => e.node === id && s.spec.isStarted(e), s.spec.startTimeoutMs, since),
       died,
     ]).catch((err: Error) => {
-      throw new Error(
-        `${err.message.startsWith(id) ? '' : `${id}: `}${err.message}; output: ${this.tail(id)}`,
-      );
+      if (err.message.startsWith(`${id} exited`)) throw err;
+      throw new Error(`${id} did not start: ${err.message}; output: ${this.tail(id)}`);
     });
   }
 

@@ -23,21 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeId } from '../../node/core/types.js';
 import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
-import type { NodeRelay } from '../../shaping/relay/relay-shaping.js';
 import { freePorts } from '../../util/free-port.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
 import { findZookeeper, type ZkInstall } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
-import { LOG4J_PROPERTIES, zooCfg, type ZkServerLine } from './zoo-cfg.js';
+import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
 import type { Topology } from '../../topology/topology.js';
-
-interface ZkSlot {
-  readonly id: NodeId;
-  readonly sid: number;
-  readonly clientPort: number;
-  readonly quorumPort: number;
-  readonly electionPort: number;
-}
 
 const HOST = '127.0.0.1';
 /** A JVM that has not bound its ports and started its election in this long has failed. */
@@ -92,61 +83,50 @@ export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessM
         },
       ]),
     );
-    const index = new Map(t.nodes.map((n, i) => [n.id, i]));
-    const pairHost = (from: NodeId, to: NodeId): string =>
-      `127.${10 + (index.get(from) as number)}.${10 + (index.get(to) as number)}.1`;
-    const relay: NodeRelay | undefined = o.relay
-      ? await o.relay(
-          [...slots.values()].map((s) => ({
-            id: s.id,
-            sid: s.sid,
-            peer: { host: HOST, port: s.quorumPort },
-            more: { election: { host: HOST, port: s.electionPort } },
-          })),
-          {
-            direction: 'both',
-            listenAt: (from, to, _port, target) => ({ host: pairHost(from, to), port: target.port }),
-            retryConnectMs: RELAY_CONNECT_RETRY_MS,
-          },
-        )
-      : undefined;
+    const shaped = o.relay !== undefined;
+    if (o.relay)
+      await o.relay(
+        [...slots.values()].map((s) => ({
+          id: s.id,
+          sid: s.sid,
+          peer: { host: HOST, port: s.quorumPort },
+          more: { election: { host: HOST, port: s.electionPort } },
+        })),
+        {
+          direction: 'both',
+          // pairHost is where planZkMembers sends each member for a peer of another data center.
+          listenAt: (from, to, _port, target) => ({ host: pairHost(t, from, to), port: target.port }),
+          retryConnectMs: RELAY_CONNECT_RETRY_MS,
+        },
+      );
     const log4j = join(dir, 'log4j.properties');
     await writeFile(log4j, LOG4J_PROPERTIES);
+    const plan = planZkMembers(t, [...slots.values()], {
+      shaped,
+      dirOf: (id) => join(dir, id),
+      fsync: o.fsync,
+      extra: extraConfigLines(),
+    });
     const specs: MemberSpec[] = [];
-    const all = [...slots.values()];
-    for (const s of all) {
-      // Where this member reaches each member: itself and its data center at HOST, the others at
-      // their relay route's address (the same port numbers: see above).
-      const ipOf = (p: ZkSlot): string =>
-        p.id === s.id || !relay || t.node(p.id).datacenter === t.node(s.id).datacenter
-          ? HOST
-          : relay.dial(s.id, p.id, 'peer').host;
-      const dataDir = join(dir, s.id);
-      await mkdir(dataDir, { recursive: true });
-      await writeFile(join(dataDir, 'myid'), `${s.sid}\n`);
-      const hostsFile = join(dir, `${s.id}.hosts`);
-      await writeFile(
-        hostsFile,
-        hostsFileText(all.map((p) => ({ ip: ipOf(p), name: memberHostName(p.sid) }))),
-      );
-      const lines = all.map((p) => ({
-        sid: p.sid,
-        host: memberHostName(p.sid),
-        quorumPort: p.quorumPort,
-        electionPort: p.electionPort,
-      }));
-      const cfgFile = join(dir, `${s.id}.cfg`);
-      await writeFile(cfgFile, zooCfgOf(t, s, dataDir, lines, o.fsync));
-      const byQuorumAddress = new Map(all.map((p) => [`${ipOf(p)}:${p.quorumPort}`, p.id]));
+    for (const m of plan) {
+      await mkdir(m.dataDir, { recursive: true });
+      await writeFile(join(m.dataDir, 'myid'), `${m.sid}\n`);
+      const hostsFile = join(dir, `${m.id}.hosts`);
+      await writeFile(hostsFile, m.hosts);
+      const cfgFile = join(dir, `${m.id}.cfg`);
+      await writeFile(cfgFile, m.zooCfg);
       specs.push({
-        id: s.id,
+        id: m.id,
         launch: jvmCommand(install, log4j, cfgFile, hostsFile),
-        translate: zkLogTranslator({ memberId: s.id, memberAtQuorumAddress: (a) => byQuorumAddress.get(a) }),
+        translate: zkLogTranslator({
+          memberId: m.id,
+          memberAtQuorumAddress: (a) => m.quorumAddresses.get(a),
+        }),
         stopsWithStdin: false,
         stopGraceMs: STOP_GRACE_MS,
         isStarted: (e) => e.ev === 'started',
         startTimeoutMs: START_TIMEOUT_MS,
-        logFile: join(dir, `${s.id}.log`),
+        logFile: join(dir, `${m.id}.log`),
       });
     }
     const procs = new MemberProcesses(specs);
@@ -185,6 +165,62 @@ export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessM
   }
 }
 
+export interface ZkSlot {
+  readonly id: NodeId;
+  readonly sid: number;
+  readonly clientPort: number;
+  readonly quorumPort: number;
+  readonly electionPort: number;
+}
+
+/** Everything one member's files say: zoo.cfg, its hosts file, and its peers by quorum address. */
+export interface ZkMemberPlan {
+  readonly id: NodeId;
+  readonly sid: number;
+  readonly dataDir: string;
+  readonly zooCfg: string;
+  readonly hosts: string;
+  /** "ip:port" of each member's quorum port as this member reaches it → the member. */
+  readonly quorumAddresses: ReadonlyMap<string, NodeId>;
+}
+
+/** The loopback address of the relay route from `from` to `to` (one per ordered pair of members). */
+export function pairHost(t: Topology, from: NodeId, to: NodeId): string {
+  const i = t.nodes.findIndex((n) => n.id === from);
+  const j = t.nodes.findIndex((n) => n.id === to);
+  if (i < 0 || j < 0 || i > 244 || j > 244) throw new Error(`no relay address for ${from}>${to}`);
+  return `127.${10 + i}.${10 + j}.1`;
+}
+
+/** Every member's files, from the topology and the ports; `shaped`: peers across data centers via the relay. */
+export function planZkMembers(
+  t: Topology,
+  slots: readonly ZkSlot[],
+  o: { shaped: boolean; dirOf: (id: NodeId) => string; fsync: boolean; extra?: readonly string[] },
+): ZkMemberPlan[] {
+  return slots.map((s) => {
+    // Where this member reaches each member: itself and its data center on HOST, the others at
+    // their relay route's address (the same port numbers: see above).
+    const ipOf = (p: ZkSlot): string =>
+      !o.shaped || t.node(p.id).datacenter === t.node(s.id).datacenter ? HOST : pairHost(t, s.id, p.id);
+    const lines: ZkServerLine[] = slots.map((p) => ({
+      sid: p.sid,
+      host: memberHostName(p.sid),
+      quorumPort: p.quorumPort,
+      electionPort: p.electionPort,
+    }));
+    const dataDir = o.dirOf(s.id);
+    return {
+      id: s.id,
+      sid: s.sid,
+      dataDir,
+      zooCfg: zooCfgOf(t, s, dataDir, lines, o.fsync, o.extra ?? []),
+      hosts: hostsFileText(slots.map((p) => ({ ip: ipOf(p), name: memberHostName(p.sid) }))),
+      quorumAddresses: new Map(slots.map((p) => [`${ipOf(p)}:${p.quorumPort}`, p.id])),
+    };
+  });
+}
+
 /** The name a member goes by in every server line. */
 export function memberHostName(sid: number): string {
   return `pb-m${sid}`;
@@ -195,7 +231,14 @@ export function hostsFileText(entries: ReadonlyArray<{ ip: string; name: string 
   return ['127.0.0.1 localhost', ...entries.map((e) => `${e.ip} ${e.name}`), ''].join('\n');
 }
 
-function zooCfgOf(t: Topology, s: ZkSlot, dataDir: string, servers: ZkServerLine[], fsync: boolean): string {
+function zooCfgOf(
+  t: Topology,
+  s: ZkSlot,
+  dataDir: string,
+  servers: ZkServerLine[],
+  fsync: boolean,
+  extra: readonly string[],
+): string {
   const timers = t.cluster.timers;
   return zooCfg({
     topologyName: t.name,
@@ -207,6 +250,7 @@ function zooCfgOf(t: Topology, s: ZkSlot, dataDir: string, servers: ZkServerLine
     servers,
     timers: { tickMs: timers.tickMs, syncLimit: timers.syncLimit, initLimit: timers.initLimit },
     fsync,
+    extra,
   });
 }
 

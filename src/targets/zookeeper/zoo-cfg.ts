@@ -31,6 +31,8 @@ export interface ZooCfgInput {
   readonly timers: { readonly tickMs: number; readonly syncLimit: number; readonly initLimit: number };
   /** fsync every write to the transaction log (forceSync). */
   readonly fsync: boolean;
+  /** Further `key=value` lines, last (ZooKeeper takes the last of a repeated key). */
+  readonly extra?: readonly string[];
 }
 
 export function zooCfg(c: ZooCfgInput): string {
@@ -58,8 +60,26 @@ export function zooCfg(c: ZooCfgInput): string {
     `4lw.commands.whitelist=mntr,srvr,ruok`,
     `autopurge.purgeInterval=0`,
     ...servers.map((s) => `server.${s.sid}=${s.host}:${s.quorumPort}:${s.electionPort}`),
+    ...(c.extra ?? []),
     '',
   ].join('\n');
+}
+
+/**
+ * POLE_BENCH_ZK_CONFIG: extra zoo.cfg lines for every member, separated by `;` (tuning such as
+ * `snapCount=10000;globalOutstandingLimit=5000`). Each must look like key=value.
+ */
+export function extraConfigLines(env: NodeJS.ProcessEnv = process.env): string[] {
+  const text = env.POLE_BENCH_ZK_CONFIG;
+  if (!text) return [];
+  return text
+    .split(';')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => {
+      if (!/^[A-Za-z0-9_.]+=.*$/.test(l)) throw new Error(`POLE_BENCH_ZK_CONFIG: '${l}' is not key=value`);
+      return l;
+    });
 }
 
 /**

@@ -1,0 +1,79 @@
+// ZooKeeper 3.8's own log lines (captured from a member of a paper-2dc run, in the layout the
+// target configures) turned into the shared events; stack traces, votes and the rest ignored.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { parseZkLogLine, zkLogTranslator } from '../../src/targets/zookeeper/zk-log-events.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const LINES = readFileSync(join(ROOT, 'test', 'fixtures', 'zookeeper-3.8-member.log'), 'utf8').split('\n');
+
+test('a member that follows p5, loses it, and is elected itself', () => {
+  const translate = zkLogTranslator({
+    memberId: 'p3',
+    memberAtQuorumAddress: (a) => (a === '127.0.0.1:28580' ? 'p5' : undefined),
+  });
+  const events = LINES.flatMap((l) => translate(l));
+  const brief = events.map((e) => {
+    const { t: _t, node, ev, src, logger: _l, ...rest } = e;
+    assert.equal(node, 'p3');
+    assert.equal(src, 'zk-log');
+    return Object.keys(rest).length > 0 ? `${ev} ${JSON.stringify(rest)}` : ev;
+  });
+  assert.deepEqual(brief, [
+    'started',
+    'election-started {"reason":"start"}',
+    'elected {"tookMs":74}',
+    'phase {"role":"following","phase":"discovery"}',
+    'following {"leader":"p5","address":"127.0.0.1:28580"}',
+    'phase {"role":"following","phase":"synchronization"}',
+    'phase {"role":"following","phase":"synchronization"}',
+    'phase {"role":"following","phase":"synchronization"}',
+    'phase {"role":"following","phase":"broadcast"}',
+    'log-error {"message":"Severe unrecoverable error, from thread : FollowerRequestProcessor:3"}',
+    'leader-lost {"reason":"zk:exception when following the leader"}',
+    'election-started {"reason":"zk:following→looking"}',
+    'elected {"leader":"p3","tookMs":439}',
+    'phase {"role":"leading","phase":"discovery"}',
+    'phase {"role":"leading","phase":"synchronization"}',
+    'quorum {"epoch":2,"sids":[1,3,4]}',
+    'phase {"role":"leading","phase":"broadcast"}',
+    'serving {"epoch":2}',
+  ]);
+  // Times are the log's own (UTC, ms).
+  assert.equal(events[0]!.t, Date.parse('2026-11-23T08:41:32.671Z'));
+});
+
+test('a restarted member (a new JVM) is started again', () => {
+  const translate = zkLogTranslator({ memberId: 'p1', memberAtQuorumAddress: () => undefined });
+  const start = LINES.slice(0, 3);
+  assert.deepEqual(
+    start.flatMap((l) => translate(l)).map((e) => e.ev),
+    ['started', 'election-started'],
+  );
+  assert.deepEqual(
+    start.flatMap((l) => translate(l)).map((e) => e.ev),
+    ['started', 'election-started'],
+  );
+});
+
+test('lines that are not log lines, or are in another layout, give nothing', () => {
+  assert.equal(parseZkLogLine('java.net.SocketException: Connection reset'), undefined);
+  assert.equal(parseZkLogLine('\tat java.base/java.net.Socket.read(Socket.java:966)'), undefined);
+  // Debian's default layout, which the target replaces.
+  assert.equal(
+    parseZkLogLine('2026-11-23 08:28:38,534 - INFO  [QuorumPeer[myid=1]:QuorumPeer@1537] - FOLLOWING'),
+    undefined,
+  );
+  const translate = zkLogTranslator({ memberId: 'p1', memberAtQuorumAddress: () => undefined });
+  // A vote naming LEADING is not this member leading; "LOOKING" from another logger is not a state.
+  assert.deepEqual(
+    translate(
+      '2026-11-23T08:41:32.714Z INFO FastLeaderElection Notification: my state:LOOKING; n.sid:5, n.state:LEADING, n.leader:5',
+    ),
+    [],
+  );
+  assert.deepEqual(translate('2026-11-23T08:41:32.714Z INFO Learner LOOKING'), []);
+});
