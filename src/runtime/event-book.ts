@@ -12,6 +12,7 @@ export class EventBook {
   private readonly waiters = new Set<{
     pred: (e: ClusterEvent) => boolean;
     resolve: (e: ClusterEvent) => void;
+    reject: (err: Error) => void;
   }>();
 
   /** Takes one line of a node's output; lines that are not events are ignored. */
@@ -48,6 +49,10 @@ export class EventBook {
           clearTimeout(timer);
           resolve(e);
         },
+        reject: (err: Error) => {
+          clearTimeout(timer);
+          reject(err);
+        },
       };
       const timer = setTimeout(() => {
         this.waiters.delete(w);
@@ -57,8 +62,10 @@ export class EventBook {
     });
   }
 
-  /** Forget every waiter (their timers still reject them). */
+  /** Ends every wait at once (rejected: the members are gone), so no timer outlives the run. */
   clearWaiters(): void {
+    const all = [...this.waiters];
     this.waiters.clear();
+    for (const w of all) w.reject(new Error('the members were stopped'));
   }
 }

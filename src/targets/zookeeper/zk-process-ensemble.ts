@@ -268,6 +268,8 @@ function jvmCommand(
       '--',
       install.java,
       ...JVM_HEAP,
+      // POLE_BENCH_ZK_JVM_ARGS: further JVM options (GC, heap), space-separated, after ours.
+      ...(process.env.POLE_BENCH_ZK_JVM_ARGS?.split(/\s+/).filter(Boolean) ?? []),
       '-Duser.timezone=UTC',
       `-Dlog4j.configuration=file:${log4j}`,
       '-Dzookeeper.jmx.log4j.disable=true',

@@ -1,0 +1,152 @@
+// A real ZooKeeper 3.8 ensemble (Debian's package, three QuorumPeerMain JVMs on loopback) started
+// by the zookeeper target, driven by the harness's own client: every request it speaks, pipelining,
+// watches and ephemeral nodes, a leader kill seen through ZooKeeper's own log lines, and nothing
+// left running after stop().
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { parseTopology } from '../../src/topology/topology.js';
+import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
+import type { ProcessMembers } from '../../src/targets/target.js';
+import { ZkClient, ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
+import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
+import { compareZxid } from '../../src/node/core/zxid.js';
+
+const TOPOLOGY = parseTopology(
+  'zk-lan-3.yaml',
+  [
+    'datacenters: [{ name: lan, nodes: [p1, p2, p3] }]',
+    'cluster: { initialLeader: p3, timers: { tickMs: 100, syncLimit: 5, initLimit: 10 } }',
+    'workload: { rate: 100 }',
+    'scenario: { duration: 10s }',
+  ].join('\n'),
+);
+
+let members: ProcessMembers;
+let pids: number[] = [];
+
+before(async () => {
+  members = await zookeeperTarget.startProcesses({ topology: TOPOLOGY, seed: 1, fsync: true });
+  pids = ['p1', 'p2', 'p3'].map((id) => members.pid(id) as number);
+});
+
+after(async () => {
+  await members?.stop();
+});
+
+const connectTo = (id: string, o: { onWatch?: (e: WatcherEvent) => void } = {}): Promise<ZkClient> => {
+  const a = members.clientAddress(id);
+  return ZkClient.connect(a.host, a.port, { sessionTimeoutMs: 2_000, requestTimeoutMs: 10_000, ...o });
+};
+
+test('the initial leader leads: it started first with a quorum of lower sids', async () => {
+  const serving = await members.waitFor((e) => e.ev === 'serving', 30_000);
+  assert.equal(serving.node, 'p3');
+  assert.equal(serving.epoch, 1);
+  const following = await members.waitFor((e) => e.ev === 'following' && e.node === 'p1', 30_000);
+  assert.equal(following.leader, 'p3');
+});
+
+test('create, getData, setData, exists, getChildren, sync and delete on a real server', async () => {
+  const zk = await connectTo('p1');
+  try {
+    const created = await zk.create('/t', Buffer.from('v0'));
+    assert.equal(created.value, '/t');
+    await assert.rejects(zk.create('/t', Buffer.from('again')), (e: ZkError) => e.code === 'NODEEXISTS');
+    const set = await zk.setData('/t', Buffer.from('v1'));
+    assert.equal(set.value.version, 1);
+    assert.ok(compareZxid(set.zxid, created.zxid) > 0);
+    assert.deepEqual(set.value.mzxid, set.zxid);
+    await assert.rejects(zk.setData('/t', Buffer.from('x'), 0), (e: ZkError) => e.code === 'BADVERSION');
+    await zk.create('/t/a', Buffer.alloc(0));
+    await zk.create('/t/b', Buffer.alloc(0));
+    assert.deepEqual((await zk.getChildren('/t')).sort(), ['a', 'b']);
+    // Another server sees the write after a sync.
+    const other = await connectTo('p2');
+    try {
+      await other.sync('/t');
+      const got = await other.getData('/t');
+      assert.equal(got.data.toString(), 'v1');
+      assert.equal(got.stat.version, 1);
+    } finally {
+      await other.close();
+    }
+    await zk.delete('/t/a');
+    assert.equal(await zk.exists('/t/a'), undefined);
+    await assert.rejects(zk.getData('/nope'), (e: ZkError) => e.code === 'NONODE');
+  } finally {
+    await zk.close();
+  }
+});
+
+test('pipelining: a thousand setData in flight at once, answered in order', async () => {
+  const zk = await connectTo('p2');
+  try {
+    await zk.create('/pipe', Buffer.alloc(0));
+    const data = Buffer.alloc(1024, 1);
+    const replies = Array.from({ length: 1000 }, () => zk.setData('/pipe', data));
+    // All of them were sent before any reply could come back.
+    assert.equal(zk.inFlight, 1000);
+    const done = await Promise.all(replies);
+    for (let i = 1; i < done.length; i++) {
+      assert.ok(compareZxid(done[i]!.zxid, done[i - 1]!.zxid) > 0, `reply ${i} out of order`);
+      assert.equal(done[i]!.value.version, i + 1);
+    }
+  } finally {
+    await zk.close();
+  }
+});
+
+test('an ephemeral sequential node goes with its session, and a watch says so', async () => {
+  const watched: WatcherEvent[] = [];
+  const watcher = await connectTo('p1', { onWatch: (e) => watched.push(e) });
+  const owner = await connectTo('p2');
+  try {
+    await watcher.create('/election', Buffer.alloc(0));
+    const mine = await owner.create('/election/n-', Buffer.from('owner'), 'ephemeralSequential');
+    assert.match(mine.value, /^\/election\/n-\d{10}$/);
+    assert.ok(await watcher.exists(mine.value, true));
+    await owner.close();
+    const deadline = Date.now() + 10_000;
+    while (watched.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(watched[0], { type: 2, state: 3, path: mine.value }); // NodeDeleted, SyncConnected
+    assert.equal(await watcher.exists(mine.value), undefined);
+  } finally {
+    await watcher.close();
+    await owner.close();
+  }
+});
+
+test('a killed leader: followers see it in the log, elect another, and serve writes again', async () => {
+  const zk = await connectTo('p1');
+  const since = members.events.length;
+  await members.kill('p3');
+  const detected = await members.waitFor((e) => e.ev === 'leader-lost', 10_000, since);
+  const elected = await members.waitFor((e) => e.ev === 'elected' && e.node === e.leader, 15_000, since);
+  const serving = await members.waitFor((e) => e.ev === 'serving', 15_000, since);
+  assert.ok(elected.node === 'p1' || elected.node === 'p2');
+  assert.equal(serving.node, elected.node);
+  assert.ok((serving.epoch as number) >= 2);
+  assert.ok(detected.t <= elected.t && elected.t <= serving.t);
+  // The session on p1 went when p1 stopped serving to elect; a new one writes.
+  await assert.rejects(zk.setData('/pipe', Buffer.from('x')));
+  const again = await connectTo(elected.node === 'p1' ? 'p2' : 'p1');
+  try {
+    const r = await again.setData('/pipe', Buffer.from('after'));
+    assert.equal(r.zxid.epoch, serving.epoch);
+  } finally {
+    await again.close();
+  }
+});
+
+test('stop() ends every JVM of the ensemble', async () => {
+  await members.stop();
+  for (const pid of pids) {
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
+    assert.equal(alive, false, `pid ${pid} still runs`);
+  }
+});
