@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import { parseTopology } from '../../src/topology/topology.js';
 import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
 import type { ProcessMembers } from '../../src/targets/target.js';
-import { ZkClient, ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
+import type { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
+import { ZkClient } from '../../src/targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
 import { compareZxid } from '../../src/node/core/zxid.js';
 
