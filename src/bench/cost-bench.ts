@@ -9,9 +9,13 @@ import { runScenario } from '../run/run-scenario.js';
 import { chooseShaping } from '../runtime/choose-runtime.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import { spread, type MinMedianMax } from '../util/spread.js';
+import { targetNamed } from '../targets/registry.js';
+import type { TargetName } from '../targets/target.js';
 
 export interface CostBenchOptions {
   readonly topologyFile: string;
+  /** The system under test (default: the topology's). */
+  readonly target?: TargetName;
   readonly rate?: number;
   /** e.g. "30s". */
   readonly duration: string;
@@ -30,13 +34,16 @@ export interface CostRun {
   readonly processes: Readonly<
     Record<string, { readonly usPerWrite: number | null; readonly pctOfCore: number }>
   >;
-  /** Mean latency per data center, ms (the whole load after the warm-up). */
+  /** Mean, median and 99th percentile latency per data center, ms (the whole load after the warm-up). */
   readonly meanMs: Readonly<Record<string, number | null>>;
+  readonly p50Ms: Readonly<Record<string, number | null>>;
+  readonly p99Ms: Readonly<Record<string, number | null>>;
   readonly errors: readonly string[];
 }
 
 export interface CostBenchResult {
   readonly topology: string;
+  readonly target: TargetName;
   readonly rate: number;
   readonly duration: string;
   readonly leader: string | null;
@@ -62,6 +69,7 @@ function perProcess(cpu: CpuReport): CostRun['processes'] {
 
 export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult> {
   const topology = loadTopologyForRun(o.topologyFile, {
+    ...(o.target !== undefined ? { target: o.target } : {}),
     duration: o.duration,
     noFaults: true,
     ...(o.rate !== undefined ? { rate: o.rate } : {}),
@@ -74,12 +82,18 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
   let leader: string | null = null;
   for (let i = 0; i < o.runs; i++) {
     const seed = o.seed + i;
-    const runtime = new ProcessRuntime(topology, { shaping, seed });
+    const runtime = new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
     try {
       const { result } = await runScenario({ topology, runtime, seed, thresholds: [], version: o.version });
       leader = result.leaders.initial ?? leader;
       const meanMs: Record<string, number | null> = {};
-      for (const [dc, w] of Object.entries(result.latency)) meanMs[dc] = w.before?.mean ?? null;
+      const p50Ms: Record<string, number | null> = {};
+      const p99Ms: Record<string, number | null> = {};
+      for (const [dc, w] of Object.entries(result.latency)) {
+        meanMs[dc] = w.before?.mean ?? null;
+        p50Ms[dc] = w.before?.p50 ?? null;
+        p99Ms[dc] = w.before?.p99 ?? null;
+      }
       const run: CostRun = {
         seed,
         ackedWrites: result.cpu.ackedWrites,
@@ -87,6 +101,8 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
         machineBusyPct: result.cpu.machineBusyPct,
         processes: perProcess(result.cpu),
         meanMs,
+        p50Ms,
+        p99Ms,
         errors: result.errors,
       };
       runs.push(run);
@@ -110,6 +126,7 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
   const busy = runs.map((r) => r.machineBusyPct).filter((x): x is number => x !== null);
   return {
     topology: topology.name,
+    target: topology.target,
     rate: topology.workload.rate,
     duration: o.duration,
     leader,

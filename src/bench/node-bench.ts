@@ -1,7 +1,8 @@
-// `pole-bench bench node`: the node's own speed on this machine. Starts N real node processes on
-// loopback; measures acknowledged-write throughput and latency with many writes in flight; then
-// SIGKILLs the serving leader K times (restarting it after each recovery) and times each failover
-// from the node events; finally reads every path back from every live node to count lost writes.
+// `pole-bench bench node`: a target's own speed on this machine. Starts N real members on loopback
+// (POLE nodes, or ZooKeeper servers with --target zookeeper, the same measurement side by side);
+// measures acknowledged-write throughput and latency with many writes in flight; then SIGKILLs
+// the serving leader K times (restarting it after each recovery) and times each failover from
+// the members' events; finally reads every write back from every live member to count lost ones.
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,11 +11,16 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import { ProcessCluster, type ClusterEvent } from '../runtime/process/process-cluster.js';
-import { checkAckedWrites } from '../run/checker.js';
+import { ProcessCluster, wallNow, type ClusterEvent } from '../runtime/process/process-cluster.js';
+import { parseTopology } from '../topology/topology.js';
+import { poleMembers } from '../targets/pole/pole-target.js';
+import { targetNamed } from '../targets/registry.js';
+import type { ProcessMembers, Target, TargetName } from '../targets/target.js';
 import { spread } from '../util/spread.js';
 
 export interface NodeBenchOptions {
+  /** The system under test (default pole). */
+  readonly target?: TargetName;
   readonly nodes: number;
   /** Seconds of the throughput phase. */
   readonly durationS: number;
@@ -50,13 +56,17 @@ export interface Spread {
 }
 
 export interface NodeBenchResult {
+  readonly target: TargetName;
   readonly throughput: { readonly writesPerSec: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly failover: {
     readonly kills: number;
     readonly detectMs: Spread;
     readonly electedMs: Spread;
     readonly servingMs: Spread;
-    readonly firstCommitMs: Spread;
+    /** The leader's own first-commit event (the POLE node has one; ZooKeeper logs none). */
+    readonly firstCommitMs: Spread | null;
+    /** The first write of the new epoch acknowledged to a client: the same measure for every target. */
+    readonly firstAckMs: Spread;
   };
   readonly lostWrites: number;
   readonly details: {
@@ -74,7 +84,8 @@ export interface NodeBenchResult {
       detectMs: number;
       electedMs: number;
       servingMs: number;
-      firstCommitMs: number;
+      firstCommitMs: number | null;
+      firstAckMs: number;
     }>;
   };
 }
@@ -90,9 +101,36 @@ class AckBook {
   }
 }
 
+/** The members under test and what the bench needs of them. */
+interface BenchCluster {
+  readonly target: Target;
+  readonly ids: NodeId[];
+  readonly members: ProcessMembers;
+}
+
+/** N members in one data center, no delay: POLE nodes by their own cluster, ZooKeeper by its target. */
+async function startBenchCluster(o: NodeBenchOptions): Promise<BenchCluster> {
+  const target = targetNamed(o.target ?? 'pole');
+  const ids = Array.from({ length: o.nodes }, (_, i) => `p${i + 1}`);
+  if (target.name === 'pole') {
+    const cluster = await ProcessCluster.start({ nodes: o.nodes, fsync: o.fsync, timers: o.timers });
+    return { target, ids, members: poleMembers(cluster) };
+  }
+  const t = o.timers;
+  const topology = parseTopology(
+    'bench-lan.yaml',
+    [
+      `datacenters: [{ name: lan, nodes: [${ids.join(', ')}] }]`,
+      `cluster: { timers: { tickMs: ${t.tickMs}, syncLimit: ${t.syncLimit}, initLimit: ${t.initLimit} } }`,
+      'scenario: { duration: 10s }',
+    ].join('\n'),
+  );
+  return { target, ids, members: await target.startProcesses({ topology, seed: 1, fsync: o.fsync }) };
+}
+
 export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult> {
   const log = o.log ?? (() => undefined);
-  const cluster = await ProcessCluster.start({ nodes: o.nodes, fsync: o.fsync, timers: o.timers });
+  const cluster = await startBenchCluster(o);
   const book = new AckBook();
   try {
     await waitAllServing(cluster, 0, 20_000);
@@ -104,14 +142,17 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
     const failovers = await failoverPhase(cluster, o, book, log);
     const lostWrites = await countLost(cluster, book);
     const spread = (f: (x: (typeof failovers)[number]) => number): Spread => summarize(failovers.map(f));
+    const commits = failovers.map((f) => f.firstCommitMs).filter((x): x is number => x !== null);
     return {
+      target: cluster.target.name,
       throughput,
       failover: {
         kills: failovers.length,
         detectMs: spread((f) => f.detectMs),
         electedMs: spread((f) => f.electedMs),
         servingMs: spread((f) => f.servingMs),
-        firstCommitMs: spread((f) => f.firstCommitMs),
+        firstCommitMs: commits.length === failovers.length && commits.length > 0 ? summarize(commits) : null,
+        firstAckMs: spread((f) => f.firstAckMs),
       },
       lostWrites,
       details: {
@@ -129,37 +170,58 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
   } catch (err) {
     // Keep the evidence: every node event of the failed run, for diagnosis.
     const file = join(tmpdir(), `pole-bench-node-bench-failure-${Date.now()}.jsonl`);
-    await writeFile(file, cluster.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    await writeFile(file, cluster.members.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
     throw new Error(`${(err as Error).message} (node events of this run: ${file})`);
   } finally {
-    await cluster.stop();
+    await cluster.members.stop();
   }
 }
 
-async function waitAllServing(cluster: ProcessCluster, since: number, timeoutMs: number): Promise<void> {
-  const leader = await cluster.waitForServingLeader(timeoutMs, since);
+/** The leader serving now: the latest leader's `serving` event (no `leader` field) of a running member. */
+async function servingLeader(
+  c: BenchCluster,
+  timeoutMs: number,
+  since: number,
+): Promise<{ leader: NodeId; epoch: number | undefined; event: ClusterEvent }> {
+  const m = c.members;
+  const e = await m.waitFor(
+    (x) => x.ev === 'serving' && x.leader === undefined && m.isRunning(x.node),
+    timeoutMs,
+    since,
+  );
+  return { leader: e.node, epoch: e.epoch as number | undefined, event: e };
+}
+
+/** A follower serves its leader (POLE: the same epoch; ZooKeeper logs the leader's name instead). */
+function followerServes(
+  e: ClusterEvent,
+  id: NodeId,
+  leader: { leader: NodeId; epoch: number | undefined },
+): boolean {
+  if (e.node !== id || e.ev !== 'serving') return false;
+  return e.epoch !== undefined ? e.epoch === leader.epoch : e.leader === leader.leader;
+}
+
+async function waitAllServing(c: BenchCluster, since: number, timeoutMs: number): Promise<void> {
+  const leader = await servingLeader(c, timeoutMs, since);
   await Promise.all(
-    cluster.ids
-      .filter((id) => id !== leader.leader && cluster.isRunning(id))
-      .map((id) =>
-        cluster.waitFor(
-          (e) => e.node === id && e.ev === 'serving' && e.epoch === leader.epoch,
-          timeoutMs,
-          since,
-        ),
-      ),
+    c.ids
+      .filter((id) => id !== leader.leader && c.members.isRunning(id))
+      .map((id) => c.members.waitFor((e) => followerServes(e, id, leader), timeoutMs, since)),
   );
 }
 
 async function throughputPhase(
-  cluster: ProcessCluster,
+  c: BenchCluster,
   o: NodeBenchOptions,
   book: AckBook,
 ): Promise<NodeBenchResult['throughput']> {
-  const endpoints = cluster.ids.flatMap((id) =>
-    Array.from({ length: o.connectionsPerNode }, () => cluster.clientAddress(id)),
+  const endpoints = c.ids.flatMap((id) =>
+    Array.from({ length: o.connectionsPerNode }, () => c.members.clientAddress(id)),
   );
-  const pool = new EndpointPool(endpoints);
+  // One directory per connection; each lane of it writes 64 paths over and over.
+  for (const [conn, ep] of endpoints.entries()) await c.target.prepareWrites(ep, `/bench/${conn}`);
+  const pool = new EndpointPool(endpoints, 5_000, undefined, c.target.connect);
   const hist = hdr.build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 120_000_000,
@@ -173,7 +235,7 @@ async function throughputPhase(
     const data = randomBytes(o.size);
     const clientId = `bench-${conn}-${lane}`;
     for (let seq = 1; Date.now() < end; seq++) {
-      const path = `/bench/${conn}/${lane}/${seq % 64}`;
+      const path = `/bench/${conn}/${lane * 64 + (seq % 64)}`;
       const start = performance.now();
       const r = await writeWithRetry(
         pool,
@@ -209,23 +271,31 @@ async function throughputPhase(
   return result;
 }
 
+type Failover = NodeBenchResult['details']['failovers'][number];
+
 async function failoverPhase(
-  cluster: ProcessCluster,
+  c: BenchCluster,
   o: NodeBenchOptions,
   book: AckBook,
   log: (l: string) => void,
-): Promise<NodeBenchResult['details']['failovers'] extends ReadonlyArray<infer F> ? F[] : never> {
-  const out: NodeBenchResult['details']['failovers'] extends ReadonlyArray<infer F> ? F[] : never = [];
-  // A steady trickle of writes from every node, so the first commit of each new epoch is real traffic.
+): Promise<Failover[]> {
+  const out: Failover[] = [];
+  const m = c.members;
+  await c.target.prepareWrites(m.clientAddress(c.ids[0]!), '/failover');
+  // A steady trickle of writes from every member, so the first commit of each new epoch is real
+  // traffic; the first acknowledgement of each epoch is noted as it comes.
   const pool = new EndpointPool(
-    cluster.ids.map((id) => cluster.clientAddress(id)),
+    c.ids.map((id) => m.clientAddress(id)),
     2_000,
+    undefined,
+    c.target.connect,
   );
+  const firstAck = new Map<number, number>();
   let stop = false;
   const trickle = async (lane: number): Promise<void> => {
     const data = randomBytes(o.size);
     for (let seq = 1; !stop; seq++) {
-      const path = `/failover/${lane}/${seq % 64}`;
+      const path = `/failover/${lane * 64 + (seq % 64)}`;
       try {
         const r = await writeWithRetry(
           pool,
@@ -236,6 +306,7 @@ async function failoverPhase(
           Date.now() + 10_000,
           2,
         );
+        if (!firstAck.has(r.zxid.epoch)) firstAck.set(r.zxid.epoch, wallNow());
         book.record(path, r.zxid);
       } catch {
         // Unacknowledged: not counted, nothing to check.
@@ -243,50 +314,52 @@ async function failoverPhase(
       await new Promise((r) => setTimeout(r, 2));
     }
   };
-  const lanes = Array.from({ length: cluster.ids.length * 2 }, (_, i) => trickle(i));
+  const lanes = Array.from({ length: c.ids.length * 2 }, (_, i) => trickle(i));
   try {
     for (let k = 0; k < o.kills; k++) {
       const current = await labelled(
         `kill ${k + 1}: a serving leader`,
-        cluster.waitForServingLeader(10_000, lastServingIndex(cluster)),
+        servingLeader(c, 10_000, lastServingIndex(c)),
       );
       await new Promise((r) => setTimeout(r, 300));
-      const mark = cluster.events.length;
-      const killedAt = await cluster.kill(current.leader);
+      const mark = m.events.length;
+      const killedAt = await m.kill(current.leader);
       const next = await labelled(
         `kill ${k + 1}: a new serving leader after killing ${current.leader}`,
-        cluster.waitForServingLeader(10_000, mark),
+        servingLeader(c, 10_000, mark),
       );
       const leader = next.leader;
-      const first = await cluster.waitFor(
-        (e) => e.node === leader && e.ev === 'first-commit' && e.epoch === next.epoch,
-        10_000,
-        mark,
-      );
-      const after = cluster.events.slice(mark);
+      const epoch = next.epoch;
+      if (epoch === undefined) throw new Error(`kill ${k + 1}: ${leader} serves with no epoch`);
+      const deadline = Date.now() + 10_000;
+      while (!firstAck.has(epoch) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      const ackAt = firstAck.get(epoch);
+      if (ackAt === undefined)
+        throw new Error(`kill ${k + 1}: no write of epoch ${epoch} acknowledged in 10 s`);
+      const after = m.events.slice(mark);
+      const commit = after.find((e) => e.node === leader && e.ev === 'first-commit' && e.epoch === epoch);
       const detect = after.find((e) => e.ev === 'leader-lost');
-      const elected = findLast(
-        after,
-        (e) => e.node === leader && e.ev === 'elected' && e.leader === leader && e.epoch === next.epoch,
-      );
+      const elected = findLast(after, (e) => e.node === leader && e.ev === 'elected' && e.leader === leader);
       if (!detect || !elected) throw new Error('failover events missing (leader-lost / elected)');
-      const f = {
+      const f: Failover = {
         killed: current.leader,
         elected: leader,
         detectMs: round(detect.t - killedAt, 2),
         electedMs: round(elected.t - killedAt, 2),
         servingMs: round(next.event.t - killedAt, 2),
-        firstCommitMs: round(first.t - killedAt, 2),
+        firstCommitMs: commit ? round(commit.t - killedAt, 2) : null,
+        firstAckMs: round(ackAt - killedAt, 2),
       };
       out.push(f);
       log(
-        `kill ${k + 1}: ${f.killed} → ${f.elected}: detect ${f.detectMs} ms, elected ${f.electedMs} ms, serving ${f.servingMs} ms, first commit ${f.firstCommitMs} ms`,
+        `kill ${k + 1}: ${f.killed} → ${f.elected}: detect ${f.detectMs} ms, elected ${f.electedMs} ms, serving ${f.servingMs} ms, ` +
+          `first commit ${f.firstCommitMs ?? '-'} ms, first ack ${f.firstAckMs} ms`,
       );
-      const restartMark = cluster.events.length;
-      await cluster.startNode(current.leader);
+      const restartMark = m.events.length;
+      await m.restart(current.leader);
       await labelled(
         `kill ${k + 1}: ${current.leader} serving again after its restart`,
-        cluster.waitFor((e) => e.node === current.leader && e.ev === 'serving', 20_000, restartMark),
+        m.waitFor((e) => e.node === current.leader && e.ev === 'serving', 20_000, restartMark),
       );
     }
   } finally {
@@ -297,22 +370,23 @@ async function failoverPhase(
   return out;
 }
 
-function lastServingIndex(cluster: ProcessCluster): number {
-  for (let i = cluster.events.length - 1; i >= 0; i--) {
-    const e = cluster.events[i]!;
-    if (e.ev === 'serving' && e.leader === undefined && cluster.isRunning(e.node)) return i;
+function lastServingIndex(c: BenchCluster): number {
+  const ev = c.members.events;
+  for (let i = ev.length - 1; i >= 0; i--) {
+    const e = ev[i]!;
+    if (e.ev === 'serving' && e.leader === undefined && c.members.isRunning(e.node)) return i;
   }
   return 0;
 }
 
-/** Every path's last acknowledged write must be on every live node (the run's checker). */
-async function countLost(cluster: ProcessCluster, book: AckBook): Promise<number> {
-  const leader = await cluster.waitForServingLeader(10_000, lastServingIndex(cluster));
-  const { lost } = await checkAckedWrites({
-    leader: cluster.clientAddress(leader.leader),
-    nodes: cluster.ids
-      .filter((x) => cluster.isRunning(x))
-      .map((id) => ({ id, address: cluster.clientAddress(id) })),
+/** Every acknowledged write must be on every live member (the target's own final read). */
+async function countLost(c: BenchCluster, book: AckBook): Promise<number> {
+  const leader = await servingLeader(c, 10_000, lastServingIndex(c));
+  const { lost } = await c.target.checkAckedWrites({
+    leader: c.members.clientAddress(leader.leader),
+    nodes: c.ids
+      .filter((x) => c.members.isRunning(x))
+      .map((id) => ({ id, address: c.members.clientAddress(id) })),
     acked: [...book.last].map(([path, zxid]) => ({ path, zxid })),
     runId: `bench-node-${Date.now()}`,
   });

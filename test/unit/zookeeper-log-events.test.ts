@@ -32,6 +32,7 @@ test('a member that follows p5, loses it, and is elected itself', () => {
     'phase {"role":"following","phase":"synchronization"}',
     'phase {"role":"following","phase":"synchronization"}',
     'phase {"role":"following","phase":"broadcast"}',
+    'serving {"leader":"p5"}',
     'log-error {"message":"Severe unrecoverable error, from thread : FollowerRequestProcessor:3"}',
     'leader-lost {"reason":"zk:exception when following the leader"}',
     'election-started {"reason":"zk:following→looking"}',

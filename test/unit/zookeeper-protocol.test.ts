@@ -136,7 +136,8 @@ test('error codes by name; the retry logic sees connection trouble as DISCONNECT
   assert.equal(failureCode(new Error('ECONNREFUSED')), 'CONNECT');
 });
 
-test('a logical path maps to its slot by request id', () => {
-  assert.equal(slotOf('/pb/east/1234', 1234), '/pb/east/s234');
-  assert.equal(slotOf('/pb/floor/7', 7), '/pb/floor/s7');
+test('a logical path maps to its slot by its last number', () => {
+  assert.equal(slotOf('/pb/east/1234'), '/pb/east/s234');
+  assert.equal(slotOf('/pb/floor/7'), '/pb/floor/s7');
+  assert.throws(() => slotOf('/pb/east/x'), /not a load path/);
 });

@@ -1,6 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { runCostBench, type CostBenchResult } from '../../bench/cost-bench.js';
 import { InputError } from '../../util/input-error.js';
+import { TARGET_NAMES } from '../../targets/target.js';
 
 export default class BenchCost extends Command {
   static override description =
@@ -18,6 +19,9 @@ export default class BenchCost extends Command {
   };
 
   static override flags = {
+    target: Flags.option({ options: TARGET_NAMES })({
+      description: "the system under test (default: the topology's `target:`, else pole)",
+    }),
     rate: Flags.integer({ description: "writes per second (default: the topology's)", min: 1 }),
     duration: Flags.string({ description: 'length of each run, e.g. 30s', default: '30s' }),
     runs: Flags.integer({ description: 'runs, one after another', default: 3, min: 1 }),
@@ -38,6 +42,7 @@ export default class BenchCost extends Command {
         seed: flags.seed,
         version: this.config.version,
         log: say,
+        ...(flags.target !== undefined ? { target: flags.target } : {}),
         ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
       });
     } catch (err) {
@@ -45,12 +50,20 @@ export default class BenchCost extends Command {
       throw err;
     }
     say(
-      `\n${result.topology}, ${result.rate} writes/s, ${result.runs.length} × ${result.duration}, leader ${result.leader ?? '?'}: ` +
+      `\n${result.topology} on ${result.target}, ${result.rate} writes/s, ${result.runs.length} × ${result.duration}, leader ${result.leader ?? '?'}: ` +
         `machine ${fmt(result.machineBusyPct?.median)} % busy (${fmt(result.machineBusyPct?.min)}-${fmt(result.machineBusyPct?.max)})`,
     );
     say('µs of CPU per acknowledged write, median (min-max) over the runs:');
     for (const [label, s] of Object.entries(result.summary))
       say(`  ${label.padEnd(24)} ${fmt(s.median).padStart(6)}  (${fmt(s.min)}-${fmt(s.max)})`);
+    say('latency per data center after the warm-up, ms (mean / p50 / p99), run by run:');
+    for (const r of result.runs)
+      say(
+        `  seed ${r.seed}: ` +
+          Object.keys(r.meanMs)
+            .map((dc) => `${dc} ${ms(r.meanMs[dc])} / ${ms(r.p50Ms[dc])} / ${ms(r.p99Ms[dc])}`)
+            .join(', '),
+      );
     const failed = result.runs.filter((r) => r.errors.length > 0 || r.failedWrites > 0);
     if (failed.length > 0) {
       for (const r of failed)
@@ -59,6 +72,10 @@ export default class BenchCost extends Command {
     }
     return result;
   }
+}
+
+function ms(x: number | null | undefined): string {
+  return x === null || x === undefined ? '?' : x.toFixed(2);
 }
 
 function fmt(x: number | undefined): string {

@@ -1,3 +1,4 @@
+import { TARGET_NAMES } from '../../targets/target.js';
 import { Command, Flags } from '@oclif/core';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
@@ -14,6 +15,9 @@ export default class BenchNode extends Command {
   ];
 
   static override flags = {
+    target: Flags.option({ options: TARGET_NAMES, default: 'pole' as const })({
+      description: 'the system under test: our node, or stock ZooKeeper 3.8 with the same tick',
+    }),
     nodes: Flags.integer({ description: 'number of node processes', default: 5, min: 3 }),
     duration: durationFlag({
       description: 'length of the throughput phase (after 1 s of warm-up), e.g. 10s',
@@ -44,6 +48,7 @@ export default class BenchNode extends Command {
   async run(): Promise<NodeBenchResult> {
     const { flags } = await this.parse(BenchNode);
     const result = await runNodeBench({
+      target: flags.target,
       nodes: flags.nodes,
       durationS: flags.duration / 1000,
       kills: flags.kills,
@@ -63,7 +68,7 @@ export default class BenchNode extends Command {
     });
     if (!this.jsonEnabled()) {
       this.log(
-        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}`,
+        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}`,
       );
       this.log(
         `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
@@ -73,6 +78,6 @@ export default class BenchNode extends Command {
   }
 }
 
-function fmt(s: { median: number; max: number }): string {
-  return `${s.median}/${s.max}`;
+function fmt(s: { median: number; max: number } | null): string {
+  return s === null ? '-' : `${s.median}/${s.max}`;
 }

@@ -45,6 +45,11 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
         }
       : {}),
   });
+  return poleMembers(cluster);
+}
+
+/** A cluster of POLE node processes as a target's members. */
+export function poleMembers(cluster: ProcessCluster): ProcessMembers {
   return {
     get events() {
       return cluster.events;

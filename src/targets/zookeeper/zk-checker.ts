@@ -22,8 +22,7 @@ export async function checkZkAckedWrites(opts: {
 }): Promise<CheckResult> {
   const slots = new Map<string, SlotExpectation>();
   for (const w of opts.acked) {
-    const seq = Number(w.path.slice(w.path.lastIndexOf('/') + 1));
-    const slot = slotOf(w.path, seq);
+    const slot = slotOf(w.path);
     const s = slots.get(slot);
     if (!s) slots.set(slot, { zxid: w.zxid, count: 1 });
     else {

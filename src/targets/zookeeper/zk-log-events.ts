@@ -12,6 +12,8 @@
 //   "Successfully connected to leader, using address: h/ip:p" → following {leader}
 //   "Have quorum of supporters, sids: [[…]]; … zxid: 0xE00000000" → quorum {epoch, sids}
 //   "Peer state changed: leading - broadcast"    → serving {epoch} (the leader serves writes)
+//   "Peer state changed: following - broadcast"  → serving {leader} (a follower serves; its epoch
+//                                                   is not in its log, its leader's name is)
 //   "Peer state changed: X - Y"                  → phase {role, phase}
 //   any ERROR line                               → log-error {message}
 import type { ClusterEvent } from '../../runtime/event-book.js';
@@ -47,6 +49,7 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
   let role: string | undefined;
   let epoch: number | undefined;
   let startedOnce = false;
+  let following: string | undefined;
   return (text) => {
     const l = parseZkLogLine(text);
     if (!l) return [];
@@ -82,6 +85,8 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
       out.push(ev('phase', { role: m[1], phase: m[2] }));
       if (m[1] === 'leading' && m[2] === 'broadcast')
         out.push(ev('serving', epoch !== undefined ? { epoch } : {}));
+      if (m[1] === 'following' && m[2] === 'broadcast')
+        out.push(ev('serving', { leader: following ?? 'unknown' }));
     } else if ((m = /^(LEADING|FOLLOWING) - LEADER ELECTION TOOK - (\d+) MS/.exec(msg))) {
       const tookMs = Number(m[2]);
       out.push(
@@ -89,6 +94,7 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
       );
     } else if ((m = /^Successfully connected to leader, using address: \S*\/([^/\s]+:\d+)/.exec(msg))) {
       const leader = o.memberAtQuorumAddress(m[1]!);
+      following = leader;
       out.push(ev('following', { ...(leader !== undefined ? { leader } : {}), address: m[1] }));
     } else if ((m = /^Have quorum of supporters, sids: \[\[([\d, ]*)\]\].*zxid: 0x([0-9a-f]+)/.exec(msg))) {
       epoch = Number(BigInt(`0x${m[2]}`) >> 32n);

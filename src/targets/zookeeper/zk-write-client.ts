@@ -1,7 +1,7 @@
 // The load's writes on ZooKeeper: `setData` of the write's bytes on znodes created beforehand, as
 // an operator's benchmark of ZooKeeper would do, instead of one new znode per write. A logical
-// path `${dir}/${seq}` (what the agents, the warm-up and the calibration write) maps to the slot
-// `${dir}/s${seq mod ZK_SLOTS}`; prepareZkSlots creates the slots before the first write.
+// path `${dir}/${n}` (what the agents, the warm-up, the calibration and the benches write) maps to
+// the slot `${dir}/s${n mod ZK_SLOTS}`; prepareZkSlots creates the slots before the first write.
 //
 // Errors come out in the retry logic's vocabulary (load/write-client.ts): a lost connection or
 // session is DISCONNECTED (retried on another server), a server-side timeout TIMEOUT, anything
@@ -17,9 +17,12 @@ import { ZkClient, ZkError } from './client/zk-client.js';
 /** Slots per directory: an agent at 500 writes/s comes back to a slot every 2 s. */
 export const ZK_SLOTS = 1000;
 
-export function slotOf(path: string, requestId: number): string {
-  const dir = path.slice(0, path.lastIndexOf('/'));
-  return `${dir}/s${requestId % ZK_SLOTS}`;
+/** The slot of a logical path `${dir}/${n}`: `${dir}/s${n mod ZK_SLOTS}`. */
+export function slotOf(path: string): string {
+  const cut = path.lastIndexOf('/');
+  const n = Number(path.slice(cut + 1));
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a load path (dir/number): ${path}`);
+  return `${path.slice(0, cut)}/s${n % ZK_SLOTS}`;
 }
 
 const AS_DISCONNECTED = new Set([
@@ -51,13 +54,10 @@ const SESSION_TIMEOUT_MS = 10_000;
 class ZkWriteClient implements WriteClient {
   constructor(private readonly zk: ZkClient) {}
 
-  async write(
-    path: string,
-    data: Uint8Array,
-    ids: { requestId: number },
-  ): Promise<{ zxid: { epoch: number; counter: number } }> {
+  /** The ids are the POLE node's deduplication; a setData of the same bytes needs none. */
+  async write(path: string, data: Uint8Array): Promise<{ zxid: { epoch: number; counter: number } }> {
     try {
-      const r = await this.zk.setData(slotOf(path, ids.requestId), data);
+      const r = await this.zk.setData(slotOf(path), data);
       return { zxid: r.zxid };
     } catch (err) {
       throw asWriteFailure(err);
