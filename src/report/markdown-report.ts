@@ -1,6 +1,7 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
 // recovery, latency, timeline, writes, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
+import type { TargetName } from '../targets/target.js';
 import {
   NONE,
   cell,
@@ -17,6 +18,11 @@ import {
 import type { LatencyStats, RunResult } from './result.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
+
+const TARGET_TITLES: Readonly<Record<TargetName, string>> = {
+  pole: 'the POLE node (`pole`)',
+  zookeeper: 'stock Apache ZooKeeper 3.8 (`zookeeper`; recovery phases from its log, see docs/zookeeper.md)',
+};
 
 export const REPORT_SECTIONS = [
   'Set-up',
@@ -87,6 +93,7 @@ function setUp(r: RunResult): string {
     '## Set-up',
     '',
     `- Topology: **${r.topology.name}** (\`${r.topology.file}\`)`,
+    `- System under test: ${TARGET_TITLES[r.target]}`,
     `- Oracle: \`${r.leaders.oracle}\``,
     `- Runtime: ${r.runtime}`,
     `- Shaping: ${r.shaping.mode} (jitter ${r.shaping.jitter}, ${r.shaping.distribution}): ${r.shaping.reason}`,
