@@ -28,6 +28,10 @@ let pids: number[] = [];
 before(async () => {
   members = await zookeeperTarget.startProcesses({ topology: TOPOLOGY, seed: 1, fsync: true });
   pids = ['p1', 'p2', 'p3'].map((id) => members.pid(id) as number);
+  // A server closes client connections until it has synced with its leader: wait for all three.
+  await Promise.all(
+    ['p1', 'p2', 'p3'].map((id) => members.waitFor((e) => e.node === id && e.ev === 'serving', 30_000)),
+  );
 });
 
 after(async () => {

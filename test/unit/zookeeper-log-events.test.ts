@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { parseZkLogLine, zkLogTranslator } from '../../src/targets/zookeeper/zk-log-events.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const LINES = readFileSync(join(ROOT, 'test', 'fixtures', 'zookeeper-3.8-member-log.txt'), 'utf8').split('\n');
+const LINES = readFileSync(join(ROOT, 'test', 'fixtures', 'zookeeper-3.8-member-log.txt'), 'utf8').split(
+  '\n',
+);
 
 test('a member that follows p5, loses it, and is elected itself', () => {
   const translate = zkLogTranslator({
