@@ -15,6 +15,7 @@ import { ProcessCluster, wallNow, type ClusterEvent } from '../runtime/process/p
 import { parseTopology } from '../topology/topology.js';
 import { poleMembers } from '../targets/pole/pole-target.js';
 import { targetNamed } from '../targets/registry.js';
+import { noShaper } from '../shaping/no-shaper.js';
 import type { ProcessMembers, Target, TargetName } from '../targets/target.js';
 import { spread } from '../util/spread.js';
 
@@ -125,7 +126,18 @@ async function startBenchCluster(o: NodeBenchOptions): Promise<BenchCluster> {
       'scenario: { duration: 10s }',
     ].join('\n'),
   );
-  return { target, ids, members: await target.startProcesses({ topology, seed: 1, fsync: o.fsync }) };
+  // One data center: no shaping, every member dialled at its own ports.
+  const shape = noShaper(topology, 'one data center');
+  return {
+    target,
+    ids,
+    members: await target.startProcesses({
+      topology,
+      seed: 1,
+      fsync: o.fsync,
+      shape: (members, plan) => shape.install({ members, plan }),
+    }),
+  };
 }
 
 export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult> {

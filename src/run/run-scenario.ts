@@ -100,7 +100,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     initial = first.node;
     note('initial-leader', { leader: initial });
     progress('measuring links', { leader: initial });
-    links = await rt.measureLinks(20);
+    links = await rt.shaping.measure(20);
     progress('warming up', { leader: initial });
     const target = rt.target;
     await target.prepareWrites(rt.clientAddress(initial), WARMUP_PREFIX);
@@ -154,7 +154,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     // the runtime's nodes and agents, and the machine as a whole.
     sampler = new CpuSampler(
       { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
-      () => rt.shapingCpuMs(),
+      () => rt.shaping.cpuMs(),
     );
     await sampler.start();
     progress('load', { leader: initial });
@@ -277,7 +277,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
  * gives no floor, and says why; so does a calibration that fails (the run itself stands).
  */
 async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: string): Promise<NodeFloor> {
-  if (!(await rt.setWanDelays('zero')))
+  if (!(await rt.shaping.change('zero')))
     return unmeasuredFloor(`the ${rt.shaping.kind} shaping cannot take its delays out during a run`);
   try {
     await rt.target.prepareWrites(rt.clientAddress(leader), FLOOR_PREFIX);
@@ -293,7 +293,7 @@ async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: 
   } catch (err) {
     return unmeasuredFloor(`the calibration failed: ${(err as Error).message}`);
   } finally {
-    await rt.setWanDelays('topology');
+    await rt.shaping.change('topology');
   }
 }
 

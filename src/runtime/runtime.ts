@@ -1,12 +1,13 @@
-// What a run needs from the place its nodes live: local processes today, containers next. A
-// runtime starts the cluster of a topology with its links shaped, reports node events as they
-// happen, carries out faults, measures the links it shaped, and removes everything it made.
+// What a run needs from the place its members live: local processes, or containers. A runtime
+// starts the target's members with the run's shaping between them, reports their events as they
+// happen, carries out faults, starts the load agents, and removes everything it made. It does not
+// know what the members are (targets/) nor how the delays are made (shaping/).
 import type { NodeId } from '../node/core/types.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClusterEvent } from './process/process-cluster.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
-import type { WanDelays } from '../shaping/relay/relay-shaping.js';
+import type { Shaper } from '../shaping/shaper.js';
 import type { Target } from '../targets/target.js';
 
 export type RuntimeName = 'process' | 'docker';
@@ -27,7 +28,8 @@ export interface Runtime {
   readonly name: RuntimeName;
   /** The system under test this runtime runs. */
   readonly target: Target;
-  readonly shaping: ShapingChoice;
+  /** How delay gets between the data centers (installed by start(), closed by teardown()). */
+  readonly shaping: Shaper;
   /** Start every node; resolves once all have announced `started`. */
   start(): Promise<void>;
   /** Every node event so far, in arrival order (with the harness's wall-clock receive time). */
@@ -47,23 +49,10 @@ export interface Runtime {
   /** Starts the load agent of data center `dc`, where this runtime runs agents; resolves once it is ready. */
   spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess>;
   /**
-   * Take the emulated delays between data centers out (`zero`) or put the topology's back, on
-   * every shaped link, open connections included. Resolves false where the shaping cannot change
-   * delays during a run (netem, for now); with no shaping there is nothing to change (true).
-   */
-  setWanDelays(mode: WanDelays): Promise<boolean>;
-  /**
    * The processes to sample for the self-check, by group (nodes, agents), as host pids; empty
-   * where they are not host processes this harness can read (containers, for now).
+   * where they are not host processes this harness can read.
    */
   cpuGroups(): CpuGroups;
-  /**
-   * CPU time the shaping's own threads have used so far, ms (the relay's thread and its clock
-   * thread, inside the harness process); null where the shaping has none (netem, none).
-   */
-  shapingCpuMs(): Promise<number | null>;
-  /** Mean RTT between every ordered pair of data centers, measured through the shaping. */
-  measureLinks(samples: number): Promise<Map<string, Map<string, number>>>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */
   teardown(): Promise<void>;
 }

@@ -7,7 +7,8 @@ import type { NodeId } from '../node/core/types.js';
 import type { ClusterEvent } from '../runtime/event-book.js';
 import type { AckedWrite, CheckResult } from '../run/checker.js';
 import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';
-import type { DialDirection, NodeRelay, RelayedNode } from '../shaping/relay/relay-shaping.js';
+import type { RelayedNode } from '../shaping/relay/relay-shaping.js';
+import type { Dial, ShapePlan } from '../shaping/shaper.js';
 import type { Topology } from '../topology/topology.js';
 
 export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
@@ -30,13 +31,6 @@ export interface ProcessMembers {
   stop(): Promise<void>;
 }
 
-/** How a target wants its members' links relayed (relay-shaping.ts, startNodeRelay). */
-export interface RelayPlan {
-  readonly direction: DialDirection;
-  readonly listenAt?: (from: NodeId, to: NodeId, port: string, target: Endpoint) => Endpoint;
-  readonly retryConnectMs?: number;
-}
-
 export interface ProcessStartOptions {
   readonly topology: Topology;
   readonly seed: number;
@@ -44,10 +38,10 @@ export interface ProcessStartOptions {
   /** The oracle spec overriding the topology's (targets with oracles only). */
   readonly oracle?: string;
   /**
-   * Starts the delay relay once the members' ports are known (absent: no shaping). The target
-   * says which ports its members dial each other on, and in which direction.
+   * Installs the run's shaping once the members' ports are known; the target says which ports its
+   * members dial each other on and how, and dials peers where the result says.
    */
-  readonly relay?: (nodes: readonly RelayedNode[], how: RelayPlan) => Promise<NodeRelay>;
+  readonly shape: (members: readonly RelayedNode[], plan: ShapePlan) => Promise<Dial>;
 }
 
 export interface Target {

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { parseTopology } from '../../src/topology/topology.js';
 import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
 import type { ProcessMembers } from '../../src/targets/target.js';
+import { noShaper } from '../../src/shaping/no-shaper.js';
 import type { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
 import { ZkClient } from '../../src/targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
@@ -26,7 +27,13 @@ let members: ProcessMembers;
 let pids: number[] = [];
 
 before(async () => {
-  members = await zookeeperTarget.startProcesses({ topology: TOPOLOGY, seed: 1, fsync: true });
+  const shaper = noShaper(TOPOLOGY, 'one data center');
+  members = await zookeeperTarget.startProcesses({
+    topology: TOPOLOGY,
+    seed: 1,
+    fsync: true,
+    shape: (m, plan) => shaper.install({ members: m, plan }),
+  });
   pids = ['p1', 'p2', 'p3'].map((id) => members.pid(id) as number);
   // A server closes client connections until it has synced with its leader: wait for all three.
   await Promise.all(

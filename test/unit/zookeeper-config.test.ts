@@ -5,7 +5,13 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadTopology } from '../../src/topology/topology.js';
-import { planZkMembers, startOrder, type ZkSlot } from '../../src/targets/zookeeper/zk-process-ensemble.js';
+import {
+  pairHost,
+  planZkMembers,
+  startOrder,
+  type ZkSlot,
+} from '../../src/targets/zookeeper/zk-process-ensemble.js';
+import type { Dial } from '../../src/shaping/shaper.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const t = loadTopology(join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml'));
@@ -18,12 +24,24 @@ const slots: ZkSlot[] = t.nodes.map((n) => ({
   electionPort: 4000 + n.sid,
 }));
 
+const portOf = (id: string, port = 'peer'): number => {
+  const s = slots.find((x) => x.id === id)!;
+  return port === 'peer' ? s.quorumPort : s.electionPort;
+};
+// What the relay's dial table says for this target: another data center at the pair's own
+// loopback address, the same data center at 127.0.0.1; the member's own port numbers either way.
+const relayed: Dial = (from, to, port = 'peer') => ({
+  host: t.node(from).datacenter === t.node(to).datacenter ? '127.0.0.1' : pairHost(t, from, to),
+  port: portOf(to, port),
+});
+const direct: Dial = (_from, to, port = 'peer') => ({ host: '127.0.0.1', port: portOf(to, port) });
+
 test('zoo.cfg of a member of a 3-DC topology: timers, ports, a static ensemble by host names', () => {
   assert.deepEqual(
     t.nodes.map((n) => `${n.id}:${n.sid}`),
     ['p1:1', 'p2:2', 'p3:3', 'p4:4', 'p5:5'],
   );
-  const plan = planZkMembers(t, slots, { shaped: true, dirOf: (id) => `/data/${id}`, fsync: true });
+  const plan = planZkMembers(t, slots, { dial: relayed, dirOf: (id) => `/data/${id}`, fsync: true });
   const p4 = plan.find((m) => m.id === 'p4')!;
   assert.equal(
     p4.zooCfg,
@@ -73,8 +91,16 @@ test('zoo.cfg of a member of a 3-DC topology: timers, ports, a static ensemble b
   assert.match(plan.find((m) => m.id === 'p1')!.hosts, /^127\.10\.13\.1 pb-m4$/m);
 });
 
+test('a shaping that moves a peer to a port of its own is refused: the server lines name ports', () => {
+  const moved: Dial = (from, to, port) => ({ ...relayed(from, to, port), port: 40_000 });
+  assert.throws(
+    () => planZkMembers(t, slots, { dial: moved, dirOf: (id) => `/d/${id}`, fsync: true }),
+    /moved p1's way to p2 to ports of its own/,
+  );
+});
+
 test('without shaping every member is reached on 127.0.0.1; fsync off says forceSync=no', () => {
-  const plan = planZkMembers(t, slots, { shaped: false, dirOf: (id) => `/d/${id}`, fsync: false });
+  const plan = planZkMembers(t, slots, { dial: direct, dirOf: (id) => `/d/${id}`, fsync: false });
   for (const m of plan) {
     assert.match(m.zooCfg, /^forceSync=no$/m);
     for (const line of m.hosts.trim().split('\n')) assert.match(line, /^127\.0\.0\.1 /, `${m.id}: ${line}`);

@@ -20,14 +20,8 @@ import { cgroupProcsFile, procsIn } from '../../measure/container-procs.js';
 import type { Topology } from '../../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
-import {
-  measureRelayLinks,
-  setWanDelaysOf,
-  startNodeRelay,
-  unmeasuredLinks,
-  type NodeRelay,
-  type WanDelays,
-} from '../../shaping/relay/relay-shaping.js';
+import { createShaper } from '../../shaping/create-shaper.js';
+import type { Shaper } from '../../shaping/shaper.js';
 import type { Address, Runtime, ShapingChoice } from '../runtime.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 
@@ -51,7 +45,7 @@ export interface DockerRuntimeOptions {
   readonly fsync?: boolean;
   readonly docker?: Docker;
   /** Runs every planned tc command in a holder (netem shaping); given by the caller that planned them. */
-  readonly tcPlan?: (addresses: Map<NodeId, string>) => Map<NodeId, string[][]>;
+  readonly tcPlan?: (addresses: ReadonlyMap<NodeId, string>) => Map<NodeId, string[][]>;
 }
 
 interface Slot {
@@ -68,6 +62,7 @@ export class DockerRuntime implements Runtime {
   readonly name = 'docker' as const;
   /** Containers run the POLE node image only, so far. */
   readonly target = poleTarget;
+  readonly shaping: Shaper;
   readonly runId: string;
   private readonly book = new EventBook();
   private readonly docker: Docker;
@@ -79,7 +74,6 @@ export class DockerRuntime implements Runtime {
   }>();
   private network: Docker.Network | undefined;
   private configDir: string | undefined;
-  private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
 
   constructor(
@@ -89,10 +83,10 @@ export class DockerRuntime implements Runtime {
     this.docker = opts.docker ?? new Docker();
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes) this.slots.set(n.id, { id: n.id, running: false });
-  }
-
-  get shaping(): ShapingChoice {
-    return this.opts.shaping;
+    this.shaping = createShaper(opts.shaping, topology, {
+      seed: opts.seed,
+      ...(opts.tcPlan ? { netemPlan: opts.tcPlan } : {}),
+    });
   }
 
   private labels(role: string, node?: NodeId): Record<string, string> {
@@ -161,27 +155,19 @@ export class DockerRuntime implements Runtime {
         await s.holder.start();
       }),
     );
-    let dial = (_from: NodeId, to: NodeId): Address => ({
-      host: addresses.get(to) as string,
-      port: PEER_PORT,
+    // The relay listens on the bridge's gateway, where the nodes reach the host; netem runs its
+    // tc commands in each holder. A POLE node's peer link is dialled by the higher sid.
+    const dial = await this.shaping.install({
+      members: t.nodes.map((n) => ({
+        id: n.id,
+        sid: n.sid,
+        peer: { host: addresses.get(n.id) as string, port: PEER_PORT },
+      })),
+      plan: { direction: 'higher-sid' },
+      listenHost: gateway,
+      addresses,
+      exec: (id, argv) => this.exec(this.slot(id).holder!, argv),
     });
-    if (this.opts.shaping.kind === 'relay') {
-      const r = await startNodeRelay(
-        t,
-        t.nodes.map((n) => ({
-          id: n.id,
-          sid: n.sid,
-          peer: { host: addresses.get(n.id) as string, port: PEER_PORT },
-        })),
-        { seed: this.opts.seed, listenHost: gateway },
-      );
-      this.nodeRelay = r;
-      dial = r.dial;
-    } else if (this.opts.shaping.kind === 'netem' && this.opts.tcPlan) {
-      for (const [id, commands] of this.opts.tcPlan(addresses)) {
-        for (const argv of commands) await this.exec(this.slot(id).holder!, argv);
-      }
-    }
     this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-docker-'));
     const c = t.cluster;
     for (const n of t.nodes) {
@@ -315,10 +301,6 @@ export class DockerRuntime implements Runtime {
     return agent;
   }
 
-  shapingCpuMs(): Promise<number | null> {
-    return this.nodeRelay?.cpuMs() ?? Promise.resolve(null);
-  }
-
   /** Every process in the node and agent containers' cgroups (the host's /proc sees them). */
   cpuGroups(): CpuGroups {
     const of = (file: string | null | undefined, label: string): CpuProcess[] =>
@@ -327,15 +309,6 @@ export class DockerRuntime implements Runtime {
       nodes: () => [...this.slots.values()].flatMap((s) => (s.running ? of(s.procs, s.id) : [])),
       agents: () => [...this.agentProcs].flatMap(([dc, file]) => of(file, dc)),
     };
-  }
-
-  setWanDelays(mode: WanDelays): Promise<boolean> {
-    return setWanDelaysOf(this.opts.shaping, this.nodeRelay, mode);
-  }
-
-  measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
-    if (this.opts.shaping.kind !== 'relay') return Promise.resolve(unmeasuredLinks(this.topology));
-    return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
   }
 
   /** Runs a command in a node's holder (its network namespace: tc, ip); resolves with its stdout. */
@@ -379,7 +352,7 @@ export class DockerRuntime implements Runtime {
     await Promise.allSettled(
       rest.map((c) => this.docker.getContainer(c.Id).remove({ force: true, v: true })),
     );
-    await Promise.allSettled([this.network?.remove(), this.nodeRelay?.relay.close()]);
+    await Promise.allSettled([this.network?.remove(), this.shaping.close()]);
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
 }

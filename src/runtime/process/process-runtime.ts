@@ -7,14 +7,8 @@ import type { NodeId } from '../../node/core/types.js';
 import type { ClusterEvent } from '../event-book.js';
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import type { Topology } from '../../topology/topology.js';
-import {
-  measureRelayLinks,
-  setWanDelaysOf,
-  startNodeRelay,
-  unmeasuredLinks,
-  type NodeRelay,
-  type WanDelays,
-} from '../../shaping/relay/relay-shaping.js';
+import { createShaper } from '../../shaping/create-shaper.js';
+import type { Shaper } from '../../shaping/shaper.js';
 import type { ProcessMembers, Target } from '../../targets/target.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Address, Runtime, ShapingChoice } from '../runtime.js';
@@ -33,8 +27,8 @@ export interface ProcessRuntimeOptions {
 export class ProcessRuntime implements Runtime {
   readonly name = 'process' as const;
   readonly target: Target;
+  readonly shaping: Shaper;
   private members: ProcessMembers | undefined;
-  private nodeRelay: NodeRelay | undefined;
   private tornDown = false;
   private readonly agents: { dc: string; agent: AgentProcess }[] = [];
 
@@ -45,10 +39,7 @@ export class ProcessRuntime implements Runtime {
     if (opts.shaping.kind === 'netem')
       throw new Error('the process runtime cannot apply netem: its members share the host network stack');
     this.target = opts.target ?? poleTarget;
-  }
-
-  get shaping(): ShapingChoice {
-    return this.opts.shaping;
+    this.shaping = createShaper(opts.shaping, topology, { seed: opts.seed });
   }
 
   async start(): Promise<void> {
@@ -58,14 +49,7 @@ export class ProcessRuntime implements Runtime {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.shaping.kind === 'relay'
-        ? {
-            relay: async (nodes, how) => {
-              this.nodeRelay = await startNodeRelay(t, nodes, { seed: this.opts.seed, ...how });
-              return this.nodeRelay;
-            },
-          }
-        : {}),
+      shape: (members, plan) => this.shaping.install({ members, plan }),
     });
   }
 
@@ -117,10 +101,6 @@ export class ProcessRuntime implements Runtime {
     return agent;
   }
 
-  shapingCpuMs(): Promise<number | null> {
-    return this.nodeRelay?.cpuMs() ?? Promise.resolve(null);
-  }
-
   cpuGroups(): CpuGroups {
     const known = (xs: Array<{ pid: number | undefined; label: string }>): CpuProcess[] =>
       xs.flatMap((x) => (x.pid === undefined ? [] : [{ pid: x.pid, label: x.label }]));
@@ -131,19 +111,9 @@ export class ProcessRuntime implements Runtime {
     };
   }
 
-  setWanDelays(mode: WanDelays): Promise<boolean> {
-    return setWanDelaysOf(this.opts.shaping, this.nodeRelay, mode);
-  }
-
-  /** Through relay routes of the same delays (see relay-shaping.ts); NaN when nothing is shaped. */
-  measureLinks(samples: number): Promise<Map<string, Map<string, number>>> {
-    if (this.opts.shaping.kind !== 'relay') return Promise.resolve(unmeasuredLinks(this.topology));
-    return measureRelayLinks(this.topology, this.opts.seed + 1, samples);
-  }
-
   async teardown(): Promise<void> {
     if (this.tornDown) return;
     this.tornDown = true;
-    await Promise.allSettled([this.members?.stop(), this.nodeRelay?.relay.close()]);
+    await Promise.allSettled([this.members?.stop(), this.shaping.close()]);
   }
 }

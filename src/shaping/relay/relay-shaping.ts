@@ -9,7 +9,7 @@ import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';
 import { measureRtt } from './rtt-probe.js';
 import type { Topology } from '../../topology/topology.js';
-import type { Address, ShapingChoice } from '../../runtime/runtime.js';
+import type { Address } from '../../runtime/runtime.js';
 
 export interface RelayedNode {
   readonly id: NodeId;
@@ -37,18 +37,6 @@ export interface NodeRelay {
   readonly setWanDelays: (mode: WanDelays) => Promise<void>;
   /** CPU ms of the relay's two threads so far; null where /proc is not available. */
   readonly cpuMs: () => Promise<number | null>;
-}
-
-/** Runtime.setWanDelays for either runtime: the relay changes at once; netem cannot yet. */
-export async function setWanDelaysOf(
-  shaping: ShapingChoice,
-  nodeRelay: NodeRelay | undefined,
-  mode: WanDelays,
-): Promise<boolean> {
-  if (shaping.kind === 'none') return true;
-  if (shaping.kind !== 'relay' || !nodeRelay) return false;
-  await nodeRelay.setWanDelays(mode);
-  return true;
 }
 
 /** One direction between two data centers, as the relay takes it. */
@@ -178,10 +166,4 @@ export async function measureRelayLinks(
     await echo.close();
   }
   return out;
-}
-
-/** The matrix for shaping that was not measured: NaN between data centers. */
-export function unmeasuredLinks(t: Topology): Map<string, Map<string, number>> {
-  const dcs = t.datacenters.map((d) => d.name);
-  return new Map(dcs.map((a) => [a, new Map(dcs.map((b) => [b, a === b ? 0 : NaN]))]));
 }

@@ -22,7 +22,6 @@ export const poleTarget: Target = {
 async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMembers> {
   const t = o.topology;
   const c = t.cluster;
-  const relay = o.relay;
   const cluster = await ProcessCluster.start({
     nodes: t.nodes.map((n) => ({ id: n.id, sid: n.sid })),
     datacenterOf: (id) => t.node(id).datacenter,
@@ -33,17 +32,12 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
     timers: c.timers,
     ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
     ...(c.resign ? { resign: c.resign } : {}),
-    ...(relay
-      ? {
-          dialVia: async (nodes) =>
-            (
-              await relay(
-                nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
-                { direction: 'higher-sid' },
-              )
-            ).dial,
-        }
-      : {}),
+    // A POLE node's peer link is dialled by the higher sid.
+    dialVia: (nodes) =>
+      o.shape(
+        nodes.map((n) => ({ id: n.id, sid: n.sid, peer: { host: '127.0.0.1', port: n.peerPort } })),
+        { direction: 'higher-sid' },
+      ),
   });
   return poleMembers(cluster);
 }

@@ -25,6 +25,7 @@ import type { NodeId } from '../../node/core/types.js';
 import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
 import { freePorts } from '../../util/free-port.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
+import type { Dial } from '../../shaping/shaper.js';
 import { findZookeeper, type ZkInstall } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
 import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
@@ -83,26 +84,24 @@ export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessM
         },
       ]),
     );
-    const shaped = o.relay !== undefined;
-    if (o.relay)
-      await o.relay(
-        [...slots.values()].map((s) => ({
-          id: s.id,
-          sid: s.sid,
-          peer: { host: HOST, port: s.quorumPort },
-          more: { election: { host: HOST, port: s.electionPort } },
-        })),
-        {
-          direction: 'both',
-          // pairHost is where planZkMembers sends each member for a peer of another data center.
-          listenAt: (from, to, _port, target) => ({ host: pairHost(t, from, to), port: target.port }),
-          retryConnectMs: RELAY_CONNECT_RETRY_MS,
-        },
-      );
+    const dial = await o.shape(
+      [...slots.values()].map((s) => ({
+        id: s.id,
+        sid: s.sid,
+        peer: { host: HOST, port: s.quorumPort },
+        more: { election: { host: HOST, port: s.electionPort } },
+      })),
+      {
+        direction: 'both',
+        // Each route on an address of its own with the target's port numbers: see above.
+        listenAt: (from, to, _port, target) => ({ host: pairHost(t, from, to), port: target.port }),
+        retryConnectMs: RELAY_CONNECT_RETRY_MS,
+      },
+    );
     const log4j = join(dir, 'log4j.properties');
     await writeFile(log4j, LOG4J_PROPERTIES);
     const plan = planZkMembers(t, [...slots.values()], {
-      shaped,
+      dial,
       dirOf: (id) => join(dir, id),
       fsync: o.fsync,
       extra: extraConfigLines(),
@@ -192,17 +191,27 @@ export function pairHost(t: Topology, from: NodeId, to: NodeId): string {
   return `127.${10 + i}.${10 + j}.1`;
 }
 
-/** Every member's files, from the topology and the ports; `shaped`: peers across data centers via the relay. */
+/**
+ * Every member's files, from the topology, the ports and the shaping's dial table (which must
+ * keep each peer's port numbers: the server lines name them, the hosts file only the address).
+ */
 export function planZkMembers(
   t: Topology,
   slots: readonly ZkSlot[],
-  o: { shaped: boolean; dirOf: (id: NodeId) => string; fsync: boolean; extra?: readonly string[] },
+  o: { dial: Dial; dirOf: (id: NodeId) => string; fsync: boolean; extra?: readonly string[] },
 ): ZkMemberPlan[] {
   return slots.map((s) => {
-    // Where this member reaches each member: itself and its data center on HOST, the others at
-    // their relay route's address (the same port numbers: see above).
-    const ipOf = (p: ZkSlot): string =>
-      !o.shaped || t.node(p.id).datacenter === t.node(s.id).datacenter ? HOST : pairHost(t, s.id, p.id);
+    // Where this member reaches each member: itself on HOST, the others where the shaping says.
+    const ipOf = (p: ZkSlot): string => {
+      if (p.id === s.id) return HOST;
+      const q = o.dial(s.id, p.id, 'peer');
+      const e = o.dial(s.id, p.id, 'election');
+      if (q.port !== p.quorumPort || e.port !== p.electionPort || q.host !== e.host)
+        throw new Error(
+          `the shaping moved ${s.id}'s way to ${p.id} to ports of its own (${q.host}:${q.port})`,
+        );
+      return q.host;
+    };
     const lines: ZkServerLine[] = slots.map((p) => ({
       sid: p.sid,
       host: memberHostName(p.sid),

@@ -1,0 +1,37 @@
+// The userspace delay relay as a Shaper: routes between members of different data centers (see
+// relay-shaping.ts), changed in place for the floor's calibration, measured through routes of the
+// same delays to an echo server, and its threads' CPU in the self-check.
+import type { Topology } from '../../topology/topology.js';
+import type { Dial, Shaper } from '../shaper.js';
+import { measureRelayLinks, startNodeRelay, type NodeRelay } from './relay-shaping.js';
+
+export function relayShaper(t: Topology, o: { seed: number; reason: string }): Shaper {
+  let relay: NodeRelay | undefined;
+  return {
+    kind: 'relay',
+    reason: o.reason,
+    async install(req): Promise<Dial> {
+      if (relay) throw new Error('the relay is installed already');
+      relay = await startNodeRelay(t, req.members, {
+        seed: o.seed,
+        direction: req.plan.direction,
+        ...(req.plan.listenAt ? { listenAt: req.plan.listenAt } : {}),
+        ...(req.plan.retryConnectMs ? { retryConnectMs: req.plan.retryConnectMs } : {}),
+        ...(req.listenHost ? { listenHost: req.listenHost } : {}),
+      });
+      return relay.dial;
+    },
+    async change(mode) {
+      if (!relay) return false;
+      await relay.setWanDelays(mode);
+      return true;
+    },
+    measure: (samples) => measureRelayLinks(t, o.seed + 1, samples),
+    cpuMs: () => relay?.cpuMs() ?? Promise.resolve(null),
+    async close() {
+      const r = relay;
+      relay = undefined;
+      await r?.relay.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// How delay gets between data centers, apart from what runs (targets/) and where (runtime/): the
+// userspace relay, the netem plan, or nothing. A runtime creates the shaper the run chose, hands it
+// the members once their ports and addresses are known, and dials peers where it says; the
+// scenario changes, measures and closes it through this interface only.
+import type { NodeId } from '../node/core/types.js';
+import type { Address, ShapingChoice, ShapingName } from '../runtime/runtime.js';
+import type { DialDirection, RelayedNode, WanDelays } from './relay/relay-shaping.js';
+import type { Topology } from '../topology/topology.js';
+
+export type { WanDelays };
+
+/** How a target wants its members' links shaped: which ports, dialled by whom, listened where. */
+export interface ShapePlan {
+  readonly direction: DialDirection;
+  /** Where the route from `from` to `to`'s `port` listens (relay only; default an ephemeral port). */
+  readonly listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => Address;
+  /** Hold a connecting member while its target refuses, up to this long (relay only). */
+  readonly retryConnectMs?: number;
+}
+
+export interface ShapeRequest {
+  /** Every member, with the ports its peers dial ('peer' and any named ones). */
+  readonly members: readonly RelayedNode[];
+  readonly plan: ShapePlan;
+  /** relay only: where the members reach the harness (a bridge's gateway; default 127.0.0.1). */
+  readonly listenHost?: string;
+  /** netem only: each member's address on the run's network, and a way to run tc in its namespace. */
+  readonly addresses?: ReadonlyMap<NodeId, string>;
+  readonly exec?: (id: NodeId, argv: string[]) => Promise<string>;
+}
+
+/** Where `from` dials `to`'s `port` ('peer' unless named). */
+export type Dial = (from: NodeId, to: NodeId, port?: string) => Address;
+
+export interface Shaper {
+  readonly kind: ShapingName;
+  /** Why this shaping runs (shown in the report). */
+  readonly reason: string;
+  /** Puts the topology's delays between the members' data centers; resolves with the dial table. */
+  install(req: ShapeRequest): Promise<Dial>;
+  /**
+   * Takes every delay between data centers out (`zero`, for the floor's calibration) or puts the
+   * topology's back, open connections included. False where this shaping cannot during a run.
+   */
+  change(mode: WanDelays): Promise<boolean>;
+  /** Mean RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
+  measure(samples: number): Promise<Map<string, Map<string, number>>>;
+  /** CPU ms this shaping's own threads have used in the harness so far; null where it has none. */
+  cpuMs(): Promise<number | null>;
+  /** Removes whatever it installed; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Straight to the member's own port: no shaping, or shaping that is not in the path (netem). */
+export function directDial(members: readonly RelayedNode[]): Dial {
+  const byId = new Map(members.map((m) => [m.id, m]));
+  return (_from, to, port = 'peer') => {
+    const m = byId.get(to);
+    const a = m ? (port === 'peer' ? m.peer : m.more?.[port]) : undefined;
+    if (!a) throw new Error(`${to} has no port named ${port}`);
+    return a;
+  };
+}
+
+export type { ShapingChoice };
+
+/** The matrix for shaping that was not measured: NaN between data centers. */
+export function unmeasuredLinks(t: Topology): Map<string, Map<string, number>> {
+  const dcs = t.datacenters.map((d) => d.name);
+  return new Map(dcs.map((a) => [a, new Map(dcs.map((b) => [b, a === b ? 0 : NaN]))]));
+}
