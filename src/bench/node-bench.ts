@@ -201,7 +201,7 @@ async function servingLeader(
     timeoutMs,
     since,
   );
-  return { leader: e.node, epoch: e.epoch as number | undefined, event: e };
+  return { leader: e.node, epoch: e.ev === 'serving' ? e.epoch : undefined, event: e };
 }
 
 /** A follower serves its leader (POLE: the same epoch; ZooKeeper logs the leader's name instead). */

@@ -335,7 +335,10 @@ function buildResult(x: {
   const detect = after((e) => e.ev === 'leader-lost');
   const serving = after((e) => e.ev === 'serving' && e.leader === undefined && e.node === elected);
   // ZooKeeper names the epoch only once its leader has a quorum: take it from `serving` then.
-  const epoch = ((electedEv?.epoch ?? serving?.epoch) as number | undefined) ?? null;
+  const epoch =
+    (electedEv?.ev === 'elected' ? electedEv.epoch : undefined) ??
+    (serving?.ev === 'serving' ? serving.epoch : undefined) ??
+    null;
   const electedMs = rel(electedEv);
   const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
 
@@ -402,7 +405,7 @@ function buildResult(x: {
       // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
       oracle: x.o.runtime.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
       epoch,
-      scores: (electedEv?.proposals as Record<string, number[]> | undefined) ?? {},
+      scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? {},
     },
     recovery: {
       detectMs: rel(detect),

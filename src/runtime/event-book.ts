@@ -1,11 +1,10 @@
-// The node events a runtime has read (JSON lines from each node's stdout), in arrival order, and
-// waiting for one: shared by the process and Docker runtimes.
-export interface ClusterEvent {
-  readonly t: number;
-  readonly node: string;
-  readonly ev: string;
-  readonly [field: string]: unknown;
-}
+// The member events a runtime has read (JSON lines from each node's stdout, or what a target's
+// translator made of its members' output), in arrival order, and waiting for one: shared by the
+// process and Docker runtimes.
+import type { NodeEvent } from '../events/node-events.js';
+
+/** A member's event as a runtime collected it (events/node-events.ts). */
+export type ClusterEvent = NodeEvent;
 
 export class EventBook {
   readonly events: ClusterEvent[] = [];

@@ -1,6 +1,7 @@
 // Five real `pole-bench node` processes on loopback: writes, SIGKILL of the leader, a new leader
 // serves, every acknowledged write is on every survivor, and the killed node restarts from its
 // disk and catches up. Also: garbage on the client port of a live node.
+import { isEvent } from '../../src/events/node-events.js';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -101,7 +102,10 @@ test('the initial leader serves, survives nothing; after SIGKILL a new leader se
   // The killed node restarts from its disk and catches up.
   const restartMark = cluster.events.length;
   await cluster.startNode('p5');
-  const started = cluster.events.slice(restartMark).find((e) => e.node === 'p5' && e.ev === 'started');
+  const started = cluster.events
+    .slice(restartMark)
+    .filter(isEvent('started'))
+    .find((e) => e.node === 'p5');
   assert.ok(started, 'p5 started again');
   const recovered = started.recovered as { txns: number; acceptedEpoch: number };
   assert.ok(recovered.txns >= 300, `p5 recovered its log from disk (${recovered.txns} txns)`);

@@ -2,6 +2,7 @@
 // the deterministic WAN simulation of the real node cores: heartbeats measure the RTTs, clients
 // write at the paper's mixes, p5 (the initial leader) is killed, and each oracle must elect the
 // server the paper's reasoning (sections 4.2-4.3) says it elects.
+import { isEvent } from '../../src/events/node-events.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -179,9 +180,9 @@ test('resignation: a leader that sees a clearly better follower steps down for i
   assert.equal(off.after, 'p5', 'resignation is off by default');
   const on = runWanSimulation({ ...base, resign: { margin: 0.1, checks: 3, holdMs: 1000 } });
   assert.equal(on.after, 'p3');
-  const resigned = on.events.filter((e) => e.event.ev === 'resigned');
+  const resigned = on.events.map((e) => e.event).filter(isEvent('resigned'));
   assert.equal(resigned.length, 1, 'one resignation, then the better leader stays');
-  assert.equal(resigned[0]?.event.successor, 'p3');
+  assert.equal(resigned[0]?.successor, 'p3');
   assert.ok(on.acked > off.acked * 0.8, 'writes keep flowing across the hand-over');
   const tooStrict = runWanSimulation({ ...base, resign: { margin: 0.5, checks: 3, holdMs: 1000 } });
   assert.equal(tooStrict.after, 'p5', 'a 27 % gain is not worth a 50 % margin');
@@ -203,9 +204,9 @@ test('first election without an initial leader: a measured oracle waits for RTTs
   assert.ok(waited.elections[0]!.at >= 200, 'three round trips to a quorum come first');
 
   const impatient = runWanSimulation({ ...base, measurementWaitMs: 50 });
-  const fallbacks = impatient.events.filter((e) => e.event.ev === 'oracle-fallback');
+  const fallbacks = impatient.events.map((e) => e.event).filter(isEvent('oracle-fallback'));
   assert.ok(fallbacks.length >= 3, 'every node that scored itself unmeasured says so');
-  assert.equal(fallbacks[0]?.event.fallback, 'history');
+  assert.equal(fallbacks[0]?.fallback, 'history');
   // Unmeasured everywhere: history scores, all empty, so the highest sid wins.
   assert.equal(impatient.elections[0]?.leader, 'p5');
 });

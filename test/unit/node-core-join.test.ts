@@ -41,7 +41,8 @@ function sessionOf(r: Ready): number {
   return (info.msg as Extract<PeerMessage, { type: 'FOLLOWERINFO' }>).session;
 }
 
-const named = (events: CoreEvent[], ev: string) => events.filter((e) => e.ev === ev);
+const named = <E extends CoreEvent['ev']>(events: CoreEvent[], ev: E): Extract<CoreEvent, { ev: E }>[] =>
+  events.filter((e): e is Extract<CoreEvent, { ev: E }> => e.ev === ev);
 
 test('a failed candidate of epoch 2 joins the leader established in epoch 2', () => {
   const core = failedCandidate();
@@ -84,7 +85,7 @@ test('refused joins back off: doubling waits before the next election, and one j
   const core = failedCandidate(3);
   let now = 10;
   const starts: number[] = [];
-  const failing: { at: number; event: CoreEvent }[] = [];
+  const failing: { at: number; event: Extract<CoreEvent, { ev: 'join-failing' }> }[] = [];
   for (let attempt = 0; attempt < 8; attempt++) {
     const session = sessionOf(votesForP3(core, now));
     const r = deliver(core, now + 1, 'p3', { type: 'LEADERINFO', epoch: 2, session, established: true });

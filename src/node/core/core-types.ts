@@ -6,6 +6,7 @@
 //   3. `replies` to clients;
 //   4. `events` to the event stream.
 // The core never touches a clock, socket, disk or random source itself.
+import type { NodeEventBody } from '../../events/node-events.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn, WallMs } from './types.js';
 import type { Zxid } from './zxid.js';
@@ -71,10 +72,8 @@ export type PersistOp =
     };
 
 /** A protocol event; the driver adds the timestamp and node name and writes it as one JSON line. */
-export interface CoreEvent {
-  readonly ev: string;
-  readonly [field: string]: unknown;
-}
+/** What the core reports happened (events/node-events.ts: one union for every emitter and reader). */
+export type CoreEvent = NodeEventBody;
 
 export interface Ready {
   readonly persist: PersistOp[];

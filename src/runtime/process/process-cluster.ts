@@ -210,7 +210,7 @@ export class ProcessCluster {
       timeoutMs,
       since,
     );
-    return { leader: e.node, epoch: e.epoch as number, event: e };
+    return { leader: e.node, epoch: e.ev === 'serving' ? (e.epoch ?? 0) : 0, event: e };
   }
 
   /**

@@ -17,6 +17,7 @@
 //   "Peer state changed: X - Y"                  → phase {role, phase}
 //   any ERROR line                               → log-error {message}
 import type { ClusterEvent } from '../../runtime/event-book.js';
+import type { NodeEventBody } from '../../events/node-events.js';
 
 const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) (\S+) (.*)$/;
 
@@ -53,13 +54,12 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
   return (text) => {
     const l = parseZkLogLine(text);
     if (!l) return [];
-    const ev = (name: string, fields: Record<string, unknown> = {}): ClusterEvent => ({
+    const ev = (body: NodeEventBody): ClusterEvent => ({
+      ...body,
       t: l.t,
       node: o.memberId,
-      ev: name,
       src: 'zk-log',
       logger: l.logger,
-      ...fields,
     });
     const out: ClusterEvent[] = [];
     const msg = l.message;
@@ -73,38 +73,40 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
       if (newRole === 'looking') {
         if (!startedOnce) {
           startedOnce = true;
-          out.push(ev('started'));
+          out.push(ev({ ev: 'started' }));
         }
-        if (role === 'leading') out.push(ev('stepped-down', { reason: 'zk:leading→looking', epoch }));
-        out.push(ev('election-started', { reason: role ? `zk:${role}→looking` : 'start' }));
+        if (role === 'leading') out.push(ev({ ev: 'stepped-down', reason: 'zk:leading→looking', epoch }));
+        out.push(ev({ ev: 'election-started', reason: role ? `zk:${role}→looking` : 'start' }));
       }
       role = newRole;
     } else if (/^Exception when following the leader/.test(msg)) {
-      out.push(ev('leader-lost', { reason: 'zk:exception when following the leader' }));
+      out.push(ev({ ev: 'leader-lost', reason: 'zk:exception when following the leader' }));
     } else if ((m = /^Peer state changed: (\w+) - (\w+)/.exec(msg))) {
-      out.push(ev('phase', { role: m[1], phase: m[2] }));
+      out.push(ev({ ev: 'phase', role: m[1], phase: m[2] }));
       if (m[1] === 'leading' && m[2] === 'broadcast')
-        out.push(ev('serving', epoch !== undefined ? { epoch } : {}));
+        out.push(ev({ ev: 'serving', ...(epoch !== undefined ? { epoch } : {}) }));
       if (m[1] === 'following' && m[2] === 'broadcast')
-        out.push(ev('serving', { leader: following ?? 'unknown' }));
+        out.push(ev({ ev: 'serving', leader: following ?? 'unknown' }));
     } else if ((m = /^(LEADING|FOLLOWING) - LEADER ELECTION TOOK - (\d+) MS/.exec(msg))) {
       const tookMs = Number(m[2]);
       out.push(
-        m[1] === 'LEADING' ? ev('elected', { leader: o.memberId, tookMs }) : ev('elected', { tookMs }),
+        m[1] === 'LEADING'
+          ? ev({ ev: 'elected', leader: o.memberId, tookMs })
+          : ev({ ev: 'elected', tookMs }),
       );
     } else if ((m = /^Successfully connected to leader, using address: \S*\/([^/\s]+:\d+)/.exec(msg))) {
       const leader = o.memberAtQuorumAddress(m[1]!);
       following = leader;
-      out.push(ev('following', { ...(leader !== undefined ? { leader } : {}), address: m[1] }));
+      out.push(ev({ ev: 'following', ...(leader !== undefined ? { leader } : {}), address: m[1] }));
     } else if ((m = /^Have quorum of supporters, sids: \[\[([\d, ]*)\]\].*zxid: 0x([0-9a-f]+)/.exec(msg))) {
       epoch = Number(BigInt(`0x${m[2]}`) >> 32n);
       const sids = m[1]!
         .split(',')
         .map((s) => Number(s.trim()))
         .filter((n) => Number.isInteger(n));
-      out.push(ev('quorum', { epoch, sids }));
+      out.push(ev({ ev: 'quorum', epoch, sids }));
     }
-    if (l.level === 'ERROR' || l.level === 'FATAL') out.push(ev('log-error', { message: msg }));
+    if (l.level === 'ERROR' || l.level === 'FATAL') out.push(ev({ ev: 'log-error', message: msg }));
     return out;
   };
 }

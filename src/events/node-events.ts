@@ -1,0 +1,141 @@
+// The events of a member, one union for everyone who writes or reads them: the POLE node's core
+// and server (which emit them as JSON lines), a target's translator (ZooKeeper's log lines become
+// the same events), the runtimes (which collect them, stamped with the member and the time) and
+// the scenario and report (which time recovery and build the anatomy from them).
+//
+// Fields are what the emitter knows: a ZooKeeper follower's `serving` names its leader but not
+// its epoch, which its log does not say. zxids are "epoch:counter" strings.
+import type { TraceEventFields } from '../node/trace/write-tracer.js';
+
+type NodeId = string;
+
+/** The events and their fields, without the stamp every event carries (t, node). */
+export type NodeEventBody =
+  // --- lifecycle (the server, or a target's translator) ---
+  | {
+      readonly ev: 'started';
+      readonly pid?: number;
+      readonly datacenter?: string;
+      readonly peerPort?: number;
+      readonly clientPort?: number;
+      readonly httpPort?: number;
+      readonly recovered?: Readonly<Record<string, unknown>>;
+    }
+  | { readonly ev: 'stopped' }
+  | { readonly ev: 'fatal'; readonly error: string }
+  | { readonly ev: 'log-error'; readonly message: string }
+  // --- election ---
+  | {
+      readonly ev: 'election-started';
+      readonly reason: string;
+      readonly epoch?: number;
+      readonly lastZxid?: string;
+    }
+  | {
+      readonly ev: 'elected';
+      /** Who won; absent where the member does not know yet (a ZooKeeper follower). */
+      readonly leader?: NodeId;
+      readonly epoch?: number;
+      readonly via?: string;
+      /** Each candidate's score under the oracle (POLE). */
+      readonly proposals?: Readonly<Record<NodeId, readonly number[]>>;
+      /** ZooKeeper's own "LEADER ELECTION TOOK" figure. */
+      readonly tookMs?: number;
+    }
+  | {
+      readonly ev: 'oracle-fallback';
+      readonly oracle: string;
+      readonly fallback: string;
+      readonly epoch: number;
+      readonly measuredPeers: number;
+      readonly needed: number;
+      readonly reason: string;
+    }
+  | {
+      readonly ev: 'join-failing';
+      readonly failures: number;
+      readonly backoffMs: number;
+      readonly reason: string;
+      readonly epoch: number;
+      readonly acceptedEpoch: number;
+    }
+  // --- roles and phases ---
+  | { readonly ev: 'leading'; readonly epoch: number; readonly lastZxid: string }
+  | { readonly ev: 'following'; readonly leader?: NodeId; readonly epoch?: number; readonly address?: string }
+  | { readonly ev: 'phase'; readonly phase?: string; readonly epoch?: number; readonly role?: string }
+  | {
+      readonly ev: 'serving';
+      readonly epoch?: number;
+      /** Absent on the leader's own event; a follower's names its leader. */
+      readonly leader?: NodeId;
+      readonly followers?: readonly NodeId[];
+      readonly lastZxid?: string;
+    }
+  | { readonly ev: 'quorum'; readonly epoch: number; readonly sids: readonly number[] }
+  | { readonly ev: 'first-commit'; readonly epoch: number; readonly zxid: string }
+  | { readonly ev: 'leader-lost'; readonly leader?: NodeId; readonly epoch?: number; readonly reason: string }
+  | {
+      readonly ev: 'joined-established';
+      readonly leader: NodeId;
+      readonly epoch: number;
+      readonly voted?: NodeId;
+    }
+  | { readonly ev: 'stepped-down'; readonly epoch?: number; readonly reason: string }
+  | {
+      readonly ev: 'resigned';
+      readonly epoch: number;
+      readonly successor: NodeId;
+      readonly own: readonly number[];
+      readonly successorScore: readonly number[];
+      readonly gain: number;
+      /** Consecutive checks the successor was better. */
+      readonly checks: number;
+    }
+  // --- sync and snapshots ---
+  | {
+      readonly ev: 'fetch-history';
+      readonly from: NodeId;
+      readonly epoch: number;
+      readonly have: string;
+      readonly theirs: string;
+    }
+  | { readonly ev: 'sync-sent'; readonly to: NodeId; readonly kind: string; readonly txns: number }
+  | {
+      readonly ev: 'synced' | 'fetched';
+      readonly from: NodeId;
+      readonly kind: string;
+      readonly txns: number;
+      readonly lastZxid: string;
+    }
+  | { readonly ev: 'snapshot-sent'; readonly to: NodeId; readonly bytes: number; readonly zxid: string }
+  | {
+      readonly ev: 'snapshot-received';
+      readonly from: NodeId;
+      readonly why: string;
+      readonly bytes: number;
+      readonly zxid: string;
+    }
+  | { readonly ev: 'snapshot-taken'; readonly zxid: string; readonly bytes: number }
+  // --- latency anatomy ---
+  | ({ readonly ev: 'trace' } & TraceEventFields);
+
+export type NodeEventName = NodeEventBody['ev'];
+
+/** An event as collected: stamped with the member and the wall-clock ms, and where it came from. */
+export type NodeEvent = NodeEventBody & {
+  readonly t: number;
+  readonly node: NodeId;
+  /** Set by a target that translated it from something else (ZooKeeper: "zk-log"). */
+  readonly src?: string;
+  readonly logger?: string;
+};
+
+/** The body of one kind of event. */
+export type EventOf<E extends NodeEventName> = Extract<NodeEvent, { readonly ev: E }>;
+
+/** Narrows an event (collected, or a core's body) to one kind: `events.filter(isEvent('elected'))`. */
+export function isEvent<E extends NodeEventName>(
+  ev: E,
+): <T extends { readonly ev: string }>(e: T) => e is Extract<T, { readonly ev: E }> {
+  return <T extends { readonly ev: string }>(e: T): e is Extract<T, { readonly ev: E }> => e.ev === ev;
+}
