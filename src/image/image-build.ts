@@ -1,5 +1,6 @@
 // `pole-bench image build`: the node image from the project's compiled code, its production
-// dependencies, the Node binary and an offline Debian base, tagged pole-bench-node:<version>.
+// dependencies, the Node binary and an offline Debian base, tagged pole-bench-node:<version>; and
+// the zookeeper target's image from the same base (zookeeper-image.ts).
 //
 // Fast when nothing changed: the context is planned and hashed without copying (about a second),
 // and an image whose content-hash label matches is reused as it is; after a code change, Docker's
@@ -16,6 +17,7 @@ import { daemonAnswers } from './docker-probe.js';
 import { compiledSrcDir, IMAGE_LABELS, nodeImageTag, packageInfo } from './image-name.js';
 import { checkNodeBinary, type NodeBinary, NodeBinaryError } from './node-binary.js';
 import { ModulesMismatchError } from './production-modules.js';
+import { ensureZookeeperImage, type ZookeeperImage } from './zookeeper-image.js';
 
 export interface ImageBuildOptions {
   /** Build FROM this image instead of the offline Debian base (pulled only if absent and not offline). */
@@ -52,6 +54,8 @@ export interface ImageBuildResult {
   readonly removedPrevious?: string;
   readonly phases: readonly ImageBuildPhase[];
   readonly totalMs: number;
+  /** The ZooKeeper image of the zookeeper target (zookeeper-image.ts), built or found up to date. */
+  readonly zookeeper?: ZookeeperImage;
 }
 
 export class ImageBuildError extends Error {
@@ -127,8 +131,15 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
       (id) =>
         id ? `${tag} is up to date (${id.slice(7, 19)})` : `no image with this content yet: building ${tag}`,
     );
+    const zookeeper = (): Promise<ZookeeperImage> =>
+      timed(
+        'zookeeper image',
+        () => ensureZookeeperImage({ root: pkg.root, version: pkg.version, base, progress }),
+        (z) => `${z.tag} ${z.upToDate ? 'up to date' : 'built'}`,
+      );
     if (existing) {
       return {
+        zookeeper: await zookeeper(),
         tag,
         imageId: existing,
         version: pkg.version,
@@ -161,6 +172,7 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
       const removedPrevious =
         previous && previous !== id ? await removeIfUnnamed(previous, progress) : undefined;
       return {
+        zookeeper: await zookeeper(),
         tag,
         imageId: id,
         version: pkg.version,

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { daemonAnswers, dockerStatus } from '../../src/image/docker-probe.js';
 import { buildImage, type ImageBuildResult } from '../../src/image/image-build.js';
 import { IMAGE_LABELS, nodeImageTag, packageInfo } from '../../src/image/image-name.js';
+import { zookeeperImageTag } from '../../src/image/zookeeper-image.js';
 
 const daemon = await daemonAnswers();
 const skip = daemon.ok ? false : `no Docker daemon: ${daemon.detail}`;
@@ -112,3 +113,37 @@ test('tc is there with its distribution tables, and netem reads them', { skip },
   );
   assert.match(without.stderr, /No distribution data for pareto/);
 });
+
+test(
+  'the ZooKeeper image: built from the same base, up to date on a rebuild, runs ZooKeeper 3.8 with its log binding',
+  { skip, timeout: 600_000 },
+  async () => {
+    const r = built ?? (await buildImage());
+    const zk = r.zookeeper;
+    assert.ok(zk, 'image build makes the ZooKeeper image too');
+    assert.equal(zk.tag, zookeeperImageTag(version));
+    const again = await buildImage();
+    assert.equal(again.zookeeper?.upToDate, true);
+    assert.equal(again.zookeeper?.imageId, zk.imageId);
+    const jars =
+      '/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-log4j12.jar:/usr/share/java/log4j-1.2.jar';
+    const v = await execa(
+      'docker',
+      [
+        'run',
+        '--rm',
+        '--entrypoint',
+        'java',
+        zk.tag,
+        '-cp',
+        jars,
+        'org.apache.zookeeper.version.VersionInfoMain',
+      ],
+      { reject: false, stdin: 'ignore', timeout: 60_000 },
+    );
+    assert.equal(v.exitCode, 0, v.stderr);
+    assert.match(v.stdout, /^Apache ZooKeeper, version 3\.8\./);
+    // No SLF4J "defaulting to no-operation" warning: the binding is on the class path.
+    assert.doesNotMatch(v.stderr, /NOP/);
+  },
+);

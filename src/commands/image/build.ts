@@ -9,13 +9,16 @@ import {
 } from '../../image/image-build.js';
 
 export default class ImageBuild extends Command {
-  static override summary = 'Build the node image (POLE node, load agent, tc) for the docker runtime.';
+  static override summary =
+    'Build the images of the docker runtime: the node image (POLE node, load agent, tc) and the ZooKeeper image.';
 
   static override description =
     'By default FROM an offline Debian 12 base made with debootstrap from Debian packages and docker import ' +
     '(pole-bench-base:bookworm-<hash>, built once): no container registry is contacted. The image holds the ' +
     'compiled code, the production dependencies and the Node binary running this command. It is tagged ' +
-    'pole-bench-node:<version> and labelled with a hash of its content: when nothing changed, nothing is built.';
+    'pole-bench-node:<version> and labelled with a hash of its content: when nothing changed, nothing is built. ' +
+    "The ZooKeeper image (pole-bench-zookeeper:<version>: Debian 12's zookeeper 3.8 and a JRE, from Debian's " +
+    'packages) is built FROM the same base, once per base.';
 
   static override enableJsonFlag = true;
 
@@ -68,6 +71,11 @@ export default class ImageBuild extends Command {
       `${result.upToDate ? 'up to date' : 'built'}: ${result.tag} (${result.imageId.slice(7, 19)}), ` +
         `${megabytes(result.sizeBytes)}, ${seconds(result.totalMs)} in all`,
     );
+    const zk = result.zookeeper;
+    if (zk)
+      progress(
+        `${zk.upToDate ? 'up to date' : 'built'}: ${zk.tag} (${zk.imageId.slice(7, 19)}), ${megabytes(zk.sizeBytes)}`,
+      );
     return result;
   }
 }
