@@ -14,20 +14,27 @@ import type { Topology } from '../topology/topology.js';
 export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/** A target's members running as processes of this machine, as the process runtime holds them. */
-export interface ProcessMembers {
+/** What the scenario and the nemesis do with running members, wherever they run. */
+export interface MemberControl {
+  /** Every member event so far, in arrival order. */
   readonly events: readonly ClusterEvent[];
+  /** The first event from index `since` on matching `pred`, waiting up to `timeoutMs`. */
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since?: number): Promise<ClusterEvent>;
-  /** SIGKILL; resolves with the wall-clock ms of the kill once the process is gone. */
+  /** SIGKILL, the way a machine dies; resolves with the wall-clock ms of the kill once it is gone. */
   kill(id: NodeId): Promise<number>;
   restart(id: NodeId): Promise<void>;
   pause(id: NodeId): void;
   resume(id: NodeId): void;
   isRunning(id: NodeId): boolean;
-  pid(id: NodeId): number | undefined;
+  /** Where clients of `id` connect. */
   clientAddress(id: NodeId): Endpoint;
   /** Where the member's HTTP status page is, if it has one. */
   httpAddress(id: NodeId): Endpoint | undefined;
+}
+
+/** A target's members running as processes of this machine, as the process runtime holds them. */
+export interface ProcessMembers extends MemberControl {
+  pid(id: NodeId): number | undefined;
   stop(): Promise<void>;
 }
 
