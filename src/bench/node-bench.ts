@@ -13,7 +13,6 @@ import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster, wallNow, type ClusterEvent } from '../runtime/process/process-cluster.js';
 import { parseTopology } from '../topology/topology.js';
-import { poleMembers } from '../targets/pole/pole-target.js';
 import { targetNamed } from '../targets/registry.js';
 import { noShaper } from '../shaping/no-shaper.js';
 import type { ProcessMembers, Target, TargetName } from '../targets/target.js';
@@ -115,7 +114,7 @@ async function startBenchCluster(o: NodeBenchOptions): Promise<BenchCluster> {
   const ids = Array.from({ length: o.nodes }, (_, i) => `p${i + 1}`);
   if (target.name === 'pole') {
     const cluster = await ProcessCluster.start({ nodes: o.nodes, fsync: o.fsync, timers: o.timers });
-    return { target, ids, members: poleMembers(cluster) };
+    return { target, ids, members: cluster };
   }
   const t = o.timers;
   const topology = parseTopology(
@@ -232,7 +231,7 @@ async function throughputPhase(
     Array.from({ length: o.connectionsPerNode }, () => c.members.clientAddress(id)),
   );
   // One directory per connection; each lane of it writes 64 paths over and over.
-  for (const [conn, ep] of endpoints.entries()) await c.target.prepareWrites(ep, `/bench/${conn}`);
+  await Promise.all(endpoints.map((ep, conn) => c.target.prepareWrites(ep, `/bench/${conn}`)));
   const pool = new EndpointPool(endpoints, 5_000, undefined, c.target.connect);
   const hist = hdr.build({
     lowestDiscernibleValue: 1,

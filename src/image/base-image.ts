@@ -66,3 +66,19 @@ export async function imageId(ref: string): Promise<string | undefined> {
   const id = await dockerMaybe(['image', 'inspect', '--format', '{{.Id}}', ref]);
   return id && id.length > 0 ? id : undefined;
 }
+
+/** The image REF names and its pole-bench.content-hash label, or undefined when there is none. */
+export async function labelledImage(
+  ref: string,
+  label: string,
+): Promise<{ id: string; hash: string } | undefined> {
+  const out = await dockerMaybe([
+    'image',
+    'inspect',
+    '--format',
+    `{{.Id}} {{index .Config.Labels "${label}"}}`,
+    ref,
+  ]);
+  const [id, hash] = (out ?? '').split(' ');
+  return id ? { id, hash: hash ?? '' } : undefined;
+}

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { ensureBaseImage, imageId, type BaseImage, BaseImageError } from './base-image.js';
+import { ensureBaseImage, imageId, labelledImage, type BaseImage, BaseImageError } from './base-image.js';
 import { contextBytes, hashContext, planContext, stageContext } from './build-context.js';
 import { BuildStepTracker, type BuildStep } from './build-steps.js';
 import { CommandError, docker, dockerMaybe, runStreaming } from './docker-cli.js';
@@ -196,15 +196,8 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
 
 /** The image carrying this content hash: TAG itself, or another image (then tagged TAG). */
 async function findByHash(tag: string, hash: string): Promise<string | undefined> {
-  const label = await dockerMaybe([
-    'image',
-    'inspect',
-    '--format',
-    `{{.Id}} {{index .Config.Labels "${IMAGE_LABELS.contentHash}"}}`,
-    tag,
-  ]);
-  const [id, tagged] = (label ?? '').split(' ');
-  if (id && tagged === hash) return id;
+  const current = await labelledImage(tag, IMAGE_LABELS.contentHash);
+  if (current && current.hash === hash) return current.id;
   const other = (
     await docker([
       'image',

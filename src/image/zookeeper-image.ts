@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BaseImage } from './base-image.js';
-import { imageId } from './base-image.js';
+import { imageId, labelledImage } from './base-image.js';
 import { BuildStepTracker, type BuildStep } from './build-steps.js';
 import { docker, dockerMaybe, runStreaming } from './docker-cli.js';
 import { IMAGE_LABELS } from './image-name.js';
@@ -40,15 +40,9 @@ export async function ensureZookeeperImage(o: {
     .update(readFileSync(dockerfile))
     .update(`base=${o.base.id}`)
     .digest('hex');
-  const labelled = await dockerMaybe([
-    'image',
-    'inspect',
-    '--format',
-    `{{.Id}} {{index .Config.Labels "${IMAGE_LABELS.contentHash}"}}`,
-    tag,
-  ]);
-  const [existing, existingHash] = (labelled ?? '').split(' ');
-  if (existing && existingHash === hash) {
+  const current = await labelledImage(tag, IMAGE_LABELS.contentHash);
+  const existing = current?.id;
+  if (existing && current.hash === hash) {
     o.progress(`${tag} is up to date (${existing.slice(7, 19)})`);
     return {
       tag,

@@ -6,6 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EventBook, type ClusterEvent } from '../event-book.js';
+import type { Endpoint } from '../../load/write-client.js';
+import type { ProcessMembers } from '../../targets/target.js';
 
 export interface MemberCommand {
   readonly command: string;
@@ -171,6 +173,36 @@ export class MemberProcesses {
 
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
     return this.book.waitFor(pred, timeoutMs, since);
+  }
+
+  /**
+   * These processes as a target's members: what only the target knows (addresses, what to remove
+   * after stopping) is given, the rest is this class's.
+   */
+  asMembers(o: {
+    clientAddress: (id: string) => Endpoint;
+    httpAddress?: (id: string) => Endpoint | undefined;
+    afterStop?: () => Promise<void>;
+  }): ProcessMembers {
+    const book = this.book;
+    return {
+      get events() {
+        return book.events;
+      },
+      waitFor: (pred, timeoutMs, since) => this.waitFor(pred, timeoutMs, since),
+      kill: (id) => this.kill(id),
+      restart: (id) => this.start(id),
+      pause: (id) => this.pause(id),
+      resume: (id) => this.resume(id),
+      isRunning: (id) => this.isRunning(id),
+      pid: (id) => this.pid(id),
+      clientAddress: o.clientAddress,
+      httpAddress: o.httpAddress ?? (() => undefined),
+      stop: async () => {
+        await this.stop();
+        await o.afterStop?.();
+      },
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 // A cluster of real `pole-bench node` processes on loopback: writes their configs, starts them,
 // reads their event streams, kills and restarts them, and removes everything on stop(). Used by
 // the node benchmark and the integration tests (and, behind the Runtime interface, by runs).
+import type { ProcessMembers } from '../../targets/target.js';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +69,8 @@ function nodeEvents(line: string): ClusterEvent[] {
   }
 }
 
-export class ProcessCluster {
+/** The POLE target's members on this machine (ProcessMembers), and the benches' and tests' cluster. */
+export class ProcessCluster implements ProcessMembers {
   private constructor(
     readonly dir: string,
     private readonly slots: Map<NodeId, NodeSlot>,
@@ -176,6 +178,10 @@ export class ProcessCluster {
   startNode(id: NodeId): Promise<void> {
     this.slot(id);
     return this.members.start(id);
+  }
+
+  restart(id: NodeId): Promise<void> {
+    return this.startNode(id);
   }
 
   /** Send a signal (SIGKILL by default, the way a machine dies) and wait for the process to go. */

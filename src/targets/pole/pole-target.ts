@@ -39,24 +39,5 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
         { direction: 'higher-sid' },
       ),
   });
-  return poleMembers(cluster);
-}
-
-/** A cluster of POLE node processes as a target's members. */
-export function poleMembers(cluster: ProcessCluster): ProcessMembers {
-  return {
-    get events() {
-      return cluster.events;
-    },
-    waitFor: (pred, timeoutMs, since) => cluster.waitFor(pred, timeoutMs, since),
-    kill: (id) => cluster.kill(id),
-    restart: (id) => cluster.startNode(id),
-    pause: (id) => cluster.pause(id),
-    resume: (id) => cluster.resume(id),
-    isRunning: (id) => cluster.isRunning(id),
-    pid: (id) => cluster.pid(id),
-    clientAddress: (id) => cluster.clientAddress(id),
-    httpAddress: (id) => cluster.httpAddress(id),
-    stop: () => cluster.stop(),
-  };
+  return cluster;
 }

@@ -137,26 +137,14 @@ export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessM
       await procs.waitFor((e) => e.ev === 'serving' && e.node === leader, START_TIMEOUT_MS);
       await Promise.all(order.then.map((id) => procs.start(id)));
     }
-    return {
-      get events() {
-        return procs.events;
-      },
-      waitFor: (pred, timeoutMs, since) => procs.waitFor(pred, timeoutMs, since),
-      kill: (id) => procs.kill(id),
-      restart: (id) => procs.start(id),
-      pause: (id) => procs.pause(id),
-      resume: (id) => procs.resume(id),
-      isRunning: (id) => procs.isRunning(id),
-      pid: (id) => procs.pid(id),
+    return procs.asMembers({
       clientAddress: (id) => ({ host: HOST, port: (slots.get(id) as ZkSlot).clientPort }),
-      httpAddress: () => undefined,
-      stop: async () => {
-        await procs.stop();
+      afterStop: async () => {
         // POLE_BENCH_KEEP_ZK_DIR=1 keeps the configs, data and full logs of the members to look at.
         if (process.env.POLE_BENCH_KEEP_ZK_DIR === '1') process.stderr.write(`kept ${dir}\n`);
         else await rm(dir, { recursive: true, force: true });
       },
-    };
+    });
   } catch (err) {
     await members?.stop();
     await rm(dir, { recursive: true, force: true });

@@ -10,8 +10,9 @@ export const zookeeperTarget: Target = {
   name: 'zookeeper',
   hasOracles: false,
   protocol: 'zookeeper',
-  // The JVMs' JIT: on the e2e fixture (200 writes/s) with 3 s of warm-up the first 10 s of the
-  // load ran 5-20 ms over their later p99 (docs/zookeeper.md).
+  // The JVMs' JIT: with 3 s of warm-up, a 40 s run of the e2e fixture (200 writes/s, seed 21,
+  // --duration 40s --kill-at 30s) had per-second p99s of 15.5-42.1 ms in its first 11 s against
+  // 13.0-29.8 ms (median 15.6) from then to the kill.
   warmUpMs: 10_000,
   connect: connectZkWriter,
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),

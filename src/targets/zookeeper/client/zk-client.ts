@@ -83,8 +83,6 @@ export class ZkClient {
   sessionId = 0n;
   /** Negotiated session timeout, ms. */
   sessionTimeoutMs = 0;
-  /** Highest zxid seen in any reply header. */
-  lastZxid: Zxid = { epoch: 0, counter: 0 };
 
   private constructor(private readonly o: ZkClientOptions) {}
 
@@ -228,11 +226,6 @@ export class ZkClient {
     this.lose(new ZkError('CLOSED', 'client closed'));
   }
 
-  /** Drops the connection without ending the session, as a crashed process would. */
-  abandon(): void {
-    this.lose(new ZkError('CLOSED', 'client abandoned'));
-  }
-
   // --- internals -----------------------------------------------------------------------------
 
   private ping(): void {
@@ -267,7 +260,6 @@ export class ZkClient {
     try {
       const r = new JuteReader(frame);
       const h = decodeReplyHeader(r);
-      if (h.zxid > 0n) this.lastZxid = zxidOf(h.zxid);
       if (h.xid === XID_PING) return;
       if (h.xid === XID_NOTIFICATION) {
         this.o.onWatch?.(decodeWatcherEvent(r));

@@ -246,8 +246,6 @@ export interface WatcherEvent {
   readonly path: string;
 }
 
-export const EventType = { none: -1, created: 1, deleted: 2, dataChanged: 3, childrenChanged: 4 } as const;
-
 export function decodeWatcherEvent(r: JuteReader): WatcherEvent {
   return { type: r.int(), state: r.int(), path: r.ustring() ?? '' };
 }
