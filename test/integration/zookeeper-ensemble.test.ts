@@ -144,7 +144,10 @@ test('a killed leader: followers see it in the log, elect another, and serve wri
   assert.ok(detected.t <= elected.t && elected.t <= serving.t);
   // The session on p1 went when p1 stopped serving to elect; a new one writes.
   await assert.rejects(zk.setData('/pipe', Buffer.from('x')));
-  const again = await connectTo(elected.node === 'p1' ? 'p2' : 'p1');
+  // The surviving follower takes clients once it has synced with the new leader.
+  const follower = elected.node === 'p1' ? 'p2' : 'p1';
+  await members.waitFor((e) => e.node === follower && e.ev === 'serving', 15_000, since);
+  const again = await connectTo(follower);
   try {
     const r = await again.setData('/pipe', Buffer.from('after'));
     assert.equal(r.zxid.epoch, epoch);
