@@ -118,6 +118,9 @@ test('an ephemeral sequential node goes with its session, and a watch says so', 
     await watcher.create('/election', Buffer.alloc(0));
     const mine = await owner.create('/election/n-', Buffer.from('owner'), 'ephemeralSequential');
     assert.match(mine.value, /^\/election\/n-\d{10}$/);
+    // p1 may not have applied p2's create yet: ZooKeeper orders reads per session, across servers
+    // only after a sync.
+    await watcher.sync('/election');
     assert.ok(await watcher.exists(mine.value, true));
     await owner.close();
     const deadline = Date.now() + 10_000;
