@@ -99,7 +99,14 @@ export default class Run extends Command {
     }
     const seed = flags.seed ?? Date.now() % 1_000_000_000;
     if (flags['dry-run']) {
-      this.log(dockerDryRun(topology, { seed, image: choice.image as string, shaping }));
+      this.log(
+        dockerDryRun(topology, {
+          seed,
+          image: choice.image as string,
+          shaping,
+          version: this.config.version,
+        }),
+      );
       return undefined as unknown as RunResult;
     }
     const out =
@@ -113,6 +120,8 @@ export default class Run extends Command {
             shaping,
             seed,
             image: choice.image as string,
+            target: targetNamed(topology.target),
+            ...(choice.images ? { images: choice.images } : {}),
             tcPlan: (addresses) => planNetem(topology, addresses),
           })
         : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });

@@ -139,3 +139,14 @@ export function isEvent<E extends NodeEventName>(
 ): <T extends { readonly ev: string }>(e: T) => e is Extract<T, { readonly ev: E }> {
   return <T extends { readonly ev: string }>(e: T): e is Extract<T, { readonly ev: E }> => e.ev === ev;
 }
+
+/** A POLE node writes one event per line on stdout as JSON; every other line yields nothing. */
+export function parseNodeEventLine(line: string): NodeEvent[] {
+  if (!line.startsWith('{')) return [];
+  try {
+    const e = JSON.parse(line) as NodeEvent;
+    return typeof e.ev === 'string' ? [e] : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,16 +1,21 @@
-// Can the docker runtime run here? Whether a Docker daemon answers, and whether the node image
-// for this package version is in its image store. Used by `--runtime auto` (docker only when both
+// Can the docker runtime run here? Whether a Docker daemon answers, and whether the images a
+// target needs (the node image; ZooKeeper's too for that target) for this package version are in
+// its image store. Used by `--runtime auto` (docker only when both
 // hold) and by the Docker tests (skip, saying why, otherwise). Never pulls anything.
 import { execa } from 'execa';
 import { nodeImageTag, packageInfo } from './image-name.js';
+import { zookeeperImageTag } from './zookeeper-image.js';
+import type { ContainerImage, TargetName } from '../targets/target.js';
 
 export interface DockerStatus {
   /** A daemon answered `docker info`. */
   readonly daemon: boolean;
   /** One sentence: what answered and what is missing, for the user and for skip messages. */
   readonly reason: string;
-  /** The node image's tag, when the daemon answers and the image exists. */
+  /** The node image's tag, when the daemon answers and every image the target needs exists. */
   readonly image?: string;
+  /** The target's own images (ZooKeeper's), by kind. */
+  readonly images?: Partial<Record<ContainerImage, string>>;
 }
 
 export interface DaemonAnswer {
@@ -39,20 +44,30 @@ export async function daemonAnswers(): Promise<DaemonAnswer> {
   return { ok: false, detail: said ?? `docker info failed (${(r.shortMessage ?? '').split('\n')[0]})` };
 }
 
-export async function dockerStatus(version: string = packageInfo().version): Promise<DockerStatus> {
+export async function dockerStatus(
+  version: string = packageInfo().version,
+  target: TargetName = 'pole',
+): Promise<DockerStatus> {
   const daemon = await daemonAnswers();
   if (!daemon.ok) return { daemon: false, reason: `no Docker daemon answers: ${daemon.detail}` };
-  const tag = nodeImageTag(version);
-  const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], {
-    reject: false,
-    stdin: 'ignore',
-    timeout: PROBE_TIMEOUT_MS,
-  });
-  if (r.failed) {
-    return {
-      daemon: true,
-      reason: `Docker ${daemon.detail} answers but image ${tag} is missing (build it: pole-bench image build)`,
-    };
+  // Holders and agents run the node image whatever the target; ZooKeeper's members their own.
+  const tags = [nodeImageTag(version), ...(target === 'zookeeper' ? [zookeeperImageTag(version)] : [])];
+  for (const tag of tags) {
+    const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], {
+      reject: false,
+      stdin: 'ignore',
+      timeout: PROBE_TIMEOUT_MS,
+    });
+    if (r.failed)
+      return {
+        daemon: true,
+        reason: `Docker ${daemon.detail} answers but image ${tag} is missing (build it: pole-bench image build)`,
+      };
   }
-  return { daemon: true, reason: `Docker ${daemon.detail} answers and image ${tag} exists`, image: tag };
+  return {
+    daemon: true,
+    reason: `Docker ${daemon.detail} answers and image${tags.length > 1 ? 's' : ''} ${tags.join(', ')} exist${tags.length > 1 ? '' : 's'}`,
+    image: tags[0]!,
+    ...(target === 'zookeeper' ? { images: { zookeeper: tags[1]! } } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 // --runtime and --shaping: which runtime and shaping a run gets, and why (the report says so).
 import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
-import type { TargetName } from '../targets/target.js';
+import type { ContainerImage, TargetName } from '../targets/target.js';
 import type { RuntimeName, ShapingChoice } from './runtime.js';
 
 export interface RuntimeChoice {
@@ -9,6 +9,8 @@ export interface RuntimeChoice {
   readonly reason: string;
   /** The node image (docker only). */
   readonly image?: string;
+  /** The target's own images (docker only). */
+  readonly images?: Partial<Record<ContainerImage, string>>;
 }
 
 export async function chooseRuntime(
@@ -17,22 +19,14 @@ export async function chooseRuntime(
   target: TargetName = 'pole',
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
-  // The docker runtime runs the POLE node's image only, so far.
-  if (target !== 'pole') {
-    if (asked === 'docker')
-      throw new InputError({
-        file: '--runtime',
-        problem: `docker runs the pole target only so far; use --runtime process for --target ${target}`,
-      });
-    return { runtime: 'process', reason: `auto: the ${target} target runs on the process runtime` };
-  }
-  const status = await dockerStatus(version);
+  const status = await dockerStatus(version, target);
+  const images = status.images ? { images: status.images } : {};
   if (asked === 'docker') {
     if (!status.image) throw new InputError({ file: '--runtime', problem: `docker: ${status.reason}` });
-    return { runtime: 'docker', reason: 'asked for', image: status.image };
+    return { runtime: 'docker', reason: 'asked for', image: status.image, ...images };
   }
   return status.image
-    ? { runtime: 'docker', reason: `auto: ${status.reason}`, image: status.image }
+    ? { runtime: 'docker', reason: `auto: ${status.reason}`, image: status.image, ...images }
     : { runtime: 'process', reason: `auto: ${status.reason}` };
 }
 

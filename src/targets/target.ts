@@ -51,6 +51,55 @@ export interface ProcessStartOptions {
   readonly shape: (members: readonly RelayedNode[], plan: ShapePlan) => Promise<Dial>;
 }
 
+/** What a target is given to plan its members as containers of the docker runtime. */
+export interface ContainerStartOptions {
+  readonly topology: Topology;
+  readonly seed: number;
+  readonly fsync: boolean;
+  /** The oracle spec overriding the topology's (targets with oracles only). */
+  readonly oracle?: string;
+  /** Each member's address on the run's network (its holder's: it keeps it across restarts). */
+  readonly addresses: ReadonlyMap<NodeId, string>;
+  /** A directory of the host the target writes its members' files to; /config (read-only) inside. */
+  readonly configDir: string;
+  /** Installs the run's shaping once the members' ports are known (as for processes). */
+  readonly shape: (members: readonly RelayedNode[], plan: ShapePlan) => Promise<Dial>;
+  /**
+   * An address of the harness, reachable from the members, on which only the relay route from
+   * `from` to `to` listens (a plan whose routes keep the target's own port numbers needs one per
+   * ordered pair). Throws for pairs the runtime has none for.
+   */
+  readonly pairHost: (from: NodeId, to: NodeId) => string;
+}
+
+/** One member container: its command, and how its output lines become events. */
+export interface ContainerMember {
+  readonly id: NodeId;
+  readonly cmd: readonly string[];
+  readonly translate: (line: string) => readonly ClusterEvent[];
+}
+
+/** How the docker runtime runs a target's members: one container each, in its holder's namespace. */
+export interface ContainerPlan {
+  /** Which image the member containers run. */
+  readonly image: ContainerImage;
+  readonly members: readonly ContainerMember[];
+  /** The member's client and HTTP status ports inside its namespace. */
+  readonly clientPort: number;
+  readonly httpPort?: number;
+  /** Members started first; the rest start once `then.after` names a serving member. */
+  readonly startOrder: {
+    readonly first: readonly NodeId[];
+    readonly then: readonly NodeId[];
+    readonly after?: NodeId;
+  };
+  /** How long a member may take to announce `started`. */
+  readonly startTimeoutMs: number;
+}
+
+/** The images `pole-bench image build` makes: the node's (holders and agents run it too) and ZooKeeper's. */
+export type ContainerImage = 'node' | 'zookeeper';
+
 export interface Target {
   readonly name: TargetName;
   /** Whether the target elects by POLE's oracles (--oracle applies). */
@@ -68,6 +117,8 @@ export interface Target {
   prepareWrites(ep: Endpoint, dir: string): Promise<void>;
   /** Starts every member as a local process; resolves once all have started. */
   startProcesses(o: ProcessStartOptions): Promise<ProcessMembers>;
+  /** Plans its members as containers (docker runtime); absent where the target has no image. */
+  readonly planContainers?: (o: ContainerStartOptions) => Promise<ContainerPlan>;
   /** The final read: every acknowledged write on every live member. */
   checkAckedWrites(o: {
     readonly leader: Endpoint;

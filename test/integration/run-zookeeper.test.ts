@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../src/report/result.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
+import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUN_JS = join(ROOT, 'bin', 'run.js');
@@ -65,39 +66,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
     );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    assert.equal(result.verdict, 'passed', result.errors.join('; '));
-    assert.equal(result.target, 'zookeeper');
-    assert.equal(result.shaping.mode, 'relay');
-    assert.equal(result.leaders.oracle, 'zookeeper-fle');
-    assert.equal(result.leaders.initial, 'p5');
-    assert.equal(result.leaders.killed, 'p5');
-    assert.ok(result.leaders.elected && result.leaders.elected !== 'p5', `elected ${result.leaders.elected}`);
-    assert.ok((result.leaders.epoch ?? 0) >= 2, `epoch ${result.leaders.epoch}`);
-    const rec = result.recovery;
-    for (const k of ['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'] as const)
-      assert.ok(typeof rec[k] === 'number' && rec[k] >= 0, `${k} = ${rec[k]}`);
-    assert.ok(rec.detectMs! <= rec.electedMs! && rec.electedMs! <= rec.servingMs!, JSON.stringify(rec));
-    assert.ok(rec.servingMs! <= rec.firstCommitMs!, JSON.stringify(rec));
-    // Latency against the paper's model: never under it (the relay's delays are on every path; 2 %
-    // jitter at most), and within 10 ms over the model plus the calibrated floor. The issue's bar
-    // (within max(15 %, 3 ms) of the model) is not met here: see docs/zookeeper.md for the figures.
-    for (const dc of ['tud', 'cern'])
-      for (const w of ['before', 'after'] as const) {
-        const mean = result.latency[dc]?.[w]?.mean;
-        const model = result.model[dc]?.[w];
-        const floor = result.floor.perDc[dc]?.[w];
-        assert.ok(
-          typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
-          `${dc} ${w}`,
-        );
-        assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
-        assert.ok(mean <= model + floor + 10, `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor}`);
-      }
-    assert.deepEqual(result.model.tud, { before: 20.75, after: 41.5 });
-    assert.equal(result.writes.lost, 0);
-    assert.equal(result.writes.failed, 0);
-    assert.equal(result.writes.acked, result.writes.attempted);
-    assert.ok(result.writes.acked >= 7_500, `${result.writes.acked} acked`);
+    checkPaper2dcZkRun(result);
     const report = await readFile(join(out, 'report.md'), 'utf8');
     for (const section of REPORT_SECTIONS) assert.ok(report.includes(section), `report section ${section}`);
     assert.match(report, /zookeeper/);

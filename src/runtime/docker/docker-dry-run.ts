@@ -4,13 +4,21 @@
 import { planNetem, renderPlan } from '../../shaping/netem/netem-plan.js';
 import type { Topology } from '../../topology/topology.js';
 import { DockerRuntime } from './docker-runtime.js';
+import { pairAddressPlan } from './bridge-addresses.js';
+import { targetNamed } from '../../targets/registry.js';
+import { zookeeperImageTag } from '../../image/zookeeper-image.js';
 import type { ShapingChoice } from '../runtime.js';
 
 export function dockerDryRun(
   t: Topology,
-  o: { seed: number; image: string; shaping: ShapingChoice },
+  o: { seed: number; image: string; shaping: ShapingChoice; version: string },
 ): string {
-  const rt = new DockerRuntime(t, { shaping: o.shaping, seed: o.seed, image: o.image });
+  const rt = new DockerRuntime(t, {
+    shaping: o.shaping,
+    seed: o.seed,
+    image: o.image,
+    target: targetNamed(t.target),
+  });
   const x = o.seed % 250;
   const subnet = `10.231.${x}.0/24`;
   const addresses = rt.addressesIn(subnet);
@@ -18,7 +26,7 @@ export function dockerDryRun(
   const label = `--label pole-bench=true --label pole-bench.run=${rt.runId}`;
   const lines: string[] = [
     `# ${t.name}: runtime docker, shaping ${o.shaping.kind} (${o.shaping.reason})`,
-    `docker network create --driver bridge --subnet ${subnet} --gateway 10.231.${x}.1 ${label} ${net}`,
+    `docker network create --driver bridge --subnet ${subnet} --ip-range 10.231.${x}.0/25 --gateway 10.231.${x}.1 ${label} ${net}`,
   ];
   for (const n of t.nodes) {
     lines.push(
@@ -28,14 +36,23 @@ export function dockerDryRun(
   if (o.shaping.kind === 'netem') {
     lines.push('# tc in each holder (docker exec <holder> ...):');
     lines.push(renderPlan(planNetem(t, addresses)));
+  } else if (o.shaping.kind === 'relay' && t.target === 'zookeeper') {
+    const pairs = pairAddressPlan(t, subnet).all();
+    lines.push(
+      `# relay on the host: one address per ordered pair of members in different data centers, added to the run's bridge (ip address add 10.231.${x}.N/32 dev br-<network id>): ${pairs[0] ?? 'none'} … ${pairs.at(-1) ?? ''}; ZooKeeper's own ports on each; no tc commands`,
+    );
   } else if (o.shaping.kind === 'relay') {
     lines.push(
       `# relay on the host at 10.231.${x}.1: one route per pair of nodes in different data centers; no tc commands`,
     );
   }
   for (const n of t.nodes) {
+    const member =
+      t.target === 'zookeeper'
+        ? `${zookeeperImageTag(o.version)} sh -c '<myid into /data> exec java … QuorumPeerMain /config/${n.id}.cfg'`
+        : `${o.image} node --config /config/${n.id}.json`;
     lines.push(
-      `docker run -d --name ${net}-${n.id} --network container:${net}-${n.id}-net -v <config dir>:/config:ro ${label} --label pole-bench.role=node ${o.image} node --config /config/${n.id}.json`,
+      `docker run -d --name ${net}-${n.id} --network container:${net}-${n.id}-net -v <config dir>:/config:ro ${label} --label pole-bench.role=node ${member}`,
     );
   }
   return lines.join('\n');

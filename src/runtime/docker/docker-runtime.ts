@@ -1,10 +1,13 @@
-// The Docker runtime: a bridge network per run; per node a "holder" container that owns the
-// network namespace (NET_ADMIN, so tc can shape its egress) and the node container joined to it,
-// so a killed or restarted node keeps its address and its qdiscs. Every container and network
-// carries the run's labels, so `pole-bench clean` (or the next run) can reap what a crashed
-// harness left. Shaping is the relay on the host (the nodes dial it through the bridge's gateway)
-// or, where the kernel has it, netem inside each holder.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// The Docker runtime: a bridge network per run; per member a "holder" container that owns the
+// network namespace (NET_ADMIN, so tc can shape its egress) and the member container joined to it,
+// so a killed or restarted member keeps its address and its qdiscs. What the member containers
+// run (the POLE node, ZooKeeper) the target plans (Target.planContainers); this file only keeps
+// containers, their output and their events. Every container and network carries the run's
+// labels, so `pole-bench clean` (or the next run) can reap what a crashed harness left. Shaping is
+// the relay on the host (members reach it through the bridge: its gateway, or an address of the
+// bridge per ordered pair where the target keeps its own port numbers) or, where the kernel has
+// it, netem inside each holder.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -24,11 +27,10 @@ import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
 import type { Address, Runtime, ShapingChoice } from '../runtime.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
-
-/** Ports inside every node's own network namespace. */
-const PEER_PORT = 7000;
-const CLIENT_PORT = 7001;
-const HTTP_PORT = 7002;
+import type { ContainerImage, ContainerMember, ContainerPlan, Target } from '../../targets/target.js';
+import type { Dial, ShapePlan } from '../../shaping/shaper.js';
+import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
+import { addBridgeAddresses, bridgeName, pairAddressPlan, type PairAddresses } from './bridge-addresses.js';
 
 /** A holder only keeps the namespace alive; it exits on `docker stop`. */
 const HOLDER_ENTRYPOINT = [
@@ -40,7 +42,12 @@ const HOLDER_ENTRYPOINT = [
 export interface DockerRuntimeOptions {
   readonly shaping: ShapingChoice;
   readonly seed: number;
+  /** The node image: holders and agents run it, and the POLE target's members. */
   readonly image: string;
+  /** The system under test (default the POLE node). */
+  readonly target?: Target;
+  /** Further images by what the target plans (the ZooKeeper image for the zookeeper target). */
+  readonly images?: Partial<Record<ContainerImage, string>>;
   readonly oracle?: string;
   readonly fsync?: boolean;
   readonly docker?: Docker;
@@ -54,14 +61,19 @@ interface Slot {
   node?: Docker.Container;
   ip?: string;
   running: boolean;
-  /** The node container's cgroup.procs, for the self-check (null: not found). */
+  member?: ContainerMember;
+  /** The member container's cgroup.procs, for the self-check (null: not found). */
   procs?: string | null;
+  /** Its last output lines, for the error when it dies before it started. */
+  readonly tail: string[];
 }
+
+/** Output lines of a member kept for error messages. */
+const TAIL_LINES = 20;
 
 export class DockerRuntime implements Runtime {
   readonly name = 'docker' as const;
-  /** Containers run the POLE node image only, so far. */
-  readonly target = poleTarget;
+  readonly target: Target;
   readonly shaping: Shaper;
   readonly runId: string;
   private readonly book = new EventBook();
@@ -73,6 +85,7 @@ export class DockerRuntime implements Runtime {
     resolve: (e: ClusterEvent) => void;
   }>();
   private network: Docker.Network | undefined;
+  private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
   private tornDown = false;
 
@@ -81,8 +94,11 @@ export class DockerRuntime implements Runtime {
     private readonly opts: DockerRuntimeOptions,
   ) {
     this.docker = opts.docker ?? new Docker();
+    this.target = opts.target ?? poleTarget;
+    if (!this.target.planContainers)
+      throw new Error(`the ${this.target.name} target has no container image for the docker runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
-    for (const n of topology.nodes) this.slots.set(n.id, { id: n.id, running: false });
+    for (const n of topology.nodes) this.slots.set(n.id, { id: n.id, running: false, tail: [] });
     this.shaping = createShaper(opts.shaping, topology, {
       seed: opts.seed,
       ...(opts.tcPlan ? { netemPlan: opts.tcPlan } : {}),
@@ -110,6 +126,8 @@ export class DockerRuntime implements Runtime {
   /**
    * A subnet for this run's network: 10.231.x.0/24 with x from the seed, the next one when Docker
    * says it overlaps another network. Fixed addresses make the tc filters (and --dry-run) exact.
+   * Docker hands out addresses (the agents') from the lower half only: the upper half is for the
+   * relay's per-pair addresses (bridge-addresses.ts).
    */
   private async createNetwork(): Promise<{ subnet: string; gateway: string }> {
     for (let attempt = 0; attempt < 32; attempt++) {
@@ -121,7 +139,7 @@ export class DockerRuntime implements Runtime {
           Name: this.networkName,
           Driver: 'bridge',
           Labels: this.labels('network'),
-          IPAM: { Config: [{ Subnet: subnet, Gateway: gateway }] },
+          IPAM: { Config: [{ Subnet: subnet, Gateway: gateway, IPRange: `10.231.${x}.0/25` }] },
         });
         return { subnet, gateway };
       } catch (err) {
@@ -155,59 +173,77 @@ export class DockerRuntime implements Runtime {
         await s.holder.start();
       }),
     );
-    // The relay listens on the bridge's gateway, where the nodes reach the host; netem runs its
-    // tc commands in each holder. A POLE node's peer link is dialled by the higher sid.
-    const dial = await this.shaping.install({
-      members: t.nodes.map((n) => ({
-        id: n.id,
-        sid: n.sid,
-        peer: { host: addresses.get(n.id) as string, port: PEER_PORT },
-      })),
-      plan: { direction: 'higher-sid' },
-      listenHost: gateway,
+    this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-docker-'));
+    const pairs = pairAddressPlan(t, subnet);
+    const plan = await this.target.planContainers!({
+      topology: t,
+      seed: this.opts.seed,
+      fsync: this.opts.fsync ?? true,
+      ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
       addresses,
+      configDir: this.configDir,
+      shape: (members, shapePlan) => this.shape(members, shapePlan, { gateway, addresses, pairs }),
+      pairHost: (from, to) => pairs.hostOf(from, to),
+    });
+    this.plan = plan;
+    const image = this.imageOf(plan.image);
+    for (const m of plan.members) {
+      const s = this.slot(m.id);
+      s.member = m;
+      s.node = await this.docker.createContainer({
+        Image: image,
+        name: `pole-bench-${this.runId}-${m.id}`,
+        Cmd: [...m.cmd],
+        // The image's entrypoint is the node's CLI; a plan's command is the whole command line.
+        ...(plan.image === 'node' ? {} : { Entrypoint: [] }),
+        Labels: this.labels('node', m.id),
+        // Init: a Node or Java PID 1 would ignore SIGTERM; docker's init forwards it (clean `docker stop`).
+        HostConfig: {
+          NetworkMode: `container:${s.holder!.id}`,
+          Binds: [`${this.configDir}:/config:ro`],
+          Init: true,
+        },
+      });
+    }
+    const { first, then, after } = plan.startOrder;
+    await Promise.all(first.map((id) => this.startNode(id)));
+    if (then.length > 0) {
+      if (after !== undefined)
+        await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
+      await Promise.all(then.map((id) => this.startNode(id)));
+    }
+  }
+
+  /** The image tag for what a plan runs. */
+  private imageOf(kind: ContainerImage): string {
+    if (kind === 'node') return this.opts.image;
+    const tag = this.opts.images?.[kind];
+    if (!tag)
+      throw new Error(`the ${this.target.name} target needs the ${kind} image, which this run was not given`);
+    return tag;
+  }
+
+  /**
+   * Installs the shaping for a target's members: the relay listens on the bridge (its gateway, or
+   * the per-pair addresses a plan with listenAt asks for, added to the bridge first, and removed
+   * with it); netem runs its tc commands in each holder.
+   */
+  private async shape(
+    members: readonly RelayedNode[],
+    plan: ShapePlan,
+    net: { gateway: string; addresses: ReadonlyMap<NodeId, string>; pairs: PairAddresses },
+  ): Promise<Dial> {
+    if (this.shaping.kind === 'relay' && plan.listenAt) {
+      const wanted = net.pairs.all().filter((a) => a !== net.gateway);
+      await addBridgeAddresses(bridgeName(this.network!.id), wanted);
+    }
+    return this.shaping.install({
+      members,
+      plan,
+      listenHost: net.gateway,
+      addresses: net.addresses,
       exec: (id, argv) => this.exec(this.slot(id).holder!, argv),
     });
-    this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-docker-'));
-    const c = t.cluster;
-    for (const n of t.nodes) {
-      const config = {
-        id: n.id,
-        sid: n.sid,
-        datacenter: n.datacenter,
-        listen: { host: '0.0.0.0', peerPort: PEER_PORT, clientPort: CLIENT_PORT, httpPort: HTTP_PORT },
-        peers: t.nodes
-          .filter((p) => p.id !== n.id)
-          .map((p) => ({ id: p.id, sid: p.sid, ...dial(n.id, p.id) })),
-        dataDir: '/data',
-        fsync: this.opts.fsync ?? true,
-        oracle: this.opts.oracle ?? c.oracle,
-        ...(c.initialLeader !== undefined ? { initialLeader: c.initialLeader } : {}),
-        ...(c.preference ? { preference: c.preference } : {}),
-        timers: c.timers,
-        ...(c.measure ? { measure: c.measure } : {}),
-        ...(c.resign ? { resign: c.resign } : {}),
-      };
-      await writeFile(join(this.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
-    }
-    await Promise.all(
-      t.nodes.map(async (n) => {
-        const s = this.slot(n.id);
-        s.node = await this.docker.createContainer({
-          Image: this.opts.image,
-          name: `pole-bench-${this.runId}-${n.id}`,
-          Cmd: ['node', '--config', `/config/${n.id}.json`],
-          Labels: this.labels('node', n.id),
-          // Init: Node as PID 1 would ignore SIGTERM; docker's init forwards it (clean `docker stop`).
-          HostConfig: {
-            NetworkMode: `container:${s.holder!.id}`,
-            Binds: [`${this.configDir}:/config:ro`],
-            Init: true,
-          },
-        });
-        await this.startNode(n.id);
-      }),
-    );
   }
 
   private slot(id: NodeId): Slot {
@@ -216,20 +252,53 @@ export class DockerRuntime implements Runtime {
     return s;
   }
 
-  /** Attach to the node's output, start it, and wait for its `started` event. */
+  /**
+   * Attach to the member's output, start it, and wait for its `started` event; a member whose
+   * container exits first fails the start at once, with what it said.
+   */
   private async startNode(id: NodeId): Promise<void> {
     const s = this.slot(id);
+    const member = s.member!;
     const since = this.events.length;
     const stream = await s.node!.attach({ stream: true, stdout: true, stderr: true });
     const out = new PassThrough();
     const err = new PassThrough();
     s.node!.modem.demuxStream(stream, out, err);
-    createInterface({ input: out }).on('line', (line) => this.book.line(line));
-    err.resume();
+    const keep = (line: string): void => {
+      // A Java stack trace says where, not what: its frames would crowd out the message.
+      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
+      s.tail.push(line);
+      if (s.tail.length > TAIL_LINES) s.tail.shift();
+    };
+    createInterface({ input: out }).on('line', (line) => {
+      const evs = member.translate(line);
+      if (evs.length === 0 && !line.startsWith('{')) keep(line);
+      for (const e of evs) this.book.push(e);
+    });
+    createInterface({ input: err }).on('line', keep);
     await s.node!.start();
     s.running = true;
     s.procs = cgroupProcsFile((await s.node!.inspect()).State.Pid);
-    await this.waitFor((e) => e.node === id && e.ev === 'started', 30_000, since);
+    const timeoutMs = this.plan?.startTimeoutMs ?? 30_000;
+    let settled = false;
+    const died = new Promise<never>((_, reject) => {
+      void s
+        .node!.wait()
+        .then((r: { StatusCode?: number }) => {
+          if (!settled)
+            reject(
+              new Error(
+                `${id} exited (status ${r.StatusCode}) before it started; output: ${s.tail.join(' | ')}`,
+              ),
+            );
+        })
+        .catch(() => undefined);
+    });
+    try {
+      await Promise.race([this.waitFor((e) => e.node === id && e.ev === 'started', timeoutMs, since), died]);
+    } finally {
+      settled = true;
+    }
   }
 
   /** The first event (from index `since` on) matching `pred`, waiting up to timeoutMs for it. */
@@ -267,13 +336,19 @@ export class DockerRuntime implements Runtime {
     return this.slot(id).running;
   }
 
-  /** The bridge address of the node's namespace: reachable from the host. */
+  /** The bridge address of the member's namespace: reachable from the host. */
   clientAddress(id: NodeId): Address {
-    return { host: this.slot(id).ip as string, port: CLIENT_PORT };
+    return { host: this.slot(id).ip as string, port: this.started().clientPort };
   }
 
-  httpAddress(id: NodeId): Address {
-    return { host: this.slot(id).ip as string, port: HTTP_PORT };
+  httpAddress(id: NodeId): Address | undefined {
+    const port = this.started().httpPort;
+    return port === undefined ? undefined : { host: this.slot(id).ip as string, port };
+  }
+
+  private started(): ContainerPlan {
+    if (!this.plan) throw new Error('the docker runtime has not started its members yet');
+    return this.plan;
   }
 
   /**

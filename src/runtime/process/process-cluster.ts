@@ -11,6 +11,7 @@ import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
 import type { ClusterEvent } from '../event-book.js';
 import { MemberProcesses, wallNow } from './member-processes.js';
+import { parseNodeEventLine } from '../../events/node-events.js';
 
 export type { ClusterEvent };
 export { wallNow };
@@ -58,17 +59,6 @@ interface NodeSlot {
 
 const RUN_JS = fileURLToPath(new URL('../../../../bin/run.js', import.meta.url));
 
-/** A POLE node writes one JSON event per line on stdout; everything else there is ignored. */
-function nodeEvents(line: string): ClusterEvent[] {
-  if (!line.startsWith('{')) return [];
-  try {
-    const e = JSON.parse(line) as ClusterEvent;
-    return typeof e.ev === 'string' ? [e] : [];
-  } catch {
-    return [];
-  }
-}
-
 /** The POLE target's members on this machine (ProcessMembers), and the benches' and tests' cluster. */
 export class ProcessCluster implements ProcessMembers {
   private constructor(
@@ -104,7 +94,7 @@ export class ProcessCluster implements ProcessMembers {
           command: process.execPath,
           args: [...childNodeArgs(), RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'],
         },
-        translate: nodeEvents,
+        translate: parseNodeEventLine,
         stopsWithStdin: true,
         stopGraceMs: STOP_GRACE_MS,
         isStarted: (e) => e.ev === 'started',

@@ -3,6 +3,7 @@
 import { ProcessCluster } from '../../runtime/process/process-cluster.js';
 import { checkAckedWrites } from '../../run/checker.js';
 import { connectPoleWriter } from '../../load/write-client.js';
+import { planPoleContainers } from './pole-containers.js';
 import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
 
 export const poleTarget: Target = {
@@ -15,6 +16,7 @@ export const poleTarget: Target = {
   // Every write of the POLE load goes to a fresh path: nothing to prepare.
   prepareWrites: () => Promise.resolve(),
   startProcesses: (o) => startPoleProcesses(o),
+  planContainers: (o) => planPoleContainers(o),
   checkAckedWrites: (o) =>
     checkAckedWrites({ leader: o.leader, nodes: o.nodes, acked: o.acked, runId: o.runId }),
 };

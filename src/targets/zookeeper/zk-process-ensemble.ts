@@ -33,7 +33,7 @@ import type { Topology } from '../../topology/topology.js';
 
 const HOST = '127.0.0.1';
 /** A JVM that has not bound its ports and started its election in this long has failed. */
-const START_TIMEOUT_MS = 60_000;
+export const START_TIMEOUT_MS = 60_000;
 /** SIGTERM, then this long before SIGKILL (ZooKeeper has nothing to flush that fsync did not). */
 const STOP_GRACE_MS = 5_000;
 /**
@@ -41,7 +41,7 @@ const STOP_GRACE_MS = 5_000;
  * that has not bound its learner port yet): ZooKeeper's own LeaderConnector retries a refused
  * connect 5 times 100 ms apart, which a relay that already accepted cannot give it.
  */
-const RELAY_CONNECT_RETRY_MS = 1_000;
+export const RELAY_CONNECT_RETRY_MS = 1_000;
 /** Heap per member: the load's state is a few thousand 1 kB znodes. */
 const JVM_HEAP = ['-Xms64m', '-Xmx512m'];
 
@@ -186,12 +186,20 @@ export function pairHost(t: Topology, from: NodeId, to: NodeId): string {
 export function planZkMembers(
   t: Topology,
   slots: readonly ZkSlot[],
-  o: { dial: Dial; dirOf: (id: NodeId) => string; fsync: boolean; extra?: readonly string[] },
+  o: {
+    dial: Dial;
+    dirOf: (id: NodeId) => string;
+    fsync: boolean;
+    extra?: readonly string[];
+    /** The address a member binds its ports to (default 127.0.0.1: every port on loopback). */
+    selfHost?: (id: NodeId) => string;
+  },
 ): ZkMemberPlan[] {
   return slots.map((s) => {
-    // Where this member reaches each member: itself on HOST, the others where the shaping says.
+    const self = o.selfHost?.(s.id) ?? HOST;
+    // Where this member reaches each member: itself where it binds, the others where the shaping says.
     const ipOf = (p: ZkSlot): string => {
-      if (p.id === s.id) return HOST;
+      if (p.id === s.id) return self;
       const q = o.dial(s.id, p.id, 'peer');
       const e = o.dial(s.id, p.id, 'election');
       if (q.port !== p.quorumPort || e.port !== p.electionPort || q.host !== e.host)
@@ -211,7 +219,7 @@ export function planZkMembers(
       id: s.id,
       sid: s.sid,
       dataDir,
-      zooCfg: zooCfgOf(t, s, dataDir, lines, o.fsync, o.extra ?? []),
+      zooCfg: zooCfgOf(t, s, self, dataDir, lines, o.fsync, o.extra ?? []),
       hosts: hostsFileText(slots.map((p) => ({ ip: ipOf(p), name: memberHostName(p.sid) }))),
       quorumAddresses: new Map(slots.map((p) => [`${ipOf(p)}:${p.quorumPort}`, p.id])),
     };
@@ -231,6 +239,7 @@ export function hostsFileText(entries: ReadonlyArray<{ ip: string; name: string 
 function zooCfgOf(
   t: Topology,
   s: ZkSlot,
+  clientHost: string,
   dataDir: string,
   servers: ZkServerLine[],
   fsync: boolean,
@@ -242,7 +251,7 @@ function zooCfgOf(
     memberId: s.id,
     sid: s.sid,
     dataDir,
-    clientHost: HOST,
+    clientHost,
     clientPort: s.clientPort,
     servers,
     timers: { tickMs: timers.tickMs, syncLimit: timers.syncLimit, initLimit: timers.initLimit },
@@ -264,17 +273,24 @@ function jvmCommand(
       'KILL',
       '--',
       install.java,
-      ...JVM_HEAP,
-      // POLE_BENCH_ZK_JVM_ARGS: further JVM options (GC, heap), space-separated, after ours.
-      ...(process.env.POLE_BENCH_ZK_JVM_ARGS?.split(/\s+/).filter(Boolean) ?? []),
-      '-Duser.timezone=UTC',
-      `-Dlog4j.configuration=file:${log4j}`,
-      '-Dzookeeper.jmx.log4j.disable=true',
-      `-Djdk.net.hosts.file=${hostsFile}`,
-      '-cp',
-      install.classpath,
-      'org.apache.zookeeper.server.quorum.QuorumPeerMain',
-      cfgFile,
+      ...zkJvmArgs(install.classpath, log4j, cfgFile, hostsFile),
     ],
   };
+}
+
+/** The JVM's options and main class for one member, after `java` (a process or a container). */
+export function zkJvmArgs(classpath: string, log4j: string, cfgFile: string, hostsFile: string): string[] {
+  return [
+    ...JVM_HEAP,
+    // POLE_BENCH_ZK_JVM_ARGS: further JVM options (GC, heap), space-separated, after ours.
+    ...(process.env.POLE_BENCH_ZK_JVM_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+    '-Duser.timezone=UTC',
+    `-Dlog4j.configuration=file:${log4j}`,
+    '-Dzookeeper.jmx.log4j.disable=true',
+    `-Djdk.net.hosts.file=${hostsFile}`,
+    '-cp',
+    classpath,
+    'org.apache.zookeeper.server.quorum.QuorumPeerMain',
+    cfgFile,
+  ];
 }

@@ -3,6 +3,7 @@
 // harness's own client (client/), and checked by sync + reads on every live member.
 import type { Target } from '../target.js';
 import { checkZkAckedWrites } from './zk-checker.js';
+import { planZkContainers } from './zk-container-ensemble.js';
 import { startZkProcesses } from './zk-process-ensemble.js';
 import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
@@ -17,5 +18,6 @@ export const zookeeperTarget: Target = {
   connect: connectZkWriter,
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),
   startProcesses: (o) => startZkProcesses(o),
+  planContainers: (o) => planZkContainers(o),
   checkAckedWrites: (o) => checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };

@@ -1,0 +1,122 @@
+// `pole-bench run --target zookeeper --runtime docker`: stock ZooKeeper 3.8 in containers of the
+// pole-bench-zookeeper image, one per member in its holder's namespace, peers across data centers
+// through the relay's per-pair addresses on the run's bridge. The paper's two data centers with
+// the leader killed, checked as on the process runtime; and a member that cannot start failing the
+// run at once with ZooKeeper's own words, leaving no container, network or bridge address behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { RunResult } from '../../src/report/result.js';
+import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
+import { dockerSkipReason } from './docker-env.js';
+import { ROOT, RUN_JS } from '../support/run-cli.js';
+import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
+
+const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
+
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+async function leftovers(): Promise<string[]> {
+  const docker = new Docker();
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
+  const cs = await docker.listContainers({ all: true, filters });
+  const ns = await docker.listNetworks({ filters });
+  return [...cs.map((c) => `container ${c.Names[0]}`), ...ns.map((n) => `network ${n.Name}`)];
+}
+
+/** Addresses of the runs' subnets (10.231.x.y) still on an interface of this host. */
+function runAddressesOnHost(): string[] {
+  const out = execFileSync('ip', ['-o', '-4', 'address', 'show'], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => / inet 10\.231\./.test(l));
+}
+
+test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency over the model, nothing lost or left', async (t) => {
+  const skip = await dockerSkipReason('zookeeper');
+  if (skip) return t.skip(skip);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-'));
+  try {
+    const r = await run([
+      'run',
+      PAPER_2DC,
+      '--target',
+      'zookeeper',
+      '--runtime',
+      'docker',
+      '--rate',
+      '200',
+      '--duration',
+      '40s',
+      '--kill-at',
+      '20s',
+      '--seed',
+      '7',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.runtime, 'docker');
+    for (const dc of ['tud', 'cern'])
+      for (const w of ['before', 'after'] as const)
+        t.diagnostic(
+          `${dc} ${w}: mean ${result.latency[dc]?.[w]?.mean?.toFixed(2)} ms, model ${result.model[dc]?.[w]}, floor ${result.floor.perDc[dc]?.[w]?.toFixed(2)}`,
+        );
+    t.diagnostic(`recovery ${JSON.stringify(result.recovery)}; writes ${JSON.stringify(result.writes)}`);
+    checkPaper2dcZkRun(result);
+    // The self-check sees the JVMs and the agents through their containers' cgroups.
+    const labels = (g: string): string[] => [
+      ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),
+    ];
+    assert.deepEqual(labels('nodes').sort(), ['p1', 'p2', 'p3', 'p4', 'p5']);
+    assert.deepEqual(labels('agents').sort(), ['cern', 'tud']);
+    const events = (await readFile(join(out, 'events.jsonl'), 'utf8')).trim().split('\n');
+    assert.ok(events.some((l) => l.includes('"ev":"serving"') && l.includes('"src":"zk-log"')));
+    // A follower in tud names its leader in cern by the relay's address for that pair.
+    assert.ok(
+      events.some(
+        (l) => l.includes('"ev":"following"') && /"address":"10\.231\.\d+\.(1[2-9]\d|2\d\d):2888"/.test(l),
+      ),
+      'a follower reached its leader through a per-pair relay address',
+    );
+    assert.deepEqual(await leftovers(), [], 'nothing labelled is left after the run');
+    assert.deepEqual(runAddressesOnHost(), [], 'the relay addresses went with the bridge');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test("a ZooKeeper container that cannot start fails the run at once with ZooKeeper's message, exit 3, nothing left", async (t) => {
+  const skip = await dockerSkipReason('zookeeper');
+  if (skip) return t.skip(skip);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-bad-'));
+  try {
+    const started = Date.now();
+    const r = await run(['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'docker', '--out', out], {
+      ...process.env,
+      POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
+    });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stdout + r.stderr, /exited \(status 2\) before it started/);
+    assert.match(r.stdout + r.stderr, /Invalid config, exiting abnormally/);
+    assert.match(r.stdout + r.stderr, /For input string: "notaport"/);
+    assert.ok(Date.now() - started < 30_000, 'failed at once, not after a start timeout');
+    assert.deepEqual(await leftovers(), []);
+    assert.deepEqual(runAddressesOnHost(), []);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
