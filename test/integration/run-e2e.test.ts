@@ -218,3 +218,23 @@ test('--dry-run prints the network, every holder and node container, and the tc 
   assert.match(r.stdout, /netem delay 38\.530ms 0\.771ms distribution pareto/);
   assert.match(r.stdout, /u32 match ip dst 10\.231\.4\.11\/32/);
 });
+
+test('--dry-run of the zookeeper target: its image per member and the relay addresses per pair', async () => {
+  const two = join(ROOT, 'topologies', 'paper-2dc.yaml');
+  const r = await run([
+    'run',
+    two,
+    '--target',
+    'zookeeper',
+    '--dry-run',
+    '--shaping',
+    'relay',
+    '--seed',
+    '4',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /--ip-range 10\.231\.4\.0\/25/);
+  assert.equal((r.stdout.match(/pole-bench-zookeeper:\S+ sh -c/g) ?? []).length, 5, 'five member containers');
+  // paper-2dc: 2 members in tud, 3 in cern: 12 ordered pairs across, .128 to .139.
+  assert.match(r.stdout, /10\.231\.4\.128 … 10\.231\.4\.139/);
+});
