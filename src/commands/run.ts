@@ -7,6 +7,7 @@ import { writeRunOutputs } from '../report/write-outputs.js';
 import { ProcessRuntime } from '../runtime/process/process-runtime.js';
 import { loadTopologyForRun } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
+import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
 import type { Runtime, ShapingChoice } from '../runtime/runtime.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
@@ -17,6 +18,7 @@ import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed } from '../targets/registry.js';
 import { TARGET_NAMES } from '../targets/target.js';
+import { LINK_FAULTS } from '../topology/topology-schema.js';
 
 export default class Run extends Command {
   static override description =
@@ -93,6 +95,14 @@ export default class Run extends Command {
             ? await probeNetem()
             : { available: false, reason: 'not probed' };
       shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
+      const linkFault = topology.scenario.faults.find((f) =>
+        (LINK_FAULTS as readonly string[]).includes(f.action),
+      );
+      if (linkFault && shaping.kind !== 'relay')
+        throw new InputError({
+          file: '--shaping',
+          problem: `the scenario's ${linkFault.action} fault needs the relay shaping (the ${shaping.kind} shaping cannot cut or change links during a run); use --shaping relay`,
+        });
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
       throw err;
@@ -125,37 +135,50 @@ export default class Run extends Command {
             tcPlan: (addresses) => planNetem(topology, addresses),
           })
         : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
-    const abort = new AbortController();
-    const onSignal = (): void => abort.abort();
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
+    const guard = new RunGuard({
+      deadlineMs: topology.scenario.durationMs + RUN_DEADLINE_SLACK_MS,
+    }).start();
     const progress = progressPrinter(flags.quiet || json);
     try {
-      const { result, intervals, events } = await runScenario({
-        topology,
-        runtime,
-        seed,
-        thresholds,
-        version: this.config.version,
-        onProgress: progress,
-        signal: abort.signal,
-      });
-      await runtime.teardown();
+      const { result, intervals, events } = await guard.settle(
+        runScenario({
+          topology,
+          runtime,
+          seed,
+          thresholds,
+          version: this.config.version,
+          onProgress: progress,
+          signal: guard.signal,
+        }),
+      );
+      await this.teardown(runtime);
       const files = await writeRunOutputs(out, { result, intervals, events });
       say(`\n${verdictLine(result)}\nreport: ${files.report}`);
       process.exitCode = exitCodeFor(result.verdict);
       return result;
     } catch (err) {
-      await runtime.teardown();
+      await this.teardown(runtime);
       if (err instanceof RunAborted)
-        this.error('interrupted: every process, relay and temp dir was removed', { exit: 3 });
+        this.error(`${err.message}: every process, relay and temp dir was removed`, { exit: 3 });
       this.error(`run failed: ${(err as Error).message}`, { exit: 3 });
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      guard.stop();
+      exitWhenDone();
     }
   }
+
+  /** Tear-down is bounded too: what it could not remove in time is said, and `pole-bench clean` reaps it. */
+  private async teardown(runtime: Runtime): Promise<void> {
+    await bounded(runtime.teardown(), TEARDOWN_LIMIT_MS, 'tear-down').catch((err: Error) =>
+      this.warn(`${err.message}; run pole-bench clean to remove what is left`),
+    );
+  }
 }
+
+/** Beyond the scenario's duration: starting members and agents, the warm-up, the checks, the floor. */
+const RUN_DEADLINE_SLACK_MS = 5 * 60_000;
+const TEARDOWN_LIMIT_MS = 60_000;
 
 function verdictLine(r: RunResult): string {
   const rec = r.recovery;

@@ -137,6 +137,9 @@ function leaders(r: RunResult): string {
     '',
     `- Initial: ${l.initial ?? 'none observed'}`,
     `- Killed: ${l.killed ?? 'none'}${killFault ? ` at ${secUnit(killFault.atS)}` : ''}`,
+    ...(l.cause && l.cause.action !== 'kill'
+      ? [`- Taken out: ${l.cause.leader} by \`${l.cause.action} ${l.cause.node}\` at ${secUnit(l.cause.atS)}`]
+      : []),
     `- Elected: ${l.elected ?? 'none observed'}${l.epoch !== null ? ` (epoch ${l.epoch})` : ''}, oracle \`${l.oracle}\``,
   ];
   const entries = Object.entries(l.scores);
@@ -164,7 +167,7 @@ function leaders(r: RunResult): string {
 
 function recovery(r: RunResult): string {
   const rec = r.recovery;
-  const kill = r.timeline.faults.find((f) => f.action === 'kill');
+  const cause = r.leaders.cause;
   const observed = (v: number | null): string => (v === null ? 'not observed' : ms(v));
   const rows = [
     ['Detected (first follower notices)', observed(rec.detectMs)],
@@ -174,9 +177,11 @@ function recovery(r: RunResult): string {
     ['Paper recovery (first commit − elected)', observed(rec.paperRecoveryMs)],
     ...gapNames(r).map((dc) => [`Client gap: ${dc}`, observed(rec.clientGapMs[dc] ?? null)]),
   ];
-  const intro = kill
-    ? `Times in ms since ${kill.node} was killed at ${secUnit(kill.atS)}.`
-    : 'Times in ms since the leader was killed (no kill in this run).';
+  const intro = !cause
+    ? 'Times in ms since the leader was taken out (no fault took it out in this run).'
+    : cause.action === 'kill'
+      ? `Times in ms since ${cause.leader} was killed at ${secUnit(cause.atS)}.`
+      : `Times in ms since \`${cause.action} ${cause.node}\` took the leader ${cause.leader} out at ${secUnit(cause.atS)}.`;
   return ['## Recovery', '', intro, '', table(['Phase', 'ms'], rows, [1])].join('\n');
 }
 
@@ -331,9 +336,9 @@ function signedMs(actual: number | null, base: number | null): string {
 function timeline(r: RunResult): string {
   const t = r.timeline;
   const marks: TimelineMark[] = t.faults.map((f) => ({ atS: f.atS, label: `${f.action} ${f.node}` }));
-  const kill = t.faults.find((f) => f.action === 'kill' && f.node === r.leaders.killed);
-  if (kill && r.recovery.electedMs !== null && r.leaders.elected !== null) {
-    marks.push({ atS: kill.atS + r.recovery.electedMs / 1000, label: `${r.leaders.elected} elected` });
+  const cause = r.leaders.cause;
+  if (cause && r.recovery.electedMs !== null && r.leaders.elected !== null) {
+    marks.push({ atS: cause.atS + r.recovery.electedMs / 1000, label: `${r.leaders.elected} elected` });
   }
   const parts = [
     '## Timeline',

@@ -13,7 +13,7 @@ import type { LatencyAnatomy } from './latency-anatomy.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@4';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@5';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -63,8 +63,10 @@ export interface ScenarioInfo {
 export interface LeadersInfo {
   /** Leading when the load started. */
   readonly initial: string | null;
-  /** The leader a `kill: leader` fault took down (null when no leader was killed). */
+  /** The serving leader a kill took down (null when no leader was killed). */
   readonly killed: string | null;
+  /** The fault the recovery is measured from, and the leader it took out (null: none did). */
+  readonly cause: (FaultMark & { readonly leader: string }) | null;
   /** The leader of the deciding election after the fault. */
   readonly elected: string | null;
   /** The oracle spec, e.g. "worst-case" or "latency:10ms,history". */
@@ -302,6 +304,13 @@ export const runResultSchema = z
     leaders: z.object({
       initial: z.string().nullable(),
       killed: z.string().nullable(),
+      /**
+       * The fault the recovery is measured from: the first that took the serving leader out
+       * (killed, paused, or cut off by a partition or isolation); null when none did.
+       */
+      cause: z
+        .object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string(), leader: z.string() })
+        .nullable(),
       elected: z.string().nullable(),
       oracle: z.string(),
       epoch: z.number().int().nullable(),

@@ -84,6 +84,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   let initial: NodeId | null = null;
   let killed: NodeId | null = null;
   let killAt: number | null = null;
+  let cause: FaultMark | null = null;
+  const cuts: Array<{ a: NodeId[]; b: NodeId[] }> = [];
   const faultsDone: FaultMark[] = [];
   let links = new Map<string, Map<string, number>>();
   const dones = new Map<string, DoneMessage>();
@@ -172,23 +174,58 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     for (const f of [...sc.faults].sort((a, b) => a.atMs - b.atMs)) {
       await sleepUntil(loadStart + f.atMs);
       progress('load', { leader: currentLeader(rt) ?? '?' });
-      const target = f.target === LEADER ? currentLeader(rt) : f.target;
+      const leaderBefore = currentLeader(rt);
+      const onNode = f.action !== 'partition' && f.action !== 'heal' && f.action !== 'link';
+      const target = !onNode ? f.target : f.target === LEADER ? leaderBefore : f.target;
       if (target === undefined) throw new Error(`no serving leader to ${f.action} at ${f.atMs / 1000} s`);
+      const cutOff =
+        f.action === 'partition'
+          ? t.nodes.filter((n) => f.datacenters?.includes(n.datacenter)).map((n) => n.id)
+          : f.action === 'isolate'
+            ? [target]
+            : [];
+      // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
+      // recovery phases are measured from.
+      const deposes =
+        killAt === null &&
+        leaderBefore !== undefined &&
+        (((f.action === 'kill' || f.action === 'pause') && target === leaderBefore) ||
+          cutOff.includes(leaderBefore));
       const at = wallNow();
-      if (f.action === 'kill') {
-        const isFirstLeaderKill = f.target === LEADER && killAt === null;
-        if (isFirstLeaderKill) toAgents('gap', at);
-        const when = await rt.kill(target);
-        if (isFirstLeaderKill) {
-          killed = target;
-          killAt = when;
-        }
-      } else if (f.action === 'restart') await rt.restart(target);
+      if (deposes) toAgents('gap', at);
+      let when = at;
+      if (f.action === 'kill') when = await rt.kill(target);
+      else if (f.action === 'restart') await rt.restart(target);
       else if (f.action === 'pause') rt.pause(target);
-      else rt.resume(target);
-      note('fault', { action: f.action, target, at });
-      faultsDone.push({ atS: (at - loadStart) / 1000, action: f.action, node: target });
-      if (killAt !== null && killed === target) {
+      else if (f.action === 'resume') rt.resume(target);
+      else if (f.action === 'partition' || f.action === 'isolate') {
+        const rest = t.nodes.map((n) => n.id).filter((id) => !cutOff.includes(id));
+        await cutLinks(rt, cutOff, rest, true, f.action);
+        cuts.push({ a: cutOff, b: rest });
+      } else if (f.action === 'heal') {
+        for (const c of cuts.splice(0)) await cutLinks(rt, c.a, c.b, false, 'heal');
+      } else {
+        const [a, b] = f.datacenters as [string, string];
+        if (!(await rt.shaping.setRtt(a, b, f.rttMs as number)))
+          throw new Error(`the ${rt.shaping.kind} shaping cannot change a link's delay during a run`);
+      }
+      note('fault', {
+        action: f.action,
+        target,
+        at,
+        ...(cutOff.length > 0 ? { cutOff } : {}),
+        ...(f.rttMs !== undefined ? { rttMs: f.rttMs } : {}),
+      });
+      const mark: FaultMark = {
+        atS: (at - loadStart) / 1000,
+        action: f.action,
+        node: f.action === 'link' ? `${target} rtt ${f.rttMs} ms` : target,
+      };
+      faultsDone.push(mark);
+      if (deposes) {
+        killed = leaderBefore;
+        killAt = when;
+        cause = mark;
         const elected = await rt.waitFor(
           (e) => e.ev === 'elected' && e.node === e.leader && e.t >= (killAt as number) && e.node !== killed,
           30_000,
@@ -197,6 +234,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         toAgents('after', elected.t + sc.settleMs);
       }
     }
+    // The final read needs every live member reachable: what is still cut is restored first.
+    for (const c of cuts.splice(0)) await cutLinks(rt, c.a, c.b, false, 'heal');
     progress('load', { leader: currentLeader(rt) ?? '?' });
     await sleepUntil(loadStart + sc.durationMs);
     await sampler.stop();
@@ -247,6 +286,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     initial,
     killed,
     killAt,
+    cause,
     links,
     dones,
     intervals,
@@ -298,6 +338,12 @@ async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: 
 }
 
 /** The leader serving now: the latest `serving` event of a leader whose process still runs. */
+/** Cuts or restores the links between two sets of members, or says why this shaping cannot. */
+async function cutLinks(rt: Runtime, a: NodeId[], b: NodeId[], cut: boolean, what: string): Promise<void> {
+  if (!(await rt.shaping.cut(a, b, cut)))
+    throw new Error(`the ${rt.shaping.kind} shaping cannot cut links (${what}); use --shaping relay`);
+}
+
 function currentLeader(rt: Runtime): NodeId | undefined {
   const ev = rt.events;
   for (let i = ev.length - 1; i >= 0; i--) {
@@ -312,8 +358,10 @@ function buildResult(x: {
   startedAt: string;
   errors: string[];
   initial: NodeId | null;
+  /** The leader the cause took out, and when (the recovery's zero). */
   killed: NodeId | null;
   killAt: number | null;
+  cause: FaultMark | null;
   links: Map<string, Map<string, number>>;
   dones: Map<string, DoneMessage>;
   intervals: IntervalMessage[];
@@ -344,7 +392,9 @@ function buildResult(x: {
 
   const latency: Record<string, RunResult['latency'][string]> = {};
   // The paper's model alone (network only); the floor beside it, never folded in.
-  const { model, floor } = modelColumns(t, { initial: x.initial, elected, killed: x.killed }, x.floor);
+  // A killed leader stays down; one cut off is back once the cut is restored.
+  const dead = x.cause?.action === 'kill' ? x.killed : null;
+  const { model, floor } = modelColumns(t, { initial: x.initial, elected, killed: dead }, x.floor);
   const clientGapMs: Record<string, number | null> = {};
   for (const dc of t.datacenters) {
     const d = x.dones.get(dc.name);
@@ -400,7 +450,8 @@ function buildResult(x: {
     finishedAt: new Date().toISOString(),
     leaders: {
       initial: x.initial,
-      killed: x.killed,
+      killed: dead,
+      cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
       elected,
       // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
       oracle: x.o.runtime.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
@@ -540,14 +591,16 @@ function maxOf(base64: string): number {
 
 function abortable(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new RunAborted('interrupted'));
+    const aborted = (): RunAborted =>
+      signal?.reason instanceof RunAborted ? signal.reason : new RunAborted('interrupted');
+    if (signal?.aborted) return reject(aborted());
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new RunAborted('interrupted'));
+      reject(aborted());
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

@@ -9,6 +9,9 @@ export function noShaper(t: Topology, reason: string): Shaper {
     install: (req) => Promise.resolve(directDial(req.members)),
     // Nothing to take out or put back.
     change: () => Promise.resolve(true),
+    // Nothing stands between the members to cut or slow.
+    cut: () => Promise.resolve(false),
+    setRtt: () => Promise.resolve(false),
     measure: () => Promise.resolve(unmeasuredLinks(t)),
     cpuMs: () => Promise.resolve(null),
     close: () => Promise.resolve(),

@@ -43,6 +43,13 @@ export interface Shaper {
    * topology's back, open connections included. False where this shaping cannot during a run.
    */
   change(mode: WanDelays): Promise<boolean>;
+  /**
+   * Cuts (`cut` true: a partition, connections stall) or restores every link between a member of
+   * `a` and a member of `b`. False where this shaping cannot.
+   */
+  cut(a: readonly NodeId[], b: readonly NodeId[], cut: boolean): Promise<boolean>;
+  /** Sets the round-trip time between two data centers, open connections included; false where it cannot. */
+  setRtt(dcA: string, dcB: string, rttMs: number): Promise<boolean>;
   /** Mean RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
   measure(samples: number): Promise<Map<string, Map<string, number>>>;
   /** CPU ms this shaping's own threads have used in the harness so far; null where it has none. */

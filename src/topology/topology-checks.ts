@@ -299,6 +299,7 @@ function checkScenario(
     });
   }
   const faults: FaultSpec[] = [];
+  const dcNames = new Set(raw.datacenters.map((d) => d.name));
   s.faults.forEach((f, i) => {
     const actions = FAULT_ACTIONS.filter((a) => f[a] !== undefined);
     const action = actions[0];
@@ -312,18 +313,14 @@ function checkScenario(
       });
       return;
     }
-    const target = f[action] ?? '';
-    if (target === LEADER && (action === 'restart' || action === 'resume')) {
+    if ((f.rtt !== undefined) !== (action === 'link'))
       issues.push({
-        path: ['scenario', 'faults', i, action],
-        message: `${action} needs a node name ("${LEADER}" is whoever leads now, which is running)`,
+        path: ['scenario', 'faults', i, f.rtt !== undefined ? 'rtt' : 'link'],
+        message:
+          f.rtt !== undefined
+            ? `rtt goes with link (the link whose round-trip time changes), not with ${action}`
+            : 'a link change needs its new rtt, e.g. {at: 30s, link: [a, b], rtt: 120ms}',
       });
-    } else if (target !== LEADER && !nodeIds.has(target)) {
-      issues.push({
-        path: ['scenario', 'faults', i, action],
-        message: `${JSON.stringify(target)} is neither "${LEADER}" nor a node (nodes: ${[...nodeIds].join(', ')})`,
-      });
-    }
     if (f.at >= s.duration) {
       issues.push({
         path: ['scenario', 'faults', i, 'at'],
@@ -333,6 +330,50 @@ function checkScenario(
       issues.push({
         path: ['scenario', 'faults', i, 'at'],
         message: `${fmt(f.at)} falls inside the warmup (${fmt(s.warmup)}): faults come after it`,
+      });
+    }
+    if (action === 'partition' || action === 'link') {
+      const dcs = (action === 'partition' ? f.partition : f.link) ?? [];
+      const unknown = dcs.filter((d) => !dcNames.has(d));
+      if (unknown.length > 0)
+        issues.push({
+          path: ['scenario', 'faults', i, action],
+          message: `${unknown.map((d) => JSON.stringify(d)).join(', ')} is not a data center (data centers: ${[...dcNames].join(', ')})`,
+        });
+      else if (action === 'partition' && new Set(dcs).size >= dcNames.size)
+        issues.push({
+          path: ['scenario', 'faults', i, action],
+          message: 'cuts every data center off: leave at least one on the other side',
+        });
+      else if (action === 'link' && dcs[0] === dcs[1])
+        issues.push({
+          path: ['scenario', 'faults', i, action],
+          message: 'a link joins two different data centers',
+        });
+      const target = action === 'partition' ? dcs.join(',') : dcs.join('-');
+      faults.push({
+        atMs: f.at,
+        action,
+        target,
+        datacenters: dcs,
+        ...(action === 'link' && f.rtt !== undefined ? { rttMs: f.rtt } : {}),
+      });
+      return;
+    }
+    if (action === 'heal') {
+      faults.push({ atMs: f.at, action, target: 'all' });
+      return;
+    }
+    const target = (f[action] as string | undefined) ?? '';
+    if (target === LEADER && (action === 'restart' || action === 'resume')) {
+      issues.push({
+        path: ['scenario', 'faults', i, action],
+        message: `${action} needs a node name ("${LEADER}" is whoever leads now, which is running)`,
+      });
+    } else if (target !== LEADER && !nodeIds.has(target)) {
+      issues.push({
+        path: ['scenario', 'faults', i, action],
+        message: `${JSON.stringify(target)} is neither "${LEADER}" nor a node (nodes: ${[...nodeIds].join(', ')})`,
       });
     }
     faults.push({ atMs: f.at, action, target });

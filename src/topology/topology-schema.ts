@@ -35,7 +35,20 @@ export type Distribution = (typeof DISTRIBUTIONS)[number];
 export const ARRIVALS = ['constant', 'poisson'] as const;
 export type Arrival = (typeof ARRIVALS)[number];
 
-export const FAULT_ACTIONS = ['kill', 'restart', 'pause', 'resume'] as const;
+export const FAULT_ACTIONS = [
+  'kill',
+  'restart',
+  'pause',
+  'resume',
+  'partition',
+  'heal',
+  'isolate',
+  'link',
+] as const;
+/** The faults that act on one node (the rest act on links between data centers or nodes). */
+export const NODE_FAULTS = ['kill', 'restart', 'pause', 'resume'] as const;
+/** The faults that cut or change links: they need a shaping that can (the relay). */
+export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 /** The fault target that means "whoever leads at that moment". Reserved: no node may be called so. */
@@ -90,8 +103,15 @@ export interface WorkloadSpec {
 export interface FaultSpec {
   readonly atMs: number;
   readonly action: FaultAction;
-  /** A node id, or LEADER. */
+  /**
+   * What it acts on, as said in reports: a node id or LEADER (kill, restart, pause, resume,
+   * isolate), the data centers cut off joined by "," (partition), "all" (heal), "a-b" (link).
+   */
   readonly target: NodeId;
+  /** partition: the data centers cut off from the rest; link: its two data centers. */
+  readonly datacenters?: readonly string[];
+  /** link: the new round-trip time. */
+  readonly rttMs?: number;
 }
 
 export interface ScenarioSpec {
@@ -194,6 +214,11 @@ const fault = z
     restart: faultTarget.optional(),
     pause: faultTarget.optional(),
     resume: faultTarget.optional(),
+    partition: z.array(name).min(1).optional().describe('data centers cut off from all the others'),
+    heal: z.literal('all').optional().describe('restores every cut link'),
+    isolate: faultTarget.optional().describe('cuts one node off from every other node; it keeps running'),
+    link: z.tuple([name, name]).optional().describe('the link between two data centers, with rtt'),
+    rtt: duration.optional().describe('link: its new round-trip time'),
   })
   .meta({ oneOf: FAULT_ACTIONS.map((a) => ({ required: ['at', a] })) });
 

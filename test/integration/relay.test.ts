@@ -359,4 +359,80 @@ describe('delay relay', () => {
     };
     await until(leftover, () => `no leftover handles (have ${process.getActiveResourcesInfo().join(', ')})`);
   });
+
+  it('close() returns in bounded time with releases pending, and with the relay thread stuck', async () => {
+    const echo = await startEchoServer();
+    try {
+      // Releases pending: a second of delay, bytes in flight.
+      const relay = await DelayRelay.start({ routes: [route('slow', echo.port, fixed(1000))], seed: 1 });
+      const s = await open(relay.port('slow'));
+      for (let i = 0; i < 100; i++) s.write(randomBytes(1024));
+      await new Promise((r) => setTimeout(r, 50));
+      let t0 = performance.now();
+      await relay.close();
+      assert.ok(
+        performance.now() - t0 < 1500,
+        `close with releases pending took ${performance.now() - t0} ms`,
+      );
+
+      // The relay thread stuck in a loop (fault injection): it answers nothing, not even the close;
+      // close() gives it its grace and terminates it.
+      const stuck = await DelayRelay.start({ routes: [route('slow', echo.port, fixed(200))], seed: 2 });
+      const s2 = await open(stuck.port('slow'));
+      s2.write(randomBytes(4096));
+      const stalled = stuck.stall(600_000).catch((err: Error) => err);
+      await new Promise((r) => setTimeout(r, 100));
+      t0 = performance.now();
+      await stuck.close();
+      const took = performance.now() - t0;
+      assert.ok(took < 5000, `close with the thread stuck took ${took} ms`);
+      assert.ok((await stalled) instanceof Error, 'the stuck request failed instead of hanging');
+    } finally {
+      await echo.close();
+    }
+  });
+
+  it('a cut route stalls its connections without a reset, holds new ones, and releases all in order when restored', async () => {
+    const echo = await startEchoServer();
+    const relay = await DelayRelay.start({ routes: [route('link', echo.port, fixed(5))], seed: 3 });
+    try {
+      const s = await open(relay.port('link'));
+      const got: Buffer[] = [];
+      s.on('data', (b: Buffer) => got.push(b));
+      let closed = false;
+      s.on('close', () => (closed = true));
+      s.write('a');
+      await until(
+        () => Buffer.concat(got).toString() === 'a',
+        () => 'the echo before the cut',
+      );
+      await relay.block(['link'], true);
+      s.write('b');
+      // A second connection opened during the cut does not reach the target.
+      const late = await open(relay.port('link'));
+      const lateGot: Buffer[] = [];
+      late.on('data', (b: Buffer) => lateGot.push(b));
+      late.write('x');
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(Buffer.concat(got).toString(), 'a', 'nothing crosses a cut route');
+      assert.equal(Buffer.concat(lateGot).length, 0);
+      assert.equal(closed, false, 'a cut is a stall, not a reset');
+      const held = (await relay.stats()).routes[0]!;
+      assert.ok(held.forward.queuedBytes >= 2, `held ${held.forward.queuedBytes} bytes`);
+      const restoredAt = performance.now();
+      await relay.block(['link'], false);
+      await until(
+        () => Buffer.concat(got).toString() === 'ab' && Buffer.concat(lateGot).toString() === 'x',
+        () => `after the restore: ${Buffer.concat(got).toString()} / ${Buffer.concat(lateGot).toString()}`,
+      );
+      assert.ok(performance.now() - restoredAt < 500, 'released at once, its delay having passed');
+      // Lateness counts from the restore, not from when the bytes arrived.
+      const after = (await relay.stats()).routes[0]!;
+      assert.ok(after.forward.latenessMaxMs < 200, `lateness ${after.forward.latenessMaxMs} ms`);
+      await assert.rejects(relay.block(['nope'], true), /no relay route 'nope'/);
+    } finally {
+      await relay.close();
+      await echo.close();
+    }
+  });
 });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import type { RunResult } from '../../src/report/result.js';
 
-export function checkPaper2dcZkRun(result: RunResult): void {
+/** `slackMs`: how far over the model plus the floor a window's mean may be. */
+export function checkPaper2dcZkRun(result: RunResult, slackMs = 10): void {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.target, 'zookeeper');
   assert.equal(result.shaping.mode, 'relay');
@@ -18,7 +19,7 @@ export function checkPaper2dcZkRun(result: RunResult): void {
   assert.ok(rec.detectMs! <= rec.electedMs! && rec.electedMs! <= rec.servingMs!, JSON.stringify(rec));
   assert.ok(rec.servingMs! <= rec.firstCommitMs!, JSON.stringify(rec));
   // Latency against the paper's model: never under it (the relay's delays are on every path; 2 %
-  // jitter at most), and within 10 ms over the model plus the calibrated floor. The issue's bar
+  // jitter at most), and within `slackMs` over the model plus the calibrated floor. The issue's bar
   // (within max(15 %, 3 ms) of the model) is not met here: see docs/zookeeper.md for the figures.
   for (const dc of ['tud', 'cern'])
     for (const w of ['before', 'after'] as const) {
@@ -30,9 +31,16 @@ export function checkPaper2dcZkRun(result: RunResult): void {
         `${dc} ${w}`,
       );
       assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
-      assert.ok(mean <= model + floor + 10, `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor}`);
+      assert.ok(
+        mean <= model + floor + slackMs,
+        `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor}`,
+      );
     }
-  assert.deepEqual(result.model.tud, { before: 20.75, after: 41.5 });
+  // FastLeaderElection elects the newest history (then the highest sid): usually a follower in
+  // cern, whose logs are 10 ms ahead of tud's, but a tud member when it had logged the last
+  // proposal too (seen once in CI). The model follows whoever it was.
+  const electedInTud = ['p1', 'p2'].includes(result.leaders.elected ?? '');
+  assert.deepEqual(result.model.tud, { before: 20.75, after: electedInTud ? 20.75 : 41.5 });
   assert.equal(result.writes.lost, 0);
   assert.equal(result.writes.failed, 0);
   assert.equal(result.writes.acked, result.writes.attempted);

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@4',
+    schema: 'pole-bench/result@5',
     verdict: 'threshold-failed',
     errors: [],
     target: 'pole',
@@ -51,6 +51,7 @@ export function result2dc(): MutableResult {
     leaders: {
       initial: 'p5',
       killed: 'p5',
+      cause: { atS: 15.004, action: 'kill', node: 'p5', leader: 'p5' },
       elected: 'p4',
       oracle: 'history',
       epoch: 2,

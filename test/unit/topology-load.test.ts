@@ -425,6 +425,35 @@ describe('parseTopology: errors name file:line:col and the field', () => {
     expectAt(fails(text), 'scenario.warmup', text, '120s', 2);
   });
 
+  it('link faults: a partition, a heal, an isolated node and a link change, as written', () => {
+    const text = replaced(
+      '{ at: 60s, kill: leader }',
+      '{ at: 15s, partition: [caltech] }\n    - { at: 20s, isolate: p1 }\n    - { at: 25s, link: [slac, fnal], rtt: 120ms }\n    - { at: 30s, heal: all }',
+    );
+    const t = parseTopology(FILE, text);
+    assert.deepEqual(t.scenario.faults, [
+      { atMs: 15_000, action: 'partition', target: 'caltech', datacenters: ['caltech'] },
+      { atMs: 20_000, action: 'isolate', target: 'p1' },
+      { atMs: 25_000, action: 'link', target: 'slac-fnal', datacenters: ['slac', 'fnal'], rttMs: 120 },
+      { atMs: 30_000, action: 'heal', target: 'all' },
+    ]);
+  });
+
+  it('link faults that cannot be: an unknown data center, every one cut off, a link without rtt', () => {
+    const unknown = replaced('{ at: 60s, kill: leader }', '{ at: 60s, partition: [cern] }');
+    const err = fails(unknown);
+    expectAt(err, 'scenario.faults[0].partition', unknown, '[cern]');
+    assert.match(err.problem, /"cern" is not a data center/);
+    const all = replaced('{ at: 60s, kill: leader }', '{ at: 60s, partition: [caltech, slac, fnal] }');
+    assert.match(fails(all).problem, /cuts every data center off/);
+    const noRtt = replaced('{ at: 60s, kill: leader }', '{ at: 60s, link: [slac, fnal] }');
+    expectAt(fails(noRtt), 'scenario.faults[0].link', noRtt, '[slac, fnal]', 2);
+    const stray = replaced('{ at: 60s, kill: leader }', '{ at: 60s, kill: leader, rtt: 5ms }');
+    assert.match(fails(stray).problem, /rtt goes with link/);
+    const heal = replaced('{ at: 60s, kill: leader }', '{ at: 60s, heal: some }');
+    assert.equal(fails(heal).field, 'scenario.faults[0].heal');
+  });
+
   it('a fault naming an unknown node, none or two actions, or restarting "leader"', () => {
     const unknown = replaced('kill: leader', 'kill: p9');
     const err = fails(unknown);

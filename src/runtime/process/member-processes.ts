@@ -103,6 +103,9 @@ export class MemberProcesses {
       ...(launch.cwd ? { cwd: launch.cwd } : {}),
     });
     s.child = child;
+    // A member that is gone when its stdin is closed (killed, or stopping by itself) makes the
+    // pipe fail with EPIPE; unhandled, that error would take the harness down at tear-down.
+    child.stdin?.on('error', () => undefined);
     s.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.once('exit', () => {
       if (s.child === child) s.child = undefined;

@@ -27,6 +27,9 @@ export function netemShaper(
     },
     // htb cannot be changed in place, and the plan is not redone during a run (yet).
     change: () => Promise.resolve(false),
+    // Not planned yet: a cut would be a drop filter per pair, a delay change a netem change.
+    cut: () => Promise.resolve(false),
+    setRtt: () => Promise.resolve(false),
     measure: () => Promise.resolve(unmeasuredLinks(t)),
     cpuMs: () => Promise.resolve(null),
     close: () => Promise.resolve(),

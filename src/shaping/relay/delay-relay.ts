@@ -173,6 +173,22 @@ export class DelayRelay {
     await this.request({ op: 'change', changes });
   }
 
+  /**
+   * Cuts the named routes (`blocked`: a partition; connections stall, nothing is reset) or
+   * restores them (what they held goes on in order).
+   */
+  async block(names: readonly string[], blocked: boolean): Promise<void> {
+    await this.request({ op: 'block', names, blocked });
+  }
+
+  /**
+   * Fault injection for tests: keeps the relay thread busy for `ms`, answering nothing, as a stuck
+   * thread would. Resolves when (if) it answers.
+   */
+  async stall(ms: number): Promise<void> {
+    await this.request({ op: 'stall', ms });
+  }
+
   async stats(): Promise<RelayStats> {
     const reply = await this.request({ op: 'stats' });
     if (reply.stats === undefined) throw new Error('relay worker sent no stats');
@@ -205,6 +221,8 @@ export class DelayRelay {
       | { op: 'add'; routes: readonly RelayRoute[] }
       | { op: 'change'; changes: readonly RouteDelayChange[] }
       | { op: 'stats' }
+      | { op: 'block'; names: readonly string[]; blocked: boolean }
+      | { op: 'stall'; ms: number }
       | { op: 'close' },
   ) {
     if (this.failure !== null) return Promise.reject(this.failure);

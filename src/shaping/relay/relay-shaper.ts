@@ -18,12 +18,25 @@ export function relayShaper(t: Topology, o: { seed: number; reason: string }): S
         ...(req.plan.listenAt ? { listenAt: req.plan.listenAt } : {}),
         ...(req.plan.retryConnectMs ? { retryConnectMs: req.plan.retryConnectMs } : {}),
         ...(req.listenHost ? { listenHost: req.listenHost } : {}),
+        // Isolating a node cuts its links inside its data center too: those go through the
+        // relay (with no delay) only when the scenario isolates a node.
+        withinDc: t.scenario.faults.some((f) => f.action === 'isolate'),
       });
       return relay.dial;
     },
     async change(mode) {
       if (!relay) return false;
       await relay.setWanDelays(mode);
+      return true;
+    },
+    async cut(a, b, cut) {
+      if (!relay) return false;
+      await relay.cut(a, b, cut);
+      return true;
+    },
+    async setRtt(dcA, dcB, rttMs) {
+      if (!relay) return false;
+      await relay.setRtt(dcA, dcB, rttMs);
       return true;
     },
     measure: (samples) => measureRelayLinks(t, o.seed + 1, samples),

@@ -35,6 +35,10 @@ export interface NodeRelay {
    */
   readonly dial: (from: NodeId, to: NodeId, port?: string) => Address;
   readonly setWanDelays: (mode: WanDelays) => Promise<void>;
+  /** Cuts or restores every route between a member of `a` and one of `b`, both ways. */
+  readonly cut: (a: readonly NodeId[], b: readonly NodeId[], cut: boolean) => Promise<void>;
+  /** A new RTT between two data centers (jitter as the topology says it), until changed again. */
+  readonly setRtt: (dcA: string, dcB: string, rttMs: number) => Promise<void>;
   /** CPU ms of the relay's two threads so far; null where /proc is not available. */
   readonly cpuMs: () => Promise<number | null>;
 }
@@ -46,6 +50,16 @@ export function dcLinkDelay(t: Topology, fromDc: string, toDc: string): LinkDela
     jitterMs: t.jitterMs(fromDc, toDc),
     distribution: t.shaping.distribution,
   };
+}
+
+/**
+ * One direction of a link given a new one-way delay: its jitter keeps the topology's proportion
+ * to the delay where the topology's delay is not zero, else the topology's own.
+ */
+function scaledDelay(t: Topology, fromDc: string, toDc: string, delayMs: number): LinkDelay {
+  const d = dcLinkDelay(t, fromDc, toDc);
+  const jitterMs = d.delayMs > 0 ? (d.jitterMs * delayMs) / d.delayMs : d.jitterMs;
+  return { ...d, delayMs, jitterMs };
 }
 
 /**
@@ -69,6 +83,8 @@ export async function startNodeRelay(
     listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => Address;
     /** RelayRoute.retryConnectMs for every route. */
     retryConnectMs?: number;
+    /** Routes between members of one data center too, with no delay (so that they can be cut). */
+    withinDc?: boolean;
   },
 ): Promise<NodeRelay> {
   const dc = (id: NodeId): string => t.node(id).datacenter;
@@ -76,12 +92,14 @@ export async function startNodeRelay(
   const routeName = (from: NodeId, to: NodeId, port: string): string =>
     port === 'peer' ? `${from}>${to}` : `${from}>${to}:${port}`;
   const routes: RelayRoute[] = [];
+  const ends = new Map<string, { from: NodeId; to: NodeId }>();
   for (const from of nodes)
     for (const to of nodes) {
-      if (from.id === to.id || dc(from.id) === dc(to.id)) continue;
+      if (from.id === to.id || (dc(from.id) === dc(to.id) && !opts.withinDc)) continue;
       if ((opts.direction ?? 'higher-sid') === 'higher-sid' && from.sid <= to.sid) continue;
       for (const [port, target] of Object.entries(portsOf(to))) {
         const at = opts.listenAt?.(from.id, to.id, port, target);
+        ends.set(routeName(from.id, to.id, port), { from: from.id, to: to.id });
         routes.push({
           name: routeName(from.id, to.id, port),
           target,
@@ -101,6 +119,8 @@ export async function startNodeRelay(
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const host = opts.advertiseHost ?? opts.listenHost ?? '127.0.0.1';
   const none = (d: LinkDelay): LinkDelay => ({ ...d, delayMs: 0, jitterMs: 0 });
+  // The delays in force per route: the topology's until a link changes (setRtt).
+  const current = new Map(routes.map((r) => [r.name, { forward: r.forward, backward: r.backward }]));
   return {
     relay,
     cpuMs: async () => {
@@ -109,12 +129,37 @@ export async function startNodeRelay(
     },
     setWanDelays: (mode) =>
       relay.change(
-        routes.map((r) => ({
-          name: r.name,
-          forward: mode === 'zero' ? none(r.forward) : r.forward,
-          backward: mode === 'zero' ? none(r.backward) : r.backward,
-        })),
+        routes.map((r) => {
+          const d = current.get(r.name)!;
+          return {
+            name: r.name,
+            forward: mode === 'zero' ? none(d.forward) : d.forward,
+            backward: mode === 'zero' ? none(d.backward) : d.backward,
+          };
+        }),
       ),
+    cut: async (a, b, blocked) => {
+      const inA = new Set(a);
+      const inB = new Set(b);
+      const names = [...ends]
+        .filter(([, e]) => (inA.has(e.from) && inB.has(e.to)) || (inB.has(e.from) && inA.has(e.to)))
+        .map(([name]) => name);
+      if (names.length > 0) await relay.block(names, blocked);
+    },
+    setRtt: async (dcA, dcB, rttMs) => {
+      const changes = [...ends]
+        .filter(([, e]) => {
+          const pair = [dc(e.from), dc(e.to)];
+          return (pair[0] === dcA && pair[1] === dcB) || (pair[0] === dcB && pair[1] === dcA);
+        })
+        .map(([name, e]) => {
+          const forward = scaledDelay(t, dc(e.from), dc(e.to), rttMs / 2);
+          const backward = scaledDelay(t, dc(e.to), dc(e.from), rttMs / 2);
+          current.set(name, { forward, backward });
+          return { name, forward, backward };
+        });
+      if (changes.length > 0) await relay.change(changes);
+    },
     dial: (from, to, port = 'peer') => {
       const name = routeName(from, to, port);
       const route = byName.get(name);

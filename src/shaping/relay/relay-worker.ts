@@ -36,6 +36,13 @@ export type RelayRequest =
   | { readonly id: number; readonly op: 'add'; readonly routes: readonly RelayRoute[] }
   | { readonly id: number; readonly op: 'change'; readonly changes: readonly RouteDelayChange[] }
   | { readonly id: number; readonly op: 'stats' }
+  | {
+      readonly id: number;
+      readonly op: 'block';
+      readonly names: readonly string[];
+      readonly blocked: boolean;
+    }
+  | { readonly id: number; readonly op: 'stall'; readonly ms: number }
   | { readonly id: number; readonly op: 'close' };
 
 export type RelayReply =
@@ -226,6 +233,8 @@ class Direction {
   dst: Socket | null = null;
   dead = false;
   private paused = false;
+  /** When its route was last restored after a cut: a chunk held by the cut is not late for it. */
+  private cutEndedAt = -Infinity;
 
   constructor(
     private readonly scheduler: ReleaseScheduler,
@@ -243,6 +252,12 @@ class Direction {
     return this.queue[this.head]!.at;
   }
 
+  /** Back in the scheduler's heap, if it holds chunks (after its route was restored). */
+  reschedule(): void {
+    this.cutEndedAt = nowMs();
+    if (!this.dead && !this.empty) this.scheduler.enqueue(this, this.headAt);
+  }
+
   push(kind: Kind, data: Buffer | null): void {
     if (this.dead) return;
     const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
@@ -258,8 +273,12 @@ class Direction {
     }
   }
 
-  /** Releases every chunk due by `now`; returns whether chunks remain. */
+  /**
+   * Releases every chunk due by `now`; returns whether chunks remain to be scheduled (not while
+   * the route is cut: reschedule() puts it back when it is restored).
+   */
   releaseDue(now: number): boolean {
+    if (this.conn.blocked) return false;
     while (!this.empty && this.queue[this.head]!.at <= now) {
       const chunk = this.queue[this.head]!;
       this.queue[this.head++] = undefined as unknown as Chunk; // let the buffer go
@@ -290,7 +309,7 @@ class Direction {
         const data = chunk.data!;
         if (this.dst !== null && !this.dst.destroyed) this.dst.write(data);
         const c = this.counters;
-        const late = now - chunk.at;
+        const late = now - Math.max(chunk.at, this.cutEndedAt);
         c.bytes += data.length;
         c.chunks++;
         c.latenessSumMs += late;
@@ -546,6 +565,8 @@ class RouteState {
   /** The delays now in force (the route's own until a change), and how many changes so far. */
   delays: { forward: LinkDelay; backward: LinkDelay };
   changes = 0;
+  /** Cut (a partition): nothing is released in either direction until it is restored. */
+  blocked = false;
 
   constructor(
     readonly route: RelayRoute,
@@ -658,6 +679,16 @@ class Connection {
       attach();
       this.client.resume();
     });
+  }
+
+  get blocked(): boolean {
+    return this.state.blocked;
+  }
+
+  /** The route was restored: each direction that holds chunks is scheduled again. */
+  unblocked(): void {
+    this.fwd.reschedule();
+    this.bwd.reschedule();
   }
 
   /** The route's delays changed: what arrives from now on is delayed by the new ones. */
@@ -778,6 +809,22 @@ function runRelay(opts: RelayWorkerInit): void {
     }
   }
 
+  /**
+   * Cuts routes (blocked) or restores them. A cut route holds what it has and what arrives, and
+   * holds new connections before they reach the target, the way a partition stalls TCP: nothing
+   * is reset, and the sockets' buffers fill until the senders stop. Restored, it releases what
+   * it held in order, at once where its delay has passed.
+   */
+  function block(names: readonly string[], blocked: boolean): void {
+    for (const n of names) if (!routes.has(n)) throw new Error(`no relay route '${n}' to cut or restore`);
+    for (const n of names) {
+      const state = routes.get(n)!;
+      if (state.blocked === blocked) continue;
+      state.blocked = blocked;
+      if (!blocked) for (const conn of state.connections) conn.unblocked();
+    }
+  }
+
   function stats(): RelayStats {
     const cpu = threadCpuMs('/proc/thread-self/schedstat');
     return {
@@ -827,6 +874,15 @@ function runRelay(opts: RelayWorkerInit): void {
         return { id: req.id, ok: true };
       case 'stats':
         return { id: req.id, ok: true, stats: stats() };
+      case 'block':
+        block(req.names, req.blocked);
+        return { id: req.id, ok: true };
+      case 'stall': {
+        // Fault injection: this thread busy for `ms`, answering nothing (a stuck relay thread).
+        const until = nowMs() + req.ms;
+        while (nowMs() < until && !closing);
+        return { id: req.id, ok: true };
+      }
       case 'close':
         await close();
         return { id: req.id, ok: true };

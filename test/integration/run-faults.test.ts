@@ -1,0 +1,214 @@
+// Network faults in a run, end to end on the process runtime with the relay: the leader's data
+// center partitioned off and healed (paper-3dc-partition: the paper's deployment 1 with exactly
+// `{at: 15s, partition: [caltech]}` then `{at: 30s, heal: all}`), a follower isolated while it
+// runs, and a harness whose parent dies mid-run stopping and cleaning up like Ctrl-C.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from '../../src/report/result.js';
+import { ROOT, RUN_JS } from '../support/run-cli.js';
+
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+async function eventsOf(out: string): Promise<Array<Record<string, unknown>>> {
+  return (await readFile(join(out, 'events.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+test("partition of the leader's data center: it steps down, the others elect and serve, after the heal the cut-off members catch up, nothing lost", async () => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-partition-'));
+  try {
+    const r = await run([
+      'run',
+      join(ROOT, 'topologies', 'paper-3dc-partition.yaml'),
+      '--runtime',
+      'process',
+      '--rate',
+      '200',
+      '--seed',
+      '5',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assert.equal(result.leaders.initial, 'p5');
+    assert.equal(result.leaders.killed, null, 'nobody was killed');
+    assert.deepEqual(
+      {
+        action: result.leaders.cause?.action,
+        node: result.leaders.cause?.node,
+        leader: result.leaders.cause?.leader,
+      },
+      { action: 'partition', node: 'caltech', leader: 'p5' },
+    );
+    assert.ok(['p1', 'p2', 'p3'].includes(result.leaders.elected ?? ''), `elected ${result.leaders.elected}`);
+    const rec = result.recovery;
+    assert.ok(rec.detectMs! <= rec.electedMs! && rec.electedMs! <= rec.servingMs!, JSON.stringify(rec));
+    // The other two data centers lose only the election's time; caltech's clients wait out the cut.
+    assert.ok(
+      rec.clientGapMs.slac! < 5_000 && rec.clientGapMs.fnal! < 5_000,
+      JSON.stringify(rec.clientGapMs),
+    );
+    assert.ok(rec.clientGapMs.caltech! >= 14_000, JSON.stringify(rec.clientGapMs));
+    assert.equal(result.writes.lost, 0);
+    assert.ok(result.writes.acked > 7_000, `${result.writes.acked} acked`);
+    assert.deepEqual(
+      result.timeline.faults.map((f) => [f.action, f.node, Math.round(f.atS)]),
+      [
+        ['partition', 'caltech', 15],
+        ['heal', 'all', 30],
+      ],
+    );
+    const events = await eventsOf(out);
+    const healAt = events.find((e) => e.ev === 'fault' && e.action === 'heal')!.t as number;
+    const cutAt = events.find((e) => e.ev === 'fault' && e.action === 'partition')!.t as number;
+    const stepped = events.find((e) => e.ev === 'stepped-down' && e.node === 'p5');
+    assert.ok(
+      stepped && (stepped.t as number) > cutAt && (stepped.t as number) < healAt,
+      'p5 stepped down while cut off',
+    );
+    for (const node of ['p4', 'p5'])
+      assert.ok(
+        events.some(
+          (e) =>
+            e.ev === 'serving' &&
+            e.node === node &&
+            e.leader === result.leaders.elected &&
+            (e.t as number) > healAt,
+        ),
+        `${node} follows the new leader after the heal`,
+      );
+    const report = await readFile(join(out, 'report.md'), 'utf8');
+    assert.match(report, /Taken out: p5 by `partition caltech` at 15\.0 s/);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('an isolated follower changes nothing for the clients of the other data centers', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-isolate-'));
+  try {
+    const r = await run([
+      'run',
+      join(ROOT, 'test', 'fixtures', 'isolate-follower-3dc.yaml'),
+      '--runtime',
+      'process',
+      '--seed',
+      '6',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assert.equal(result.leaders.cause, null, 'the leader was never taken out');
+    assert.equal(result.writes.lost, 0);
+    const events = await eventsOf(out);
+    const cut = events.find((e) => e.ev === 'fault' && e.action === 'isolate');
+    assert.deepEqual(cut?.cutOff, ['p1']);
+    // p1 noticed: it lost its leader while cut off, and serves again after the heal.
+    const healAt = events.find((e) => e.ev === 'fault' && e.action === 'heal')!.t as number;
+    assert.ok(events.some((e) => e.ev === 'leader-lost' && e.node === 'p1' && (e.t as number) < healAt));
+    assert.ok(events.some((e) => e.ev === 'serving' && e.node === 'p1' && (e.t as number) > healAt));
+    for (const dc of ['caltech', 'slac']) {
+      const mean = result.latency[dc]?.before?.mean as number;
+      const model = result.model[dc]?.before as number;
+      const floor = result.floor.perDc[dc]?.before as number;
+      t.diagnostic(`${dc}: mean ${mean.toFixed(2)} ms, model ${model}, floor ${floor.toFixed(2)}`);
+      assert.ok(
+        mean >= model * 0.98 && mean <= model + floor + Math.max(0.15 * model, 3),
+        `${dc}: ${mean} ms for model ${model} + floor ${floor}`,
+      );
+    }
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('a run whose parent dies (a wrapper killed by a timeout) stops and cleans up like Ctrl-C', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-orphan-'));
+  const out = join(tmp, 'out');
+  // The wrapper starts the run and says its pid; the test then SIGKILLs the wrapper, as `timeout`
+  // does to `npx`, and the run is left an orphan.
+  const wrapperCode = [
+    "const { spawn } = require('node:child_process');",
+    `const c = spawn(process.execPath, ${JSON.stringify([RUN_JS, 'run', join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml'), '--runtime', 'process', '--duration', '60s', '--kill-at', '30s', '--out', out])}, { stdio: ['ignore', 'inherit', 'inherit'] });`,
+    'console.log(`pid ${c.pid}`);',
+    'setInterval(() => {}, 1000);',
+  ].join('\n');
+  const wrapper = spawn(process.execPath, ['-e', wrapperCode], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TMPDIR: tmp },
+  });
+  let stdout = '';
+  let stderr = '';
+  wrapper.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  wrapper.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  let pid = 0;
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!/\] load/.test(stderr)) {
+      assert.ok(Date.now() < deadline, `the load did not start: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    pid = Number(/pid (\d+)/.exec(stdout)?.[1]);
+    assert.ok(pid > 0, stdout);
+    wrapper.kill('SIGKILL');
+    const gone = Date.now() + 30_000;
+    while (alive(pid)) {
+      assert.ok(Date.now() < gone, `pole-bench (pid ${pid}) still runs 30 s after its parent died`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // oclif folds the message over lines, each starting with " ›".
+    assert.match(
+      stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' '),
+      /the parent process \(pid \d+\) went away: every process, relay and temp dir was removed/,
+    );
+    const left = (await readdir(tmp)).filter((n) => n !== 'out');
+    assert.deepEqual(left, [], 'no temp dir is left');
+    const stray = await strayProcessesUnder(tmp);
+    assert.deepEqual(stray, [], 'no process of the run is left');
+  } finally {
+    wrapper.kill('SIGKILL');
+    if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Processes whose command line mentions `dir` (the run's own TMPDIR: its nodes' configs are there). */
+async function strayProcessesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const cmd = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmd.includes(dir)) out.push(`${name}: ${cmd.replace(/\0/g, ' ')}`);
+  }
+  return out;
+}
