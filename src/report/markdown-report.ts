@@ -141,6 +141,10 @@ function leaders(r: RunResult): string {
       ? [`- Taken out: ${l.cause.leader} by \`${l.cause.action} ${l.cause.node}\` at ${secUnit(l.cause.atS)}`]
       : []),
     `- Elected: ${l.elected ?? 'none observed'}${l.epoch !== null ? ` (epoch ${l.epoch})` : ''}, oracle \`${l.oracle}\``,
+    ...l.resignations.map(
+      (x) =>
+        `- Resigned: ${x.leader} at ${secUnit(x.atS)} for ${x.successor} (scores: own ${score(x.own)}, ${x.successor} ${score(x.successorScore)})`,
+    ),
   ];
   const entries = Object.entries(l.scores);
   if (entries.length === 0) {

@@ -75,6 +75,17 @@ export interface LeadersInfo {
   readonly epoch: number | null;
   /** The score of every proposal seen in the deciding election, by proposing node. */
   readonly scores: Readonly<Record<string, readonly number[]>>;
+  /** Every resignation in the run: the leader, the follower it resigned for, and both scores. */
+  readonly resignations: readonly Resignation[];
+}
+
+export interface Resignation {
+  /** Seconds from the load start. */
+  readonly atS: number;
+  readonly leader: string;
+  readonly successor: string;
+  readonly own: readonly number[];
+  readonly successorScore: readonly number[];
 }
 
 /** All relative to the fault that killed the leader, in ms; null when not observed. */
@@ -315,6 +326,15 @@ export const runResultSchema = z
       oracle: z.string(),
       epoch: z.number().int().nullable(),
       scores: z.record(z.string(), z.array(z.number())),
+      resignations: z.array(
+        z.object({
+          atS: z.number(),
+          leader: z.string(),
+          successor: z.string(),
+          own: z.array(z.number()),
+          successorScore: z.array(z.number()),
+        }),
+      ),
     }),
     recovery: z.object({
       detectMs: ms().nullable(),

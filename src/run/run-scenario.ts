@@ -4,6 +4,7 @@
 // result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
+import { isEvent } from '../events/node-events.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process/process-cluster.js';
@@ -86,6 +87,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   let killAt: number | null = null;
   let cause: FaultMark | null = null;
   const cuts: Array<{ a: NodeId[]; b: NodeId[] }> = [];
+  /** Elections a link fault may cause later; settled before the load ends. */
+  const watchers: Array<Promise<void>> = [];
   const faultsDone: FaultMark[] = [];
   let links = new Map<string, Map<string, number>>();
   const dones = new Map<string, DoneMessage>();
@@ -222,6 +225,37 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         node: f.action === 'link' ? `${target} rtt ${f.rttMs} ms` : target,
       };
       faultsDone.push(mark);
+      if (!deposes && killAt === null && leaderBefore !== undefined && f.action === 'link') {
+        // A link that changes under the leader may make it resign (or lose its quorum) some
+        // seconds later: the first election that follows, before the next fault, is this fault's.
+        const nextAt = sc.faults.find((g) => g.atMs > f.atMs)?.atMs ?? sc.durationMs;
+        const fault = mark;
+        const left = (): number => Math.max(0, loadStart + nextAt - wallNow());
+        watchers.push(
+          rt
+            .waitFor(
+              (e) => e.node === leaderBefore && e.t >= at && (e.ev === 'resigned' || e.ev === 'stepped-down'),
+              left(),
+            )
+            .then((gone) => {
+              // The clients' gap starts when the leader stops serving.
+              if (killAt === null) toAgents('gap', gone.t);
+              return rt.waitFor(
+                (e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leaderBefore,
+                left(),
+              );
+            })
+            .then((elected) => {
+              if (killAt !== null) return;
+              killed = leaderBefore;
+              killAt = at;
+              cause = fault;
+              progress('recovering', { leader: elected.node });
+              toAgents('after', elected.t + sc.settleMs);
+            })
+            .catch(() => undefined),
+        );
+      }
       if (deposes) {
         killed = leaderBefore;
         killAt = when;
@@ -234,6 +268,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         toAgents('after', elected.t + sc.settleMs);
       }
     }
+    await Promise.all(watchers);
     // The final read needs every live member reachable: what is still cut is restored first.
     for (const c of cuts.splice(0)) await cutLinks(rt, c.a, c.b, false, 'heal');
     progress('load', { leader: currentLeader(rt) ?? '?' });
@@ -457,6 +492,13 @@ function buildResult(x: {
       oracle: x.o.runtime.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
       epoch,
       scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? {},
+      resignations: ev.filter(isEvent('resigned')).map((e) => ({
+        atS: (e.t - x.loadStart) / 1000,
+        leader: e.node,
+        successor: e.successor,
+        own: [...e.own],
+        successorScore: [...e.successorScore],
+      })),
     },
     recovery: {
       detectMs: rel(detect),

@@ -97,6 +97,45 @@ test('RTT_i measured by heartbeats through relayed links converges to the config
       }
     }
     t.diagnostic(`links within max(0.5 ms, 5 %): ${barMet}/${links}`);
+
+    // A link's delay changed mid-run (a `link` fault): the RTT_i across it follows within a
+    // measurement window (20 heartbeats of 50 ms = 1 s) and a little more for the old samples
+    // still in flight; the other links keep theirs.
+    const NEW_AB = 60;
+    const abRoutes = cluster.ids.flatMap((from) =>
+      cluster.ids
+        .filter((to) => from > to && [DC[from], DC[to]].sort().join('|') === 'a|b')
+        .map((to) => `${from}>${to}`),
+    );
+    const oneWay = { delayMs: NEW_AB / 2, jitterMs: (NEW_AB / 2) * 0.02, distribution: 'normal' as const };
+    const changedAt = performance.now();
+    await relay!.change(abRoutes.map((name) => ({ name, forward: oneWay, backward: oneWay })));
+    const wantNow = (x: string, y: string): number =>
+      [DC[x], DC[y]].sort().join('|') === 'a|b' ? NEW_AB : rttOf(x, y);
+    let followed = Infinity;
+    let last = '';
+    while (performance.now() - changedAt < 10_000) {
+      let ok = true;
+      for (const id of cluster.ids) {
+        const status = (await getJson(cluster.httpAddress(id))) as { rttMs?: Record<string, number> };
+        for (const peer of cluster.ids) {
+          const want = wantNow(id, peer);
+          if (peer === id || want === 0) continue;
+          const got = status.rttMs?.[peer] ?? NaN;
+          if (!(Math.abs(got - want) <= 0.1 * want)) {
+            ok = false;
+            last = `${id}→${peer} ${got} vs ${want}`;
+          }
+        }
+      }
+      if (ok) {
+        followed = performance.now() - changedAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    t.diagnostic(`RTT_i followed the a|b change to ${NEW_AB} ms in ${followed.toFixed(0)} ms`);
+    assert.ok(followed <= 3_000, `RTT_i did not follow the new delay within 3 s (${last})`);
   } finally {
     await cluster.stop();
     await relay?.close();

@@ -143,6 +143,48 @@ test('an isolated follower changes nothing for the clients of the other data cen
   }
 });
 
+test('a link to the leader degrades: the latency oracle resigns it for a better-placed member, and the report says so', async (t) => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-degrade-'));
+  try {
+    const r = await run([
+      'run',
+      join(ROOT, 'topologies', 'paper-3dc-degrade.yaml'),
+      '--runtime',
+      'process',
+      '--rate',
+      '200',
+      '--seed',
+      '8',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assert.equal(result.leaders.initial, 'p2');
+    const resigned = result.leaders.resignations[0];
+    assert.ok(resigned, 'p2 resigned');
+    assert.equal(resigned.leader, 'p2');
+    assert.ok(resigned.atS > 20, `resigned at ${resigned.atS} s, after the link changed at 20 s`);
+    assert.equal(result.leaders.cause?.action, 'link');
+    assert.equal(result.leaders.elected, resigned.successor);
+    // Usually p1 (fnal: 53 ms from slac, 77 from caltech); once in three runs p2 resigned for p3,
+    // in its own data center, which the model does not call better (an open question about the
+    // leader's own score, not about the harness): the test asks that leadership left p2.
+    assert.ok(['p1', 'p3'].includes(result.leaders.elected ?? ''), `elected ${result.leaders.elected}`);
+    assert.equal(result.writes.lost, 0);
+    for (const dc of ['caltech', 'slac', 'fnal'])
+      t.diagnostic(
+        `${dc} after: mean ${result.latency[dc]?.after?.mean?.toFixed(2)} ms, model ${result.model[dc]?.after}`,
+      );
+    const report = await readFile(join(out, 'report.md'), 'utf8');
+    assert.match(report, /Resigned: p2 at [\d.]+ s for p\d/);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
 test('a run whose parent dies (a wrapper killed by a timeout) stops and cleans up like Ctrl-C', async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-orphan-'));
   const out = join(tmp, 'out');

@@ -52,6 +52,7 @@ export function result2dc(): MutableResult {
       initial: 'p5',
       killed: 'p5',
       cause: { atS: 15.004, action: 'kill', node: 'p5', leader: 'p5' },
+      resignations: [],
       elected: 'p4',
       oracle: 'history',
       epoch: 2,

@@ -519,7 +519,8 @@ describe('loadTopology', () => {
       const t = loadTopology(join(dir, f));
       assert.equal(`${t.name}.yaml`, f, 'each file is named after its topology');
       assert.equal(t.nodes.length, 5);
-      assert.equal(t.cluster.initialLeader, 'p5');
+      // paper-3dc-degrade starts at the latency oracle's own choice, so that only the fault moves it.
+      assert.equal(t.cluster.initialLeader, f === 'paper-3dc-degrade.yaml' ? 'p2' : 'p5');
       assert.equal(t.workload.rate, 1000);
       assert.equal(t.workload.size, 1024);
     }
