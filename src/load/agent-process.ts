@@ -48,7 +48,12 @@ function ipcChannel(child: ChildProcess, onMessage: (m: unknown) => void): Chann
     get connected() {
       return child.connected;
     },
-    send: (m) => child.send(m as object),
+    // With a callback a failed send (an agent that has just exited, its channel closing: EPIPE)
+    // is not thrown as an 'error' event, which would take the harness down; the agent's exit
+    // settles its promises with the reason.
+    send: (m) => {
+      if (child.connected) child.send(m as object, () => undefined);
+    },
   };
 }
 
@@ -103,6 +108,13 @@ export class AgentProcess {
     createInterface({ input: child.stderr! }).on('line', (line) => {
       this.stderrLines.push(line);
       if (this.stderrLines.length > 30) this.stderrLines.shift();
+    });
+    // A child that cannot be spawned (no such command) or signalled: said, never thrown.
+    child.on('error', (err) => {
+      const why = new Error(`load agent: ${err.message}`);
+      this.settleReady.reject(why);
+      this.settleStarted.reject(why);
+      this.settleDone.reject(why);
     });
     void this.exited.then((x) => {
       const why = new Error(

@@ -8,10 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
-import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
-import { dockerSkipReason } from './docker-env.js';
+import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
 import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -36,14 +34,6 @@ function runJson(args: string[]): Promise<{ code: number; result?: RunResult; st
       },
     ),
   );
-}
-
-async function leftovers(): Promise<string[]> {
-  const docker = new Docker();
-  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
-  const cs = await docker.listContainers({ all: true, filters });
-  const ns = await docker.listNetworks({ filters });
-  return [...cs.map((c) => `container ${c.Names[0]}`), ...ns.map((n) => `network ${n.Name}`)];
 }
 
 function checkRun(result: RunResult): void {
@@ -81,7 +71,7 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
     assert.equal(d.code, 0, d.stderr);
     assert.equal(d.result?.runtime, 'docker');
     checkRun(d.result!);
-    assert.deepEqual(await leftovers(), [], 'nothing labelled is left after the run');
+    assert.deepEqual(await dockerLeftovers(), [], 'nothing labelled is left after the run');
     const p = await runJson(['--runtime', 'process', '--seed', '12', '--out', join(out, 'process')]);
     assert.equal(p.code, 0, p.stderr);
     checkRun(p.result!);
@@ -138,10 +128,10 @@ test('Ctrl-C in the middle of a docker run: no container or network with the run
       '--out',
       out,
     ]);
-    assert.ok((await leftovers()).length >= 11, 'network, 5 holders and 5 nodes exist mid-run');
+    assert.ok((await dockerLeftovers()).length >= 11, 'network, 5 holders and 5 nodes exist mid-run');
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 3, run.output().stderr);
-    assert.deepEqual(await leftovers(), []);
+    assert.deepEqual(await dockerLeftovers(), []);
   } finally {
     run?.child.kill('SIGKILL');
     await rm(out, { recursive: true, force: true });

@@ -5,37 +5,16 @@
 // run at once with ZooKeeper's own words, leaving no container, network or bridge address behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
-import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
-import { dockerSkipReason } from './docker-env.js';
-import { ROOT, RUN_JS } from '../support/run-cli.js';
+import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { ROOT, runCli } from '../support/run-cli.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) =>
-    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
-}
-
-async function leftovers(): Promise<string[]> {
-  const docker = new Docker();
-  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
-  const cs = await docker.listContainers({ all: true, filters });
-  const ns = await docker.listNetworks({ filters });
-  return [...cs.map((c) => `container ${c.Names[0]}`), ...ns.map((n) => `network ${n.Name}`)];
-}
 
 /** Addresses of the runs' subnets (10.231.x.y) still on an interface of this host. */
 function runAddressesOnHost(): string[] {
@@ -48,7 +27,7 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
   if (skip) return t.skip(skip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-'));
   try {
-    const r = await run([
+    const r = await runCli([
       'run',
       PAPER_2DC,
       '--target',
@@ -95,7 +74,7 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
       ),
       'a follower reached its leader through a per-pair relay address',
     );
-    assert.deepEqual(await leftovers(), [], 'nothing labelled is left after the run');
+    assert.deepEqual(await dockerLeftovers(), [], 'nothing labelled is left after the run');
     assert.deepEqual(runAddressesOnHost(), [], 'the relay addresses went with the bridge');
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -108,7 +87,7 @@ test("a ZooKeeper container that cannot start fails the run at once with ZooKeep
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-bad-'));
   try {
     const started = Date.now();
-    const r = await run(['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'docker', '--out', out], {
+    const r = await runCli(['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'docker', '--out', out], {
       ...process.env,
       POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
     });
@@ -117,7 +96,7 @@ test("a ZooKeeper container that cannot start fails the run at once with ZooKeep
     assert.match(r.stdout + r.stderr, /Invalid config, exiting abnormally/);
     assert.match(r.stdout + r.stderr, /For input string: "notaport"/);
     assert.ok(Date.now() - started < 30_000, 'failed at once, not after a start timeout');
-    assert.deepEqual(await leftovers(), []);
+    assert.deepEqual(await dockerLeftovers(), []);
     assert.deepEqual(runAddressesOnHost(), []);
   } finally {
     await rm(out, { recursive: true, force: true });

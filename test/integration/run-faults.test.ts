@@ -4,23 +4,12 @@
 // runs, and a harness whose parent dies mid-run stopping and cleaning up like Ctrl-C.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
-import { ROOT, RUN_JS } from '../support/run-cli.js';
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) =>
-    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
-}
+import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 
 async function eventsOf(out: string): Promise<Array<Record<string, unknown>>> {
   return (await readFile(join(out, 'events.jsonl'), 'utf8'))
@@ -32,7 +21,7 @@ async function eventsOf(out: string): Promise<Array<Record<string, unknown>>> {
 test("partition of the leader's data center: it steps down, the others elect and serve, after the heal the cut-off members catch up, nothing lost", async () => {
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-partition-'));
   try {
-    const r = await run([
+    const r = await runCli([
       'run',
       join(ROOT, 'topologies', 'paper-3dc-partition.yaml'),
       '--runtime',
@@ -105,7 +94,7 @@ test("partition of the leader's data center: it steps down, the others elect and
 test('an isolated follower changes nothing for the clients of the other data centers', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-isolate-'));
   try {
-    const r = await run([
+    const r = await runCli([
       'run',
       join(ROOT, 'test', 'fixtures', 'isolate-follower-3dc.yaml'),
       '--runtime',
@@ -146,7 +135,7 @@ test('an isolated follower changes nothing for the clients of the other data cen
 test('a link to the leader degrades: the latency oracle resigns it for a better-placed member, and the report says so', async (t) => {
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-degrade-'));
   try {
-    const r = await run([
+    const r = await runCli([
       'run',
       join(ROOT, 'topologies', 'paper-3dc-degrade.yaml'),
       '--runtime',

@@ -3,29 +3,16 @@
 // cannot start failing the run at once with ZooKeeper's own words, leaving nothing behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../src/report/result.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
+import { ROOT, runCli } from '../support/run-cli.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const RUN_JS = join(ROOT, 'bin', 'run.js');
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /** QuorumPeerMain JVMs whose config lives under `dir` (this test's own TMPDIR). */
 function zookeepersUnder(dir: string): string[] {
@@ -42,7 +29,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-tmp-'));
   try {
-    const r = await run(
+    const r = await runCli(
       [
         'run',
         PAPER_2DC,
@@ -85,11 +72,14 @@ test("a member that cannot start fails the run at once with ZooKeeper's message,
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-zk-bad-tmp-'));
   try {
     const started = Date.now();
-    const r = await run(['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'process', '--out', out], {
-      ...process.env,
-      TMPDIR: tmp,
-      POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
-    });
+    const r = await runCli(
+      ['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'process', '--out', out],
+      {
+        ...process.env,
+        TMPDIR: tmp,
+        POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
+      },
+    );
     assert.equal(r.code, 3, r.stderr);
     assert.match(r.stdout + r.stderr, /exited \(code 2, signal null\) before it started/);
     assert.match(r.stdout + r.stderr, /Invalid config, exiting abnormally/);
@@ -104,7 +94,7 @@ test("a member that cannot start fails the run at once with ZooKeeper's message,
 });
 
 test('--oracle with the zookeeper target is a usage error (exit 2)', async () => {
-  const r = await run(
+  const r = await runCli(
     ['run', PAPER_2DC, '--target', 'zookeeper', '--oracle', 'latency', '--runtime', 'process'],
     process.env,
   );

@@ -1,6 +1,6 @@
 // Starts `pole-bench run` as a child process the way a user would, for tests that interrupt it:
 // resolves once its load has started (the progress line says so), and exposes its exit.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -47,4 +47,16 @@ export async function startRunUntilLoad(
     throw err;
   }
   return running;
+}
+
+/** Runs `pole-bench ARGS` to its end; resolves with its exit code and output. */
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, [RUN_JS, ...args], { maxBuffer: 64 << 20, env }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
 }
