@@ -66,6 +66,8 @@ export const startMessageSchema = z.object({
   clientIdPrefix: z.string().min(1),
   /** Paths are `${pathPrefix}/${dc}/${seq}`, seq = 1, 2, … (also the requestId). */
   pathPrefix: z.string().startsWith('/'),
+  /** With keys: `${pathPrefix}/${dc}/${seq mod keys}`, the same keys written over and over (a soak's bounded state). */
+  keys: z.number().int().positive().optional(),
   /** The phase recorded until the first `phase` message. Default 'warmup'. */
   phase: phaseName.optional(),
   /** Wall-clock ms at which the schedule begins (several agents in step); default: at once. */

@@ -142,7 +142,8 @@ export class LoadAgent {
     });
   }
 
-  private readonly pathOf = (seq: number): string => `${this.spec.pathPrefix}/${this.spec.dc}/${seq}`;
+  private readonly pathOf = (seq: number): string =>
+    `${this.spec.pathPrefix}/${this.spec.dc}/${this.spec.keys !== undefined ? seq % this.spec.keys : seq}`;
 
   /** Writes in flight right now. */
   get writesInFlight(): number {

@@ -1,5 +1,5 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
-// recovery, latency, timeline, writes, thresholds, environment), each rendered from result.json
+// recovery, elections, latency, timeline, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
 import type { TargetName } from '../targets/target.js';
 import {
@@ -18,6 +18,7 @@ import {
 import type { LatencyStats, RunResult } from './result.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
+import { elections, resources } from './markdown-long-run.js';
 
 const TARGET_TITLES: Readonly<Record<TargetName, string>> = {
   pole: 'the POLE node (`pole`)',
@@ -29,12 +30,14 @@ export const REPORT_SECTIONS = [
   'Links',
   'Leaders',
   'Recovery',
+  'Elections',
   'Latency per data center',
   'Latency against the model',
   'Latency anatomy',
   'Timeline',
   'Writes',
   'Self-check',
+  'Resources',
   'Thresholds',
   'Environment',
 ] as const;
@@ -46,12 +49,14 @@ export function renderReport(result: RunResult): string {
     links(result),
     leaders(result),
     recovery(result),
+    elections(result),
     latency(result),
     againstModel(result),
     anatomy(result),
     timeline(result),
     writes(result),
     selfCheck(result),
+    resources(result),
     thresholds(result),
     environment(result),
   ];

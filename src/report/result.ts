@@ -10,10 +10,12 @@ import { TARGET_NAMES, type TargetName } from '../targets/target.js';
 import { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
+import type { ElectionsInfo } from './elections.js';
+import type { ResourceReport } from '../measure/resource-sampler.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@5';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@6';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -247,6 +249,13 @@ export interface RunResult {
   readonly cpu: CpuReport;
   /** Where the milliseconds of a sample of writes went (report/latency-anatomy.ts). */
   readonly anatomy: LatencyAnatomy;
+  /**
+   * Every election of the run (result@6): per fault that took the serving leader out, who served
+   * next and how fast, and the elections no fault explains (report/elections.ts).
+   */
+  readonly elections: ElectionsInfo;
+  /** Memory, open files and threads of every process over the load, and their growth (result@6). */
+  readonly resources: ResourceReport;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -283,6 +292,10 @@ const latencyStats = z.object({
   p999: ms().nullable(),
   max: ms().nullable(),
 });
+
+const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
+const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
+const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
 
 export const runResultSchema = z
   .object({
@@ -406,6 +419,49 @@ export const runResultSchema = z
         ),
       ),
     }),
+    elections: z.object({
+      deposed: count,
+      completed: count,
+      incomplete: count,
+      electedMs: minMedianMaxMs.nullable(),
+      servingMs: minMedianMaxMs.nullable(),
+      unprovoked: z.array(z.object({ atS: z.number(), leader: z.string() })),
+      list: z.array(
+        z.object({
+          atS: z.number(),
+          cause: faultMark,
+          leader: z.string(),
+          elected: z.string().nullable(),
+          electedMs: ms().nullable(),
+          servingMs: ms().nullable(),
+          failedRounds: count,
+        }),
+      ),
+    }),
+    resources: z.object({
+      sampled: z.boolean(),
+      everyS: z.number().min(0),
+      processes: z.array(
+        z.object({
+          group: z.string(),
+          label: z.string(),
+          pid: count,
+          fromS: z.number(),
+          toS: z.number(),
+          first: resourceUse,
+          last: resourceUse,
+          peak: resourceUse,
+          rssGrowthMiB: z.number().nullable(),
+          fdGrowth: z.number().nullable(),
+          threadGrowth: z.number().nullable(),
+          series: z.array(resourceUse.extend({ tS: z.number() })),
+        }),
+      ),
+      maxRssGrowthMiB: z.number().nullable(),
+      maxFdGrowth: z.number().nullable(),
+      maxThreadGrowth: z.number().nullable(),
+      judged: count,
+    }),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
@@ -432,7 +488,7 @@ export const runResultSchema = z
           errors: count,
         }),
       ),
-      faults: z.array(z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() })),
+      faults: z.array(faultMark),
     }),
     thresholds: z.array(
       z.object({

@@ -13,7 +13,7 @@ export interface AckedWrite {
 }
 
 export interface CheckResult {
-  /** Acknowledged writes checked (each on every live node). */
+  /** Paths checked (each on every live node), or acknowledged writes for a checker that counts those. */
   readonly checked: number;
   /** "path@node" of every write missing or older than acknowledged, in order found. */
   readonly lost: string[];
@@ -45,11 +45,19 @@ export async function checkAckedWrites(opts: {
   } finally {
     await pool.close();
   }
-  // The last acknowledged zxid of each path is what must be there (a path is written once anyway).
-  const last = new Map<string, Zxid>();
+  // Per path, the last acknowledged zxid must be there, and the path must have been written at
+  // least as often as it had acknowledged writes (its version counts the writes applied, from 0;
+  // a retried request applies once). A path written once (the default load) needs version ≥ 0;
+  // one written over and over (workload.keys) cannot hide an acknowledged write lost before a
+  // later acknowledged one, only one replaced by a write nobody saw acknowledged.
+  const last = new Map<string, { zxid: Zxid; count: number }>();
   for (const w of opts.acked) {
     const prev = last.get(w.path);
-    if (!prev || compareZxid(w.zxid, prev) > 0) last.set(w.path, w.zxid);
+    if (!prev) last.set(w.path, { zxid: w.zxid, count: 1 });
+    else {
+      prev.count++;
+      if (compareZxid(w.zxid, prev.zxid) > 0) prev.zxid = w.zxid;
+    }
   }
   const lost: string[] = [];
   await Promise.all(
@@ -66,9 +74,10 @@ export async function checkAckedWrites(opts: {
         let next = 0;
         const worker = async (): Promise<void> => {
           while (next < entries.length) {
-            const [path, z] = entries[next++]!;
+            const [path, want] = entries[next++]!;
             const r = await client.read(path);
-            if (!r || compareZxid(r.zxid, z) < 0) lost.push(`${path}@${node.id}`);
+            if (!r || compareZxid(r.zxid, want.zxid) < 0 || r.version + 1 < want.count)
+              lost.push(`${path}@${node.id}`);
           }
         };
         await Promise.all(Array.from({ length: Math.min(width, entries.length) }, worker));

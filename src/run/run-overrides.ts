@@ -59,7 +59,8 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     ? []
     : o.killAt !== undefined
       ? [{ atMs: ms('--kill-at', o.killAt), action: 'kill' as const, target: LEADER }]
-      : spec.scenario.faults;
+      : // A fault repeated with `every` repeats while inside the run, also when --duration shortens it.
+        spec.scenario.faults.filter((f) => f.everyMs === undefined || f.atMs < durationMs);
   for (const f of faults) {
     if (f.atMs <= spec.scenario.warmupMs || f.atMs >= durationMs)
       throw flag(

@@ -32,7 +32,10 @@ import {
 import { modelColumns } from '../report/model-columns.js';
 import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from '../report/latency-anatomy.js';
 import { TRACE_EVERY } from '../node/trace/write-tracer.js';
-import { LEADER } from '../topology/topology-schema.js';
+import { KILLED, LEADER } from '../topology/topology-schema.js';
+import { summariseElections, type Deposition } from '../report/elections.js';
+import { ResourceSampler, emptyResourceReport, type ResourceReport } from '../measure/resource-sampler.js';
+import { parseThresholds } from '../report/thresholds.js';
 import type { Topology } from '../topology/topology.js';
 import type { Runtime } from '../runtime/runtime.js';
 
@@ -62,6 +65,9 @@ export interface RunScenarioOutput {
 }
 
 class RunAborted extends Error {}
+
+/** How often the resource sampler reads every process's memory, files and threads. */
+const RESOURCE_EVERY_MS = 5_000;
 
 /** The load's paths: `${PATH_PREFIX}/${dc}/${seq}`. */
 const PATH_PREFIX = '/pb';
@@ -96,6 +102,12 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   let floor: NodeFloor = unmeasuredFloor('the run ended before the calibration');
   let sampler: CpuSampler | undefined;
   let cpu: CpuReport = cpuReport([], 0);
+  let resourceSampler: ResourceSampler | undefined;
+  let resources: ResourceReport = emptyResourceReport(RESOURCE_EVERY_MS);
+  /** Every fault that took the serving leader out (the first is `cause`). */
+  const depositions: Deposition[] = [];
+  /** The node the latest kill or pause took down: what `restart: killed` brings back. */
+  let lastDown: NodeId | undefined;
   let ticker: NodeJS.Timeout | undefined;
 
   try {
@@ -144,6 +156,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         writeDeadlineMs: 15_000,
         clientIdPrefix: `run${o.seed}`,
         pathPrefix: PATH_PREFIX,
+        ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
         protocol: target.protocol,
         phase: 'warmup',
         startAtMs: loadStart,
@@ -162,6 +175,11 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       () => rt.shaping.cpuMs(),
     );
     await sampler.start();
+    resourceSampler = new ResourceSampler(
+      { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
+      RESOURCE_EVERY_MS,
+    );
+    await resourceSampler.start();
     progress('load', { leader: initial });
     // While the load runs: once a second, the last second's writes/s and errors, and the leader.
     ticker = setInterval(() => {
@@ -179,21 +197,42 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       progress('load', { leader: currentLeader(rt) ?? '?' });
       const leaderBefore = currentLeader(rt);
       const onNode = f.action !== 'partition' && f.action !== 'heal' && f.action !== 'link';
-      const target = !onNode ? f.target : f.target === LEADER ? leaderBefore : f.target;
-      if (target === undefined) throw new Error(`no serving leader to ${f.action} at ${f.atMs / 1000} s`);
+      // "leader" in a partition is the leader's data center at this moment.
+      const dcs = f.datacenters?.map((d) =>
+        d === LEADER && f.action === 'partition' && leaderBefore !== undefined
+          ? t.node(leaderBefore).datacenter
+          : d,
+      );
+      if (dcs?.includes(LEADER) && f.action === 'partition')
+        throw new Error(`no serving leader whose data center to partition at ${f.atMs / 1000} s`);
+      const target = !onNode
+        ? f.action === 'partition'
+          ? dcs!.join(',')
+          : f.target
+        : f.target === LEADER
+          ? leaderBefore
+          : f.target === KILLED
+            ? lastDown
+            : f.target;
+      if (target === undefined)
+        throw new Error(
+          f.target === KILLED
+            ? `nothing was killed or paused before the ${f.action} of "${KILLED}" at ${f.atMs / 1000} s`
+            : `no serving leader to ${f.action} at ${f.atMs / 1000} s`,
+        );
       const cutOff =
         f.action === 'partition'
-          ? t.nodes.filter((n) => f.datacenters?.includes(n.datacenter)).map((n) => n.id)
+          ? t.nodes.filter((n) => dcs?.includes(n.datacenter)).map((n) => n.id)
           : f.action === 'isolate'
             ? [target]
             : [];
       // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
       // recovery phases are measured from.
-      const deposes =
-        killAt === null &&
+      const takesLeaderOut =
         leaderBefore !== undefined &&
         (((f.action === 'kill' || f.action === 'pause') && target === leaderBefore) ||
           cutOff.includes(leaderBefore));
+      const deposes = killAt === null && takesLeaderOut;
       const at = wallNow();
       if (deposes) toAgents('gap', at);
       let when = at;
@@ -201,6 +240,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       else if (f.action === 'restart') await rt.restart(target);
       else if (f.action === 'pause') rt.pause(target);
       else if (f.action === 'resume') rt.resume(target);
+      if (f.action === 'kill' || f.action === 'pause') lastDown = target;
+      else if ((f.action === 'restart' || f.action === 'resume') && target === lastDown) lastDown = undefined;
       else if (f.action === 'partition' || f.action === 'isolate') {
         const rest = t.nodes.map((n) => n.id).filter((id) => !cutOff.includes(id));
         await cutLinks(rt, cutOff, rest, true, f.action);
@@ -225,7 +266,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         node: f.action === 'link' ? `${target} rtt ${f.rttMs} ms` : target,
       };
       faultsDone.push(mark);
-      if (!deposes && killAt === null && leaderBefore !== undefined && f.action === 'link') {
+      if (takesLeaderOut) depositions.push({ at: when, mark, leader: leaderBefore });
+      if (!takesLeaderOut && leaderBefore !== undefined && f.action === 'link') {
         // A link that changes under the leader may make it resign (or lose its quorum) some
         // seconds later: the first election that follows, before the next fault, is this fault's.
         const nextAt = sc.faults.find((g) => g.atMs > f.atMs)?.atMs ?? sc.durationMs;
@@ -238,6 +280,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
               left(),
             )
             .then((gone) => {
+              depositions.push({ at, mark: fault, leader: leaderBefore });
               // The clients' gap starts when the leader stops serving.
               if (killAt === null) toAgents('gap', gone.t);
               return rt.waitFor(
@@ -274,6 +317,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     progress('load', { leader: currentLeader(rt) ?? '?' });
     await sleepUntil(loadStart + sc.durationMs);
     await sampler.stop();
+    resources = await resourceSampler.stop();
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();
@@ -310,6 +354,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     // A run that failed during the load still says how busy the machine was until then.
     if (sampler && !cpu.sampled)
       cpu = await sampler.stop(intervals.reduce((n, m) => n + m.acked, 0)).catch(() => cpu);
+    if (resourceSampler && !resources.sampled)
+      resources = await resourceSampler.stop().catch(() => resources);
     await Promise.allSettled([...agents.values()].map((a) => a.kill()));
   }
 
@@ -331,6 +377,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     faults: faultsDone,
     floor,
     cpu,
+    resources,
+    depositions: [...depositions].sort((a, b) => a.at - b.at),
   });
   const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
   return {
@@ -406,6 +454,8 @@ function buildResult(x: {
   faults: FaultMark[];
   floor: NodeFloor;
   cpu: CpuReport;
+  resources: ResourceReport;
+  depositions: readonly Deposition[];
 }): RunResult {
   const t = x.o.topology;
   const ev = x.nodeEvents;
@@ -513,6 +563,13 @@ function buildResult(x: {
     floor,
     cpu: x.cpu,
     anatomy: anatomyOf(t, dones, x.nodeEvents, x.o.runtime.shaping.kind === 'none'),
+    elections: summariseElections(
+      ev,
+      x.depositions,
+      x.loadStart,
+      x.loadStart ? x.loadStart + t.scenario.durationMs : 0,
+    ),
+    resources: x.resources,
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),
@@ -529,7 +586,9 @@ function buildResult(x: {
     timeline: timeline(x.intervals, x.loadStart, x.faults),
     environment: collectEnvironment(x.o.version),
   };
-  const thresholds = evaluateThresholds(x.o.thresholds, partial);
+  // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
+  const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...x.o.thresholds];
+  const thresholds = evaluateThresholds(all, partial);
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
 }
 

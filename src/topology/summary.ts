@@ -22,7 +22,12 @@ export interface TopologySummary {
   readonly jitter: string;
   readonly distribution: string;
   readonly cluster: ClusterSpec;
-  readonly workload: { readonly rate: number; readonly size: number; readonly arrival: string };
+  readonly workload: {
+    readonly rate: number;
+    readonly size: number;
+    readonly arrival: string;
+    readonly keys?: number;
+  };
   readonly scenario: {
     readonly durationMs: number;
     readonly warmupMs: number;
@@ -57,7 +62,12 @@ export function summarizeTopology(t: Topology): TopologySummary {
     jitter: j.kind === 'fraction' ? `${roundMicros(j.fraction * 100)}%` : formatDuration(j.ms),
     distribution: t.shaping.distribution,
     cluster: t.cluster,
-    workload: { rate: t.workload.rate, size: t.workload.size, arrival: t.workload.arrival },
+    workload: {
+      rate: t.workload.rate,
+      size: t.workload.size,
+      arrival: t.workload.arrival,
+      ...(t.workload.keys ? { keys: t.workload.keys } : {}),
+    },
     scenario: t.scenario,
   };
 }
@@ -108,9 +118,30 @@ export function formatTopologySummary(s: TopologySummary): string {
       `election timeout ${t.electionTimeoutMs} ms, heartbeat ${t.heartbeatMs} ms`,
   );
   const w = s.workload;
-  lines.push(`workload  ${num(w.rate)} writes/s of ${w.size} B, ${w.arrival} arrivals`);
+  lines.push(
+    `workload  ${num(w.rate)} writes/s of ${w.size} B, ${w.arrival} arrivals` +
+      (w.keys ? `, ${num(w.keys)} keys per data center written over and over` : ''),
+  );
   const sc = s.scenario;
-  const faults = sc.faults.map((f) => `${f.action} ${f.target} at ${formatDuration(f.atMs)}`);
+  // A fault written with `every` is shown once, with its period and how many times it happens.
+  const faults: string[] = [];
+  const repeats = new Map<string, { first: string; times: number; index: number }>();
+  for (const f of sc.faults) {
+    const what = `${f.action} ${f.target}${f.rttMs !== undefined ? ` rtt ${f.rttMs} ms` : ''}`;
+    if (f.everyMs === undefined) {
+      faults.push(`${what} at ${formatDuration(f.atMs)}`);
+      continue;
+    }
+    const key = `${what}|${f.everyMs}|${f.atMs % f.everyMs}`;
+    const seen = repeats.get(key);
+    if (seen) seen.times++;
+    else {
+      repeats.set(key, { first: formatDuration(f.atMs), times: 1, index: faults.length });
+      faults.push('');
+    }
+    const r = repeats.get(key)!;
+    faults[r.index] = `${what} every ${formatDuration(f.everyMs)} from ${r.first} (${r.times}×)`;
+  }
   lines.push(
     `scenario  ${formatDuration(sc.durationMs)}, warmup ${formatDuration(sc.warmupMs)}, ` +
       `settle ${formatDuration(sc.settleMs)}; ${faults.length > 0 ? faults.join(', ') : 'no faults'}`,

@@ -6,8 +6,11 @@ import { z } from 'zod';
 import type { NodeId } from '../node/core/types.js';
 import { createOracle } from '../node/core/oracles/registry.js';
 import { formatDuration } from './duration.js';
+import { parseThreshold } from '../report/thresholds.js';
+import { InputError } from '../util/input-error.js';
 import {
   FAULT_ACTIONS,
+  KILLED,
   LEADER,
   type ClusterSpec,
   type DatacenterSpec,
@@ -62,7 +65,12 @@ function checkDatacenters(raw: RawTopology, issues: TopologyIssue[]): Datacenter
   let count = 0;
   const out = raw.datacenters.map((dc, i): DatacenterSpec => {
     const other = dcOwner.get(dc.name);
-    if (other !== undefined) {
+    if (dc.name === LEADER) {
+      issues.push({
+        path: ['datacenters', i, 'name'],
+        message: `"${LEADER}" is reserved (a partition uses it for the leader's data center)`,
+      });
+    } else if (other !== undefined) {
       issues.push({
         path: ['datacenters', i, 'name'],
         message: `duplicate data center ${dc.name} (also datacenters[${other}])`,
@@ -75,10 +83,13 @@ function checkDatacenters(raw: RawTopology, issues: TopologyIssue[]): Datacenter
       const at = `datacenters[${i}].nodes[${j}]`;
       const namePath =
         typeof entry === 'string' ? ['datacenters', i, 'nodes', j] : ['datacenters', i, 'nodes', j, 'name'];
-      if (id === LEADER) {
+      if (id === LEADER || id === KILLED) {
         issues.push({
           path: namePath,
-          message: `"${LEADER}" is reserved (faults use it for the current leader)`,
+          message:
+            id === LEADER
+              ? `"${LEADER}" is reserved (faults use it for the current leader)`
+              : `"${KILLED}" is reserved (faults use it for the node the latest kill took down)`,
         });
       }
       const owner = idOwner.get(id);
@@ -281,7 +292,7 @@ function checkWorkload(raw: RawTopology, dcNames: readonly string[], issues: Top
         message: 'every weight is 0: no data center would send writes',
       });
   }
-  return { rate: w.rate, size: w.size, share, arrival: w.arrival };
+  return { rate: w.rate, size: w.size, share, arrival: w.arrival, ...(w.keys ? { keys: w.keys } : {}) };
 }
 
 function checkScenario(
@@ -298,9 +309,24 @@ function checkScenario(
       message: `the warmup (${fmt(s.warmup)}) must end before the run does (${fmt(s.duration)})`,
     });
   }
-  const faults: FaultSpec[] = [];
+  const written: FaultSpec[] = [];
   const dcNames = new Set(raw.datacenters.map((d) => d.name));
   s.faults.forEach((f, i) => {
+    // One fault as written; with `every`, its copies follow it through the run (below).
+    const faults = {
+      push: (spec: FaultSpec): void => {
+        if (f.every === undefined) {
+          written.push(spec);
+          return;
+        }
+        if (f.every <= 0) {
+          issues.push({ path: ['scenario', 'faults', i, 'every'], message: 'must be longer than 0' });
+          return;
+        }
+        for (let at = spec.atMs; at < s.duration; at += f.every)
+          written.push({ ...spec, atMs: at, everyMs: f.every });
+      },
+    };
     const actions = FAULT_ACTIONS.filter((a) => f[a] !== undefined);
     const action = actions[0];
     if (action === undefined || actions.length > 1) {
@@ -334,7 +360,8 @@ function checkScenario(
     }
     if (action === 'partition' || action === 'link') {
       const dcs = (action === 'partition' ? f.partition : f.link) ?? [];
-      const unknown = dcs.filter((d) => !dcNames.has(d));
+      // In a partition, "leader" is the data center of whoever leads when it happens.
+      const unknown = dcs.filter((d) => !dcNames.has(d) && !(action === 'partition' && d === LEADER));
       if (unknown.length > 0)
         issues.push({
           path: ['scenario', 'faults', i, action],
@@ -365,18 +392,34 @@ function checkScenario(
       return;
     }
     const target = (f[action] as string | undefined) ?? '';
-    if (target === LEADER && (action === 'restart' || action === 'resume')) {
+    const revives = action === 'restart' || action === 'resume';
+    if (target === LEADER && revives) {
       issues.push({
         path: ['scenario', 'faults', i, action],
-        message: `${action} needs a node name ("${LEADER}" is whoever leads now, which is running)`,
+        message: `${action} needs a node name or "${KILLED}" ("${LEADER}" is whoever leads now, which is running)`,
       });
-    } else if (target !== LEADER && !nodeIds.has(target)) {
+    } else if (target === KILLED && !revives) {
+      issues.push({
+        path: ['scenario', 'faults', i, action],
+        message: `"${KILLED}" (the node the latest kill or pause took down) is for restart and resume, not ${action}`,
+      });
+    } else if (target !== LEADER && target !== KILLED && !nodeIds.has(target)) {
       issues.push({
         path: ['scenario', 'faults', i, action],
         message: `${JSON.stringify(target)} is neither "${LEADER}" nor a node (nodes: ${[...nodeIds].join(', ')})`,
       });
     }
     faults.push({ atMs: f.at, action, target });
+  });
+  const faults = [...written].sort((a, b) => a.atMs - b.atMs);
+  const thresholds = s.thresholds.map((expr, i) => {
+    try {
+      return parseThreshold(expr, 'scenario.thresholds').expr;
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      issues.push({ path: ['scenario', 'thresholds', i], message: err.problem });
+      return expr;
+    }
   });
   // The "after" window runs from (election + settle) to the end: after the last leader kill it
   // must have room, even for an election that took no time at all.
@@ -387,5 +430,5 @@ function checkScenario(
       message: `the kill at ${fmt(lastKill)} plus the settle time (${fmt(s.settle)}) leaves no "after" window before the end (${fmt(s.duration)})`,
     });
   }
-  return { durationMs: s.duration, warmupMs: s.warmup, settleMs: s.settle, faults };
+  return { durationMs: s.duration, warmupMs: s.warmup, settleMs: s.settle, faults, thresholds };
 }

@@ -15,7 +15,8 @@
 //   the rest with its own defaults; resignation stays off unless `resign` is present.
 // - workload: rate 1000 writes/s, size 1024 bytes, equal share per data center (a data center left
 //   out of a given `share` gets none), constant arrivals.
-// - scenario: duration 60s, warmup 5s, no faults, settle 10s.
+// - workload.keys: none (every write a new key).
+// - scenario: duration 60s, warmup 5s, no faults, settle 10s, no thresholds.
 import { TARGET_NAMES, type TargetName } from '../targets/target.js';
 import { z } from 'zod';
 import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
@@ -51,8 +52,13 @@ export const NODE_FAULTS = ['kill', 'restart', 'pause', 'resume'] as const;
 export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
-/** The fault target that means "whoever leads at that moment". Reserved: no node may be called so. */
+/**
+ * The fault target that means "whoever leads at that moment" (in a partition: the leader's data
+ * center). Reserved: no node or data center may be called so.
+ */
 export const LEADER = 'leader';
+/** The restart/resume target that means "the node the latest kill (or pause) took down". Reserved too. */
+export const KILLED = 'killed';
 
 /** Jitter as written: a fraction of each direction's delay ("2%"), or an absolute duration. */
 export type Jitter =
@@ -98,6 +104,8 @@ export interface WorkloadSpec {
   /** Relative weight of every data center (all present; not normalised). */
   readonly share: Readonly<Record<string, number>>;
   readonly arrival: Arrival;
+  /** Distinct keys each data center writes over and over; undefined: every write a new key. */
+  readonly keys?: number;
 }
 
 export interface FaultSpec {
@@ -112,6 +120,8 @@ export interface FaultSpec {
   readonly datacenters?: readonly string[];
   /** link: the new round-trip time. */
   readonly rttMs?: number;
+  /** Set on the copies of a fault written with `every`: the period, for the summary. */
+  readonly everyMs?: number;
 }
 
 export interface ScenarioSpec {
@@ -119,8 +129,10 @@ export interface ScenarioSpec {
   readonly warmupMs: number;
   /** The "after" window starts this long after the new leader is elected. */
   readonly settleMs: number;
-  /** In the order written. */
+  /** In the order written, each fault with `every` expanded into its copies (in time order). */
   readonly faults: readonly FaultSpec[];
+  /** Pass/fail conditions on the result, as written (parsed by report/thresholds.ts). */
+  readonly thresholds: readonly string[];
 }
 
 /** A checked topology file, before it becomes a Topology (topology.ts). */
@@ -206,7 +218,9 @@ const link = z
   })
   .meta({ oneOf: [{ required: ['between', 'rtt'] }, { required: ['from', 'to', 'delay'] }] });
 
-const faultTarget = name.describe(`"${LEADER}" (whoever leads at that moment) or a node name`);
+const faultTarget = name.describe(
+  `"${LEADER}" (whoever leads at that moment), "${KILLED}" (restart/resume: the node the latest kill or pause took down) or a node name`,
+);
 const fault = z
   .strictObject({
     at: duration.describe('from the start of the run'),
@@ -214,11 +228,18 @@ const fault = z
     restart: faultTarget.optional(),
     pause: faultTarget.optional(),
     resume: faultTarget.optional(),
-    partition: z.array(name).min(1).optional().describe('data centers cut off from all the others'),
+    partition: z
+      .array(name)
+      .min(1)
+      .optional()
+      .describe(`data centers cut off from all the others ("${LEADER}": the leader's data center then)`),
     heal: z.literal('all').optional().describe('restores every cut link'),
     isolate: faultTarget.optional().describe('cuts one node off from every other node; it keeps running'),
     link: z.tuple([name, name]).optional().describe('the link between two data centers, with rtt'),
     rtt: duration.optional().describe('link: its new round-trip time'),
+    every: duration
+      .optional()
+      .describe('repeats the fault at at, at + every, … while inside the run (a soak)'),
   })
   .meta({ oneOf: FAULT_ACTIONS.map((a) => ({ required: ['at', a] })) });
 
@@ -293,6 +314,11 @@ export const rawTopologySchema = z
           .optional()
           .describe('relative weight per data center; default equal'),
         arrival: z.enum(ARRIVALS).default('constant'),
+        keys: positiveInt
+          .optional()
+          .describe(
+            'distinct keys each data center writes over and over (state stays bounded, as in a soak); default: a new key per write',
+          ),
       })
       .prefault({}),
     scenario: z
@@ -303,6 +329,10 @@ export const rawTopologySchema = z
         settle: duration
           .prefault('10s')
           .describe('the "after" window starts this long after the new leader is elected'),
+        thresholds: z
+          .array(z.string())
+          .default([])
+          .describe('pass/fail conditions on result.json, like "writes.lost == 0" (added to --threshold)'),
       })
       .prefault({}),
   })

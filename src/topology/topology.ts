@@ -32,6 +32,8 @@ export interface Workload {
   readonly rate: number;
   readonly size: number;
   readonly arrival: Arrival;
+  /** Distinct keys each data center writes over and over; undefined: a new key per write. */
+  readonly keys?: number;
   /** Each data center's fraction of the writes (sums to 1). */
   readonly share: ReadonlyMap<string, number>;
   /** Writes per second sent from each data center: rate × its share. */
@@ -182,5 +184,13 @@ function resolveWorkload(spec: TopologyFile, datacenters: readonly Datacenter[])
     ratePerDc.set(dc.name, w.rate * fraction);
     for (const n of dc.nodes) ratePerNode.set(n.id, (w.rate * fraction) / dc.nodes.length);
   }
-  return { rate: w.rate, size: w.size, arrival: w.arrival, share, ratePerDc, ratePerNode };
+  return {
+    rate: w.rate,
+    size: w.size,
+    arrival: w.arrival,
+    ...(w.keys !== undefined ? { keys: w.keys } : {}),
+    share,
+    ratePerDc,
+    ratePerNode,
+  };
 }

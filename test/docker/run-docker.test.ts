@@ -1,18 +1,18 @@
 // `pole-bench run` on the Docker runtime: the short two-data-center run with a leader kill,
 // checked like the process runtime's; the same topology on both runtimes agreeing; Ctrl-C
-// leaving no container or network behind.
+// leaving no container or network behind; the leader's data center partitioned off and healed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import type { RunResult } from '../../src/report/result.js';
 import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
-import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
+import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
+import { checkPartitionRun } from '../support/partition-checks.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUN_JS = join(ROOT, 'bin', 'run.js');
 const TOPOLOGY = join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml');
 
@@ -157,3 +157,31 @@ function topScored(scores: Readonly<Record<string, readonly number[]>>): string[
     .map(([id]) => id)
     .sort();
 }
+
+test("partition of the leader's data center in containers: it steps down, the others elect, the cut-off members catch up, nothing lost or left", async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-docker-partition-'));
+  try {
+    const r = await runCli([
+      'run',
+      join(ROOT, 'topologies', 'paper-3dc-partition.yaml'),
+      '--runtime',
+      'docker',
+      '--rate',
+      '200',
+      '--seed',
+      '5',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.runtime, 'docker');
+    await checkPartitionRun(result, out);
+    assert.deepEqual(await dockerLeftovers(), [], 'nothing labelled is left after the run');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@5',
+    schema: 'pole-bench/result@6',
     verdict: 'threshold-failed',
     errors: [],
     target: 'pole',
@@ -113,6 +113,52 @@ export function result2dc(): MutableResult {
       shapingUsPerWrite: 306.6,
       warning:
         'the machine was 88 % busy during the load (all 2 cores; busiest second 96 %), above the 50 % under which queueing for CPU stays small: every latency figure includes some of it',
+    },
+    elections: {
+      deposed: 1,
+      completed: 1,
+      incomplete: 0,
+      electedMs: { median: 212.4, min: 212.4, max: 212.4 },
+      servingMs: { median: 287.9, min: 287.9, max: 287.9 },
+      unprovoked: [],
+      list: [
+        {
+          atS: 15.004,
+          cause: { atS: 15.004, action: 'kill', node: 'p5' },
+          leader: 'p5',
+          elected: 'p4',
+          electedMs: 212.4,
+          servingMs: 287.9,
+          failedRounds: 0,
+        },
+      ],
+    },
+    resources: {
+      sampled: true,
+      everyS: 5,
+      processes: [
+        {
+          group: 'harness',
+          label: 'harness',
+          pid: 4100,
+          fromS: 0,
+          toS: 30,
+          first: { rssMiB: 96.2, fds: 41, threads: 13 },
+          last: { rssMiB: 101.5, fds: 41, threads: 13 },
+          peak: { rssMiB: 103.1, fds: 42, threads: 13 },
+          rssGrowthMiB: null,
+          fdGrowth: null,
+          threadGrowth: null,
+          series: [
+            { tS: 0, rssMiB: 96.2, fds: 41, threads: 13 },
+            { tS: 30, rssMiB: 101.5, fds: 41, threads: 13 },
+          ],
+        },
+      ],
+      maxRssGrowthMiB: null,
+      maxFdGrowth: null,
+      maxThreadGrowth: null,
+      judged: 0,
     },
     anatomy: {
       sampleEvery: 64,
