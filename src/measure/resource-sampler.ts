@@ -62,6 +62,18 @@ export interface ResourceReport {
   readonly maxThreadGrowth: number | null;
   /** How many processes were judged (sampled at least MIN_JUDGED_MS). */
   readonly judged: number;
+  /**
+   * The same maxima per group (harness, nodes, agents): a node holds by design what a harness must
+   * not (its log since its last snapshot, its table of applied requests), so each gets its own bound.
+   */
+  readonly groups: Readonly<Record<string, GroupGrowth>>;
+}
+
+export interface GroupGrowth {
+  readonly maxRssGrowthMiB: number | null;
+  readonly maxFdGrowth: number | null;
+  readonly maxThreadGrowth: number | null;
+  readonly judged: number;
 }
 
 /** Turns samples into the report (pure: tested on made-up samples). */
@@ -112,18 +124,21 @@ export function resourceReport(samples: readonly ResourceSample[], everyMs: numb
   processes.sort(
     (a, b) => a.fromS - b.fromS || a.group.localeCompare(b.group) || a.label.localeCompare(b.label),
   );
-  const judged = processes.filter((p) => p.rssGrowthMiB !== null);
-  const max = (f: (p: ProcessResources) => number | null): number | null =>
-    judged.length === 0 ? null : Math.max(...judged.map((p) => f(p) as number));
-  return {
-    sampled: processes.length > 0,
-    everyS: everyMs / 1000,
-    processes,
-    maxRssGrowthMiB: max((p) => p.rssGrowthMiB),
-    maxFdGrowth: max((p) => p.fdGrowth),
-    maxThreadGrowth: max((p) => p.threadGrowth),
-    judged: judged.length,
+  const growth = (list: readonly ProcessResources[]): GroupGrowth => {
+    const judged = list.filter((p) => p.rssGrowthMiB !== null);
+    const max = (f: (p: ProcessResources) => number | null): number | null =>
+      judged.length === 0 ? null : Math.max(...judged.map((p) => f(p) as number));
+    return {
+      maxRssGrowthMiB: max((p) => p.rssGrowthMiB),
+      maxFdGrowth: max((p) => p.fdGrowth),
+      maxThreadGrowth: max((p) => p.threadGrowth),
+      judged: judged.length,
+    };
   };
+  const groups: Record<string, GroupGrowth> = {};
+  for (const g of new Set(processes.map((p) => p.group)))
+    groups[g] = growth(processes.filter((p) => p.group === g));
+  return { sampled: processes.length > 0, everyS: everyMs / 1000, processes, ...growth(processes), groups };
 }
 
 export const emptyResourceReport = (everyMs: number): ResourceReport => resourceReport([], everyMs);

@@ -461,6 +461,15 @@ export const runResultSchema = z
       maxFdGrowth: z.number().nullable(),
       maxThreadGrowth: z.number().nullable(),
       judged: count,
+      groups: z.record(
+        z.string(),
+        z.object({
+          maxRssGrowthMiB: z.number().nullable(),
+          maxFdGrowth: z.number().nullable(),
+          maxThreadGrowth: z.number().nullable(),
+          judged: count,
+        }),
+      ),
     }),
     links: z.record(
       z.string(),

@@ -159,6 +159,7 @@ export function result2dc(): MutableResult {
       maxFdGrowth: null,
       maxThreadGrowth: null,
       judged: 0,
+      groups: { harness: { maxRssGrowthMiB: null, maxFdGrowth: null, maxThreadGrowth: null, judged: 0 } },
     },
     anatomy: {
       sampleEvery: 64,

@@ -6,7 +6,13 @@
 // a new one on the next write, as they do with the POLE node). Failures reject with ZkError:
 //   code = ZooKeeper's own error name (NONODE, NODEEXISTS, BADVERSION, SESSIONEXPIRED, …) for an
 //   error reply, or the client's: DISCONNECTED (connection lost or never made), TIMEOUT (no reply
-//   within requestTimeoutMs), CLOSED (close() called), PROTOCOL (undecodable bytes).
+//   within requestTimeoutMs), CLOSED (close() or abandon() called), PROTOCOL (undecodable bytes).
+//
+// For the election's participants, which live many to one OS process and are crashed and paused:
+// abandon() ends the connection the way a killed process's ends (no closeSession, so the server
+// expires the session only after its timeout), pause() stalls the client as the OS would stall
+// its process, and acknowledgedSentAt says how recently the server is known to have heard from
+// the session (what a lease on the session can be measured from).
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { CoalescingWriter } from '../../../node/net/coalescing-writer.js';
 import { FrameDecoder, describeFrameError } from '../../../node/net/frame-decoder.js';
@@ -53,8 +59,13 @@ export interface ZkClientOptions {
   readonly connectTimeoutMs?: number;
   /** Called for every watch notification. */
   onWatch?(e: WatcherEvent): void;
-  /** Called once when an established session's connection ends (close() included). */
+  /** Called once when an established session's connection ends (close() and abandon() included). */
   onDisconnect?(error: ZkError): void;
+  /**
+   * Called when a reply shows the server received a message sent at `sentAt` (wall-clock ms),
+   * later than any it was known to have received before: see acknowledgedSentAt.
+   */
+  onAcknowledged?(sentAt: number): void;
 }
 
 export interface ZkReply<T> {
@@ -67,10 +78,23 @@ interface Pending {
   readonly resolve: (r: { header: { zxid: bigint }; body: ReplyBody }) => void;
   readonly reject: (err: ZkError) => void;
   timer: NodeJS.Timeout | undefined;
+  /** wallMs() when the request was handed to the writer (it leaves within the same loop turn). */
+  readonly sentAt: number;
 }
 
 /** Largest reply accepted: ZooKeeper's default jute.maxbuffer (1 MiB) plus headers. */
 const MAX_FRAME = 1024 * 1024 + 4096;
+
+/** Wall-clock ms with µs resolution: the clock the harness stamps events with (event-log.ts). */
+function wallMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Pings unanswered before the connection counts as lost: far past any session timeout (the
+ * server would have expired the session long before), only a bound on the send times kept.
+ */
+const MAX_PINGS_UNANSWERED = 1_000;
 
 export class ZkClient {
   private socket: Socket | undefined;
@@ -79,6 +103,13 @@ export class ZkClient {
   private nextXid = 1;
   private gone: ZkError | undefined;
   private pinger: NodeJS.Timeout | undefined;
+  /** Send times of the pings not answered yet, oldest first. */
+  private readonly pingsSent: number[] = [];
+  private acknowledged = 0;
+  /** While paused: until when, the timer that resumes, and what arrived meanwhile (in order). */
+  private pausedUntil = 0;
+  private resumer: NodeJS.Timeout | undefined;
+  private held: (() => void)[] = [];
   /** The session the server gave us. */
   sessionId = 0n;
   /** Negotiated session timeout, ms. */
@@ -110,20 +141,22 @@ export class ZkClient {
       );
       const decoder = new FrameDecoder(MAX_FRAME);
       let handshaking = true;
+      let connectSentAt = 0;
       socket.on('error', (err) => {
         if (handshaking)
           fail(new ZkError('DISCONNECTED', `cannot connect to ${host}:${port}: ${err.message}`));
-        else this.lose(new ZkError('DISCONNECTED', err.message, { cause: err }));
+        else this.whenAwake(() => this.lose(new ZkError('DISCONNECTED', err.message, { cause: err })));
       });
       socket.on('close', () => {
         // A server that is not serving (electing, or not synced yet) closes new connections.
         if (handshaking)
           fail(new ZkError('DISCONNECTED', `${host}:${port} closed the connection before a session`));
-        else this.lose(new ZkError('DISCONNECTED', 'connection closed'));
+        else this.whenAwake(() => this.lose(new ZkError('DISCONNECTED', 'connection closed')));
       });
       socket.on('data', (chunk: Buffer) => {
         const err = decoder.push(chunk, (frame) => {
-          if (!handshaking) return this.onFrame(frame);
+          // A paused client handles nothing: frames wait as in a stalled process's socket buffer.
+          if (!handshaking) return this.whenAwake(() => this.onFrame(frame));
           handshaking = false;
           clearTimeout(timer);
           let r;
@@ -136,18 +169,18 @@ export class ZkClient {
           this.sessionId = r.sessionId;
           this.sessionTimeoutMs = r.timeoutMs;
           this.writer = new CoalescingWriter(socket);
-          // ClientCnxn pings when idle for a third of the timeout; pinging on a fixed period is
-          // simpler and costs one small frame per period.
-          this.pinger = setInterval(() => this.ping(), Math.max(50, Math.floor(r.timeoutMs / 3)));
-          this.pinger.unref();
+          // The server created the session when the connect request arrived, so it counts from then.
+          this.acknowledge(connectSentAt);
+          this.startPinger();
           resolve();
         });
         if (err) {
           if (handshaking) fail(new ZkError('PROTOCOL', describeFrameError(err)));
-          else this.lose(new ZkError('PROTOCOL', describeFrameError(err)));
+          else this.whenAwake(() => this.lose(new ZkError('PROTOCOL', describeFrameError(err))));
         }
       });
-      socket.once('connect', () =>
+      socket.once('connect', () => {
+        connectSentAt = wallMs();
         socket.write(
           encodeConnectRequest({
             lastZxidSeen: 0n,
@@ -155,8 +188,8 @@ export class ZkClient {
             sessionId: 0n,
             passwd: new Uint8Array(16),
           }),
-        ),
-      );
+        );
+      });
     });
   }
 
@@ -166,6 +199,22 @@ export class ZkClient {
 
   get inFlight(): number {
     return this.pending.size;
+  }
+
+  /**
+   * The send time (wall-clock ms, performance.timeOrigin + performance.now()) of the newest message
+   * (the connect request, a ping or a request) the server is known to have received: a reply to
+   * it came back, without error. The server restarts the session's timeout whenever a message of
+   * it arrives, which is no earlier than it was sent, so the session cannot expire before
+   * acknowledgedSentAt + sessionTimeoutMs. 0 before a session.
+   */
+  get acknowledgedSentAt(): number {
+    return this.acknowledged;
+  }
+
+  /** Whether pause() holds the client now. */
+  get paused(): boolean {
+    return this.pausedUntil > 0;
   }
 
   async create(
@@ -214,9 +263,11 @@ export class ZkClient {
     await this.request({ op: 'sync', path });
   }
 
-  /** Ends the session (its ephemeral nodes go at once) and the connection. */
+  /** Ends the session (its ephemeral nodes go at once) and the connection. Ends a pause first. */
   async close(): Promise<void> {
     if (this.gone) return;
+    if (this.pausedUntil > 0) this.resume();
+    if (this.gone) return; // what arrived while paused ended the connection
     const socket = this.socket;
     if (this.writer && socket && !socket.destroyed) {
       const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -226,10 +277,71 @@ export class ZkClient {
     this.lose(new ZkError('CLOSED', 'client closed'));
   }
 
+  /**
+   * Ends the connection as a killed process's ends: the socket is destroyed at once without a
+   * closeSession, so the server keeps the session (and its ephemeral nodes) until it expires, a
+   * session timeout after the server last heard from it. Pending requests reject with CLOSED;
+   * onDisconnect is called as for close().
+   */
+  abandon(): void {
+    this.lose(new ZkError('CLOSED', 'client abandoned'));
+  }
+
+  /**
+   * Stalls the client for `ms` from now (a pause that would end later is kept), as the OS stalls a
+   * process: no pings, and nothing that arrives (replies, watches, the connection's end) nor any
+   * request timeout is handled until the pause ends; then all of it is, in order, and pinging
+   * resumes with a ping at once. Requests can still be sent meanwhile (a stalled caller sends none).
+   */
+  pause(ms: number): void {
+    if (this.gone || !this.writer) return;
+    const until = wallMs() + ms;
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    clearInterval(this.pinger);
+    this.pinger = undefined;
+    clearTimeout(this.resumer);
+    this.resumer = setTimeout(() => this.resume(), ms);
+  }
+
   // --- internals -----------------------------------------------------------------------------
+
+  private startPinger(): void {
+    // ClientCnxn pings when idle for a third of the timeout; pinging on a fixed period is
+    // simpler and costs one small frame per period.
+    this.pinger = setInterval(() => this.ping(), Math.max(50, Math.floor(this.sessionTimeoutMs / 3)));
+    this.pinger.unref();
+  }
+
+  private resume(): void {
+    clearTimeout(this.resumer);
+    this.resumer = undefined;
+    this.pausedUntil = 0;
+    // One by one, and stop if what is handled pauses the client again (or ends it).
+    while (this.pausedUntil === 0 && this.held.length > 0) (this.held.shift() as () => void)();
+    if (this.gone || this.pausedUntil > 0) return;
+    this.ping();
+    this.startPinger();
+  }
+
+  /** Runs `fn` now, or when the pause ends. */
+  private whenAwake(fn: () => void): void {
+    if (this.pausedUntil > 0) this.held.push(fn);
+    else fn();
+  }
+
+  private acknowledge(sentAt: number): void {
+    if (sentAt <= this.acknowledged) return;
+    this.acknowledged = sentAt;
+    this.o.onAcknowledged?.(sentAt);
+  }
 
   private ping(): void {
     if (!this.writer || this.gone) return;
+    // Forgetting a send time would shift the matching of later replies onto newer pings.
+    if (this.pingsSent.length >= MAX_PINGS_UNANSWERED)
+      return this.lose(new ZkError('DISCONNECTED', `no reply to ${MAX_PINGS_UNANSWERED} pings`));
+    this.pingsSent.push(wallMs());
     this.writer.write(encodeRequest(XID_PING, { op: 'ping' }));
   }
 
@@ -243,13 +355,17 @@ export class ZkClient {
     const xid = this.nextXid;
     this.nextXid = xid >= 0x7fff_ffff ? 1 : xid + 1;
     return new Promise((resolve, reject) => {
-      const p: Pending = { op: req.op, resolve, reject, timer: undefined };
+      const p: Pending = { op: req.op, resolve, reject, timer: undefined, sentAt: wallMs() };
       if (timeoutMs > 0)
-        p.timer = setTimeout(() => {
-          if (this.pending.get(xid) !== p) return;
-          this.pending.delete(xid);
-          reject(new ZkError('TIMEOUT', `no reply to ${req.op} within ${timeoutMs} ms`));
-        }, timeoutMs);
+        p.timer = setTimeout(
+          () =>
+            this.whenAwake(() => {
+              if (this.pending.get(xid) !== p) return;
+              this.pending.delete(xid);
+              reject(new ZkError('TIMEOUT', `no reply to ${req.op} within ${timeoutMs} ms`));
+            }),
+          timeoutMs,
+        );
       this.pending.set(xid, p);
       writer.write(encodeRequest(xid, req));
     });
@@ -260,7 +376,14 @@ export class ZkClient {
     try {
       const r = new JuteReader(frame);
       const h = decodeReplyHeader(r);
-      if (h.xid === XID_PING) return;
+      if (h.xid === XID_PING) {
+        // The server answers a session's pings in the order they came. Even if it did not, the
+        // k-th reply proves k pings arrived, the newest of which was sent no earlier than the
+        // k-th oldest send time: matching in order never overstates what was acknowledged.
+        const sentAt = this.pingsSent.shift();
+        if (sentAt !== undefined && h.err === 0) this.acknowledge(sentAt);
+        return;
+      }
       if (h.xid === XID_NOTIFICATION) {
         this.o.onWatch?.(decodeWatcherEvent(r));
         return;
@@ -273,6 +396,8 @@ export class ZkClient {
         p.reject(new ZkError(errorName(h.err), `${p.op}: ${errorName(h.err)}`));
         return;
       }
+      // Before the caller hears of the reply, so that it sees the session as fresh as the reply.
+      this.acknowledge(p.sentAt);
       p.resolve({ header: h, body: decodeReplyBody(p.op, r) });
     } catch (e) {
       this.lose(new ZkError('PROTOCOL', `bad reply: ${(e as Error).message}`, { cause: e }));
@@ -283,6 +408,10 @@ export class ZkClient {
     if (this.gone) return;
     this.gone = err;
     clearInterval(this.pinger);
+    clearTimeout(this.resumer);
+    this.pausedUntil = 0;
+    this.held = [];
+    this.pingsSent.length = 0;
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) {
