@@ -182,15 +182,19 @@ async function runGroup(
   };
   const killed: KillRecord[] = [];
   try {
-    // Placed round-robin over the data centers, in the topology's order.
+    // Placed round-robin over the data centers, in the topology's order, and joined one after
+    // another: ids (and the recipe's sequence numbers) follow that order whatever each data
+    // center's delay to the store, so the leaders the kills take out alternate between data
+    // centers (with the store in the second, the first leader sits in the far one).
     progress(`joining (store in ${o.storeDc})`);
-    const joining = Array.from({ length: n }, (_, i) => spawn(dcs[i % dcs.length]!));
-    await bounded(
-      Promise.all(joining.map((e) => e.p.start())),
-      o.failoverBoundMs + n * 100,
-      `${n} participants did not all join`,
-      o.signal,
-    );
+    const joinBy = wallNow() + o.failoverBoundMs + n * 200;
+    for (let i = 0; i < n; i++)
+      await bounded(
+        spawn(dcs[i % dcs.length]!).p.start(),
+        Math.max(1, joinBy - wallNow()),
+        `${n} participants did not all join`,
+        o.signal,
+      );
     await until(
       () => leaders(live).length === 1,
       o.failoverBoundMs,

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import type { RunResult } from '../../src/report/result.js';
 
-/** `slackMs`: how far over the model plus the floor a window's mean may be. */
-export function checkPaper2dcZkRun(result: RunResult, slackMs = 10): void {
+/** `slackMs`: how much further from the model plus the floor a window's mean may be (the docker runtime's extra hops). */
+export function checkPaper2dcZkRun(result: RunResult, slackMs = 0): void {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.target, 'zookeeper');
   assert.equal(result.shaping.mode, 'relay');
@@ -18,9 +18,13 @@ export function checkPaper2dcZkRun(result: RunResult, slackMs = 10): void {
     assert.ok(typeof rec[k] === 'number' && rec[k] >= 0, `${k} = ${rec[k]}`);
   assert.ok(rec.detectMs! <= rec.electedMs! && rec.electedMs! <= rec.servingMs!, JSON.stringify(rec));
   assert.ok(rec.servingMs! <= rec.firstCommitMs!, JSON.stringify(rec));
-  // Latency against the paper's model: never under it (the relay's delays are on every path; 2 %
-  // jitter at most), and within `slackMs` over the model plus the calibrated floor. The issue's bar
-  // (within max(15 %, 3 ms) of the model) is not met here: see docs/zookeeper.md for the figures.
+  // Latency against the prediction, the paper's model plus the measured node floor (the
+  // architecture's "model + floor, shown apart"): the issue's bar is max(15 %, 3 ms). Never under
+  // the model itself (the relay's delays are on every path; 2 % jitter at most). After the kill the
+  // bar holds with room (0.3-0.5 ms over in two runs of seeds 42 and 43, allowance 3.3-6.5 ms);
+  // before it, tud ran 3.19 and 3.34 ms over against allowances of 3.40 and 3.37 ms and cern 1.9-2.3
+  // against 3.0 (the JVMs still compiling in the first seconds of load): too close to assert
+  // without flaking, so the windows before the kill get 2 ms more. docs/zookeeper.md has the figures.
   for (const dc of ['tud', 'cern'])
     for (const w of ['before', 'after'] as const) {
       const mean = result.latency[dc]?.[w]?.mean;
@@ -31,9 +35,11 @@ export function checkPaper2dcZkRun(result: RunResult, slackMs = 10): void {
         `${dc} ${w}`,
       );
       assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
+      const predicted = model + floor;
+      const allowed = Math.max(0.15 * predicted, 3) + (w === 'before' ? 2 : 0);
       assert.ok(
-        mean <= model + floor + slackMs,
-        `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor}`,
+        Math.abs(mean - predicted) <= allowed + slackMs,
+        `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor} (allowed ±${allowed} ms)`,
       );
     }
   // FastLeaderElection elects the newest history (then the highest sid): usually a follower in
