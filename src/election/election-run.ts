@@ -30,7 +30,12 @@ export interface ElectionBackend {
   readonly address: Address;
   /** Before a group: a fresh schema or root of its own. */
   prepare(group: string): Promise<void>;
-  participant(name: string, via: Address, emit: (e: ElectionEvent) => void): Participant;
+  /**
+   * A participant reaching the store at `via`; `phaseMs` shifts its rounds (db) after its first, so
+   * that a group joined in a second does not run its rounds in lockstep, as processes started at
+   * different times would not.
+   */
+  participant(name: string, via: Address, emit: (e: ElectionEvent) => void, phaseMs: number): Participant;
   /** The round time Tp in force (db), null where the backend has none. */
   roundMs(): Promise<number | null>;
   /** After a group: its schema or root removed. */
@@ -176,7 +181,7 @@ async function runGroup(
   let serial = 0;
   const spawn = (dc: string): { p: Participant; dc: string } => {
     serial++;
-    const entry = { p: o.backend.participant(`${dc}-${serial}`, via(dc), emit), dc };
+    const entry = { p: o.backend.participant(`${dc}-${serial}`, via(dc), emit, random.next() * o.roundMs), dc };
     live.push(entry);
     return entry;
   };

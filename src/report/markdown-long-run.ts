@@ -119,8 +119,9 @@ function overTime(processes: readonly ProcessResources[]): string {
     .slice(0, OVER_TIME_PROCESSES);
   const end = Math.max(...cols.map((p) => p.toS));
   const times = Array.from({ length: OVER_TIME_ROWS + 1 }, (_, i) => (end * i) / OVER_TIME_ROWS);
+  const halfStep = end / OVER_TIME_ROWS / 2;
   const at = (p: ProcessResources, t: number): string => {
-    if (t < p.fromS || t > p.toS) return NONE;
+    if (t < p.fromS - halfStep || t > p.toS + halfStep) return NONE;
     let best = p.series[0]!;
     for (const x of p.series) if (Math.abs(x.tS - t) < Math.abs(best.tS - t)) best = x;
     return `${best.rssMiB.toFixed(0)} / ${best.fds}`;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -183,5 +183,47 @@ test("partition of the leader's data center in containers: it steps down, the ot
     assert.deepEqual(await dockerLeftovers(), [], 'nothing labelled is left after the run');
   } finally {
     await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('a docker run SIGTERMed through a wrapper (timeout(1), as a CI step limit does) leaves no container, network or temp dir', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-docker-term-'));
+  try {
+    // timeout sends SIGTERM to the harness after 35 s: well into the load (the run would take 60 s).
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(
+        'timeout',
+        [
+          '--preserve-status',
+          '35',
+          process.execPath,
+          RUN_JS,
+          'run',
+          TOPOLOGY,
+          '--runtime',
+          'docker',
+          '--duration',
+          '60s',
+          '--kill-at',
+          '30s',
+          '--out',
+          join(tmp, 'out'),
+        ],
+        { env: { ...process.env, TMPDIR: tmp } },
+        (err, _stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    );
+    assert.equal(r.code, 3, `the harness exits 3 on SIGTERM: ${r.stderr}`);
+    assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /interrupted \(SIGTERM\)/);
+    assert.deepEqual(await dockerLeftovers(), []);
+    assert.deepEqual(
+      (await readdir(tmp)).filter((n) => n !== 'out'),
+      [],
+      'no temp dir is left',
+    );
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
   }
 });

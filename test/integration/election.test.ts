@@ -31,7 +31,7 @@ function processesUnder(dir: string): string[] {
   }
 }
 
-function checkGroup(r: ElectionResult, roundMs: number): void {
+function checkGroup(r: ElectionResult): void {
   assert.deepEqual(r.errors, []);
   const g = r.sizes[0]!;
   assert.equal(g.processes, 10);
@@ -39,11 +39,7 @@ function checkGroup(r: ElectionResult, roundMs: number): void {
   assert.equal(g.leaderOverlaps, 0, JSON.stringify(g.overlaps));
   for (const k of g.killed) {
     assert.ok(k.next !== null && k.next !== k.participant, JSON.stringify(k));
-    // Nobody can take over before the dead leader's lease ran out (db), nor within one round.
-    assert.ok(
-      k.failoverMs !== null && k.failoverMs > roundMs * 0.5 && k.failoverMs < 30_000,
-      JSON.stringify(k),
-    );
+    assert.ok(k.failoverMs !== null && k.failoverMs > 0 && k.failoverMs < 30_000, JSON.stringify(k));
   }
 }
 
@@ -76,12 +72,13 @@ test('db: 10 processes on PostgreSQL, the leader killed 3 times, a new leader ea
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as ElectionResult;
     assert.equal(result.backend, 'db');
-    checkGroup(result, 1_000);
+    checkGroup(result);
     // Tp did not move: nobody was evicted wrongly.
     assert.deepEqual(result.sizes[0]!.roundMs, { start: 1_000, end: 1_000 });
-    // The lease is Tp × 2 − 0.1 s: a new leader only after it, and in the paper's range (≈ 2-3 Tp).
-    for (const k of result.sizes[0]!.killed)
-      assert.ok(k.failoverMs! >= 1_000 && k.failoverMs! < 6_000, JSON.stringify(k));
+    // Within the algorithm's range: a kill just before the leader's next commit is noticed after
+    // about Tp, one just after a commit after about 3 Tp (and a retry with the exclusive lock).
+    for (const k of result.sizes[0]!.killed) assert.ok(k.failoverMs! < 6_000, JSON.stringify(k));
+    await checkLeasesRespected(out);
     const report = await readFile(join(out, 'report.md'), 'utf8');
     assert.match(report, /Failover against the number of processes/);
     assert.match(report, /At no instant did two participants believe they led/);
@@ -118,9 +115,11 @@ test('zookeeper: the leader recipe with 10 processes, the leader killed 3 times,
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as ElectionResult;
     assert.equal(result.backend, 'zookeeper');
-    checkGroup(result, 500);
-    // The successor takes over when the dead session expires: about the session timeout.
-    for (const k of result.sizes[0]!.killed) assert.ok(k.failoverMs! >= 1_500, JSON.stringify(k));
+    checkGroup(result);
+    // The successor takes over when the dead session expires: the 2 s timeout from the last time
+    // the server heard from it, which was at most a third of it before the kill.
+    for (const k of result.sizes[0]!.killed) assert.ok(k.failoverMs! >= 1_000, JSON.stringify(k));
+    await checkLeasesRespected(out);
     assert.equal(result.sizes[0]!.roundMs, null);
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -242,6 +241,31 @@ test('db: the database stopped mid-run fails the run with exit 3 and the reason;
     await rm(out, { recursive: true, force: true });
   }
 });
+
+/**
+ * The paper's integrity argument: after a crash, nobody leads before the lease the dead leader last
+ * announced has run out (its own belief ended at the crash; the store must not elect earlier).
+ */
+async function checkLeasesRespected(out: string): Promise<void> {
+  const events = (await readFile(join(out, 'events.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ElectionEvent);
+  const crashes = events.filter((e) => e.ev === 'crashed');
+  assert.equal(crashes.length, 3);
+  for (const c of crashes) {
+    const until = Math.max(
+      ...events.map((e) =>
+        e.participant === c.participant && e.ev === 'lead' && e.t <= c.t ? (e.until ?? Infinity) : 0,
+      ),
+    );
+    const next = events.find((e) => e.ev === 'lead' && e.t > c.t && e.participant !== c.participant);
+    assert.ok(
+      next && next.t >= until,
+      `${c.participant}'s lease ran to ${until}; ${next?.participant} led at ${next?.t}`,
+    );
+  }
+}
 
 async function waitUntil(cond: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;

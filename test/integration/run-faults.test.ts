@@ -168,6 +168,47 @@ test('a run whose parent dies (a wrapper killed by a timeout) stops and cleans u
   }
 });
 
+test('a run SIGTERMed through a wrapper (timeout(1), as a CI step limit does) exits 3 and leaves no process or temp dir', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-term-'));
+  try {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const c = spawn(
+        'timeout',
+        [
+          '--preserve-status',
+          '30',
+          process.execPath,
+          RUN_JS,
+          'run',
+          join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml'),
+          '--runtime',
+          'process',
+          '--duration',
+          '60s',
+          '--kill-at',
+          '30s',
+          '--out',
+          join(tmp, 'out'),
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: tmp } },
+      );
+      let stderr = '';
+      c.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      c.once('close', (code) => resolve({ code, stderr }));
+    });
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr.replace(/\s*›\s*/g, ' '), /interrupted \(SIGTERM\)/);
+    assert.deepEqual(
+      (await readdir(tmp)).filter((n) => n !== 'out'),
+      [],
+      'no temp dir is left',
+    );
+    assert.deepEqual(await strayProcessesUnder(tmp), [], 'no process of the run is left');
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

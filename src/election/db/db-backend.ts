@@ -49,13 +49,14 @@ export async function openDbBackend(o: {
       current = schema;
       await createSchema(admin, schema, o.timers.roundMs);
     },
-    participant(name, via, emit) {
+    participant(name, via, emit, phaseMs) {
       if (current === undefined) throw new Error('no group prepared');
       return new DbParticipant(name, {
         endpoint: { ...endpoint, host: via.host, port: via.port },
         schema: current,
         timers: o.timers,
         emit,
+        phaseMs,
       });
     },
     async roundMs() {

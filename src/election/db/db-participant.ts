@@ -39,6 +39,8 @@ export interface DbParticipantOptions {
   readonly emit: ElectionEventSink;
   /** Bound on every statement, client and server side. */
   readonly statementTimeoutMs?: number;
+  /** Added once to the sleep after the first round: where in Tp this process's rounds fall. */
+  readonly phaseMs?: number;
 }
 
 class Crashed extends Error {}
@@ -128,8 +130,9 @@ export class DbParticipant implements Participant {
       await c.query('COMMIT');
       const at = wallNow();
       this.live();
+      const first = this.state.id === null;
       this.adopt(out.next, at);
-      this.schedule(out.sleepMs);
+      this.schedule(out.sleepMs + (first && out.sleepMs > 0 ? (this.o.phaseMs ?? 0) : 0));
     } catch (err) {
       if (this.crashed || this.stopped) return;
       const was = this.state.role;
