@@ -181,7 +181,10 @@ async function runGroup(
   let serial = 0;
   const spawn = (dc: string): { p: Participant; dc: string } => {
     serial++;
-    const entry = { p: o.backend.participant(`${dc}-${serial}`, via(dc), emit, random.next() * o.roundMs), dc };
+    const entry = {
+      p: o.backend.participant(`${dc}-${serial}`, via(dc), emit, random.next() * o.roundMs),
+      dc,
+    };
     live.push(entry);
     return entry;
   };
