@@ -48,7 +48,7 @@ export interface ElectionsInfo {
   readonly list: readonly ElectionRecord[];
 }
 
-type Ev = Pick<NodeEvent, 't' | 'node' | 'ev'> & { readonly leader?: string };
+type Ev = Pick<NodeEvent, 't' | 'node' | 'ev'> & { readonly leader?: string; readonly epoch?: number };
 
 /**
  * `events` in time order; `depositions` in time order; `loadStart` and `end` (wall ms) bound the
@@ -71,7 +71,14 @@ export function summariseElections(
   const explained = new Set<Ev>();
   const list: ElectionRecord[] = depositions.map((d, i) => {
     const until = Math.min(depositions[i + 1]?.at ?? end, d.at + boundMs, end);
-    const served = serving.find((e) => e.t >= d.at && e.t <= until && e.node !== d.leader);
+    // A leader of a newer epoch: another member, or the same one elected again (a leader that
+    // stepped down for a lost quorum may win the next election); without epochs, another member.
+    const epochBefore = events
+      .filter((e) => e.ev === 'serving' && e.leader === undefined && e.t < d.at)
+      .at(-1)?.epoch;
+    const newer = (e: Ev): boolean =>
+      e.epoch !== undefined && epochBefore !== undefined ? e.epoch > epochBefore : e.node !== d.leader;
+    const served = serving.find((e) => e.t >= d.at && e.t <= until && newer(e));
     const atS = (d.at - loadStart) / 1000;
     if (!served)
       return {
@@ -100,13 +107,15 @@ export function summariseElections(
   // serving at the load start has no predecessor and is left out, as is a leader re-announcing
   // itself (several `serving` events of one leader in a row).
   const unprovoked: { atS: number; leader: string }[] = [];
-  let current: string | undefined = events
-    .filter((e) => e.ev === 'serving' && e.leader === undefined && e.t < loadStart)
-    .at(-1)?.node;
+  let current = events.filter((e) => e.ev === 'serving' && e.leader === undefined && e.t < loadStart).at(-1);
   for (const e of serving) {
-    if (e.node !== current && current !== undefined && !explained.has(e))
-      unprovoked.push({ atS: (e.t - loadStart) / 1000, leader: e.node });
-    current = e.node;
+    // A new leader, or the same one at a newer epoch (it stepped down and won again).
+    const changed =
+      current !== undefined &&
+      (e.node !== current.node ||
+        (e.epoch !== undefined && current.epoch !== undefined && e.epoch > current.epoch));
+    if (changed && !explained.has(e)) unprovoked.push({ atS: (e.t - loadStart) / 1000, leader: e.node });
+    current = e;
   }
   const done = list.filter((r) => r.servingMs !== null);
   return {

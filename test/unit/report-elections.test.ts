@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { summariseElections, type Deposition } from '../../src/report/elections.js';
 
 const LOAD = 1_000_000;
-type Ev = { t: number; node: string; ev: 'elected' | 'serving'; leader?: string };
+type Ev = { t: number; node: string; ev: 'elected' | 'serving'; leader?: string; epoch?: number };
 const at = (s: number): number => LOAD + s * 1000;
 const elected = (s: number, node: string): Ev => ({ t: at(s), node, ev: 'elected', leader: node });
 const serving = (s: number, node: string): Ev => ({ t: at(s), node, ev: 'serving' });
@@ -90,6 +90,24 @@ describe('summariseElections', () => {
     const e = summariseElections(events, [kill(20, 'p1')], LOAD, at(60));
     assert.deepEqual(e.unprovoked, [{ atS: 12, leader: 'p1' }]);
     assert.equal(e.completed, 1);
+  });
+
+  it('a leader that stepped down and won the next election again completes it (newer epoch)', () => {
+    const events: Ev[] = [
+      { ...serving(-1, 'p3'), epoch: 10 },
+      { ...serving(5, 'p3'), epoch: 10 }, // a re-announcement is no election
+      { ...elected(18.2, 'p3'), epoch: 11 },
+      { ...serving(18.3, 'p3'), epoch: 11 },
+    ];
+    const link: Deposition = {
+      at: at(0),
+      mark: { atS: 0, action: 'link', node: 'a-b rtt 10 ms' },
+      leader: 'p3',
+    };
+    const e = summariseElections(events, [link], LOAD, at(60));
+    assert.equal(e.completed, 1);
+    assert.equal(e.list[0]!.elected, 'p3');
+    assert.equal(Math.round(e.list[0]!.servingMs!), 18_300);
   });
 
   it('nothing to say without faults or changes', () => {
