@@ -46,6 +46,12 @@ function checkRun(result: RunResult): void {
   for (const dc of ['east', 'west']) {
     assert.ok((result.latency[dc]?.before?.count ?? 0) > 100, `${dc} before`);
     assert.ok((result.latency[dc]?.after?.count ?? 0) > 100, `${dc} after`);
+    // The delay is in every path: no window's median under the model (network only).
+    for (const w of ['before', 'after'] as const) {
+      const p50 = result.latency[dc]?.[w]?.p50 ?? NaN;
+      const model = result.model[dc]?.[w] ?? NaN;
+      assert.ok(p50 >= 0.98 * model, `${result.runtime} ${dc} ${w}: p50 ${p50} ms under the model ${model}`);
+    }
   }
   const measured = result.links.east?.west?.measuredRttMs ?? NaN;
   assert.ok(Math.abs(measured - 10) <= 1.5, `east→west ${measured}`);
@@ -92,8 +98,9 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
     // than the difference this test looks for. Containers also cost more per hop: the bridge and
     // the proxies (paper-2dc's anatomy: client hops 1.4-4.1 ms in docker against 1.3-1.6 ms as
     // processes, transport 2.4-6.9 against 2.6-4.5), and this CI saw east before at 19.2 ms in docker
-    // against 13.4 as processes once the process runtime got cheaper. So the bound is 30 % or 6 ms:
-    // what it still catches is a runtime measuring something else (a missing delay, a wrong leader).
+    // against 13.4 as processes once the process runtime got cheaper, and later 23.4 against 15.7.
+    // So the bound is 40 % or 10 ms: what it still catches is a runtime measuring something else
+    // (a wrong leader; a missing delay is caught against the model in checkRun).
     for (const dc of ['east', 'west'])
       for (const w of ['before', 'after'] as const) {
         const a = d.result!.latency[dc]![w]!;
@@ -102,7 +109,7 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
           `${dc} ${w}: p50 docker ${a.p50!.toFixed(2)} ms, process ${b.p50!.toFixed(2)} ms (means ${a.mean!.toFixed(2)}, ${b.mean!.toFixed(2)})`,
         );
         assert.ok(
-          Math.abs(a.p50! - b.p50!) <= Math.max(0.3 * b.p50!, 6),
+          Math.abs(a.p50! - b.p50!) <= Math.max(0.4 * b.p50!, 10),
           `${dc} ${w}: p50 docker ${a.p50} ms vs process ${b.p50} ms`,
         );
       }
