@@ -1,5 +1,5 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
-// recovery, elections, latency, timeline, writes, self-check, resources, thresholds, environment), each rendered from result.json
+// recovery, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
 import type { TargetName } from '../targets/target.js';
 import {
@@ -19,6 +19,7 @@ import type { LatencyStats, RunResult } from './result.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
 import { elections, resources } from './markdown-long-run.js';
+import type { ChartFile } from './charts/write-charts.js';
 
 const TARGET_TITLES: Readonly<Record<TargetName, string>> = {
   pole: 'the POLE node (`pole`)',
@@ -35,6 +36,7 @@ export const REPORT_SECTIONS = [
   'Latency against the model',
   'Latency anatomy',
   'Timeline',
+  'Charts',
   'Writes',
   'Self-check',
   'Resources',
@@ -42,7 +44,8 @@ export const REPORT_SECTIONS = [
   'Environment',
 ] as const;
 
-export function renderReport(result: RunResult): string {
+/** `charts`: the SVG files written beside report.md (none when a stored result is re-rendered). */
+export function renderReport(result: RunResult, charts: readonly ChartFile[] = []): string {
   const parts = [
     title(result),
     setUp(result),
@@ -54,6 +57,7 @@ export function renderReport(result: RunResult): string {
     againstModel(result),
     anatomy(result),
     timeline(result),
+    chartsSection(charts),
     writes(result),
     selfCheck(result),
     resources(result),
@@ -358,6 +362,17 @@ function timeline(r: RunResult): string {
   ];
   const around = faultWindowTable(t.seconds, marks);
   if (around !== '') parts.push('', 'Around the fault:', '', around);
+  return parts.join('\n');
+}
+
+function chartsSection(charts: readonly ChartFile[]): string {
+  if (charts.length === 0)
+    return '## Charts\n\nNo charts: the load did not run, or this report was rendered from result.json alone.';
+  const parts = ['## Charts', ''];
+  for (const c of charts) parts.push(`![${c.title}](${c.file})`, '');
+  parts.push(
+    'Shaded: fault periods (red: a node killed or paused until it is back; orange: a partition or an isolation until healed; purple: a changed link until it changes again). Green dashes: a new leader serves.',
+  );
   return parts.join('\n');
 }
 

@@ -1,10 +1,11 @@
-// The files of a finished run in its --out directory: report.md, result.json, latency.hlog and
-// events.jsonl. The run orchestration builds the data; this only writes it down.
+// The files of a finished run in its --out directory: report.md, result.json, latency.hlog,
+// events.jsonl and the charts (*.svg, linked from report.md). The run orchestration builds the data; this only writes it down.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderHlog, type HlogInterval } from './hlog-writer.js';
 import { renderReport } from './markdown-report.js';
 import type { RunResult } from './result.js';
+import { writeRunCharts } from './charts/write-charts.js';
 
 export interface RunOutputs {
   readonly result: RunResult;
@@ -20,6 +21,8 @@ export interface OutputFiles {
   readonly result: string;
   readonly hlog: string;
   readonly events: string;
+  /** The SVG charts, in the report's order. */
+  readonly charts: readonly string[];
 }
 
 export const OUTPUT_FILE_NAMES = {
@@ -29,7 +32,7 @@ export const OUTPUT_FILE_NAMES = {
   events: 'events.jsonl',
 } as const;
 
-/** Write the four files into `dir` (created if missing; existing files are replaced). */
+/** Write the files into `dir` (created if missing; existing files are replaced). */
 export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise<OutputFiles> {
   const { result, intervals, events } = outputs;
   await mkdir(dir, { recursive: true });
@@ -38,6 +41,7 @@ export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise
     result: join(dir, OUTPUT_FILE_NAMES.result),
     hlog: join(dir, OUTPUT_FILE_NAMES.hlog),
     events: join(dir, OUTPUT_FILE_NAMES.events),
+    charts: [],
   };
   // Interval timestamps count from the load start, like the timeline; the log's StartTime is the run's.
   const startTimeMs = Date.parse(result.startedAt);
@@ -49,13 +53,14 @@ export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise
       `pole-bench ${result.environment.poleBenchVersion}, topology ${result.topology.name}, one tag per data center`,
     ],
   });
+  const charts = await writeRunCharts(dir, result, intervals);
   await Promise.all([
     writeFile(files.result, `${JSON.stringify(result, null, 2)}\n`, 'utf8'),
-    writeFile(files.report, renderReport(result), 'utf8'),
+    writeFile(files.report, renderReport(result, charts), 'utf8'),
     writeFile(files.hlog, hlog, 'utf8'),
     writeFile(files.events, eventLines(events), 'utf8'),
   ]);
-  return files;
+  return { ...files, charts: charts.map((c) => join(dir, c.file)) };
 }
 
 function eventLines(events: readonly unknown[]): string {

@@ -50,9 +50,12 @@ describe('writeRunOutputs', () => {
       });
       assert.deepEqual((await readdir(dir)).sort(), [
         'events.jsonl',
+        'latency-per-dc.svg',
         'latency.hlog',
+        'recovery.svg',
         'report.md',
         'result.json',
+        'timeline.svg',
       ]);
       assert.equal(files.result, join(dir, 'result.json'));
 

@@ -1,0 +1,307 @@
+// The charts of one run, as Vega-Lite specs built from the result and the per-data-center interval
+// histograms (the same ones latency.hlog holds): the load over time with the fault periods shaded
+// and the new leaders marked, each data center's latency percentiles before and after the fault
+// next to the model, and the recovery phases as a timeline. Pure: data in, specs out; rendering
+// and files are elsewhere (write-charts.ts).
+import * as hdr from 'hdr-histogram-js';
+import type { HlogInterval } from '../hlog-writer.js';
+import type { RunResult } from '../result.js';
+import { faultPeriods } from './fault-periods.js';
+import type { ChartSpec } from './svg-render.js';
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+const WIDTH = 720;
+/** Past this many faults their labels would overlap: the shading and its legend say enough. */
+const MAX_FAULT_LABELS = 12;
+const FAULT_COLOURS = { domain: ['node', 'network', 'link'], range: ['#e45756', '#f58518', '#9467bd'] };
+
+export interface RunChart {
+  /** File name in the run's output directory. */
+  readonly file: string;
+  /** What it shows, for the report's alt text and heading. */
+  readonly title: string;
+  readonly spec: ChartSpec;
+}
+
+/** One second of one data center's load. */
+export interface DcSecond {
+  readonly dc: string;
+  /** Seconds from the load start. */
+  readonly t: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** The charts a run's result supports (a run whose load never ran has none). */
+export function runCharts(result: RunResult, intervals: readonly HlogInterval[]): RunChart[] {
+  const charts: RunChart[] = [];
+  if (result.timeline.seconds.length > 0) {
+    charts.push({
+      file: 'timeline.svg',
+      title: 'Throughput and latency over the run, faults shaded',
+      spec: timelineSpec(result, perDcSeconds(result, intervals)),
+    });
+  }
+  if (Object.values(result.latency).some((w) => (w.before?.count ?? 0) + (w.after?.count ?? 0) > 0)) {
+    charts.push({
+      file: 'latency-per-dc.svg',
+      title: 'Latency percentiles per data center, before and after the fault, with the model',
+      spec: latencySpec(result),
+    });
+  }
+  if (result.leaders.cause !== null && result.recovery.electedMs !== null) {
+    charts.push({
+      file: 'recovery.svg',
+      title: 'Recovery phases after the fault',
+      spec: recoverySpec(result),
+    });
+  }
+  return charts;
+}
+
+/** Each data center's p50 and p99 per second of load, from its interval histograms (µs). */
+export function perDcSeconds(result: RunResult, intervals: readonly HlogInterval[]): DcSecond[] {
+  const loadStart = result.timeline.startedAt === null ? NaN : Date.parse(result.timeline.startedAt);
+  if (!Number.isFinite(loadStart)) return [];
+  const out: DcSecond[] = [];
+  for (const i of intervals) {
+    const h = hdr.decodeFromCompressedBase64(i.histogramBase64);
+    try {
+      if (h.totalCount === 0) continue;
+      out.push({
+        dc: i.tag,
+        t: Math.round((i.startMs - loadStart) / 1000),
+        p50: h.getValueAtPercentile(50) / 1000,
+        p99: h.getValueAtPercentile(99) / 1000,
+      });
+    } finally {
+      h.destroy();
+    }
+  }
+  return out.sort((a, b) => a.t - b.t || a.dc.localeCompare(b.dc));
+}
+
+function loadSeconds(r: RunResult): number {
+  const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.t ?? 0;
+  return Math.max(r.scenario.durationMs / 1000, last + 1);
+}
+
+/** The layers every timeline panel shares: shaded fault periods, their labels, the new leaders. */
+function faultLayers(r: RunResult, labelled: boolean): unknown[] {
+  const endS = loadSeconds(r);
+  const periods = faultPeriods(r.timeline.faults, endS).map((p) => ({
+    ...p,
+    // A fault with nothing to undo it within a second still needs a visible band.
+    toS: Math.max(p.toS, p.fromS + endS / 400),
+  }));
+  const serving = r.elections.list
+    .filter((e) => e.elected !== null && e.servingMs !== null)
+    .map((e) => ({ t: e.atS + (e.servingMs as number) / 1000, label: `${e.elected} serves` }));
+  const layers: unknown[] = [];
+  if (periods.length > 0) {
+    layers.push({
+      data: { values: periods },
+      mark: { type: 'rect', opacity: 0.18 },
+      encoding: {
+        x: { field: 'fromS', type: 'quantitative' },
+        x2: { field: 'toS' },
+        fill: { field: 'kind', type: 'nominal', title: 'fault', scale: FAULT_COLOURS },
+        tooltip: [{ field: 'label' }],
+      },
+    });
+    layers.push({
+      data: { values: r.timeline.faults.map((f) => ({ t: f.atS, label: `${f.action} ${f.node}` })) },
+      mark: { type: 'rule', color: '#b22222', strokeWidth: 1 },
+      encoding: { x: { field: 't', type: 'quantitative' } },
+    });
+    if (labelled && r.timeline.faults.length <= MAX_FAULT_LABELS) {
+      layers.push({
+        data: { values: r.timeline.faults.map((f) => ({ t: f.atS, label: `▲ ${f.action} ${f.node}` })) },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#b22222' },
+        encoding: { x: { field: 't', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
+      });
+    }
+  }
+  if (serving.length > 0) {
+    layers.push({
+      data: { values: serving },
+      mark: { type: 'rule', color: '#2ca02c', strokeDash: [4, 3], strokeWidth: 1.5 },
+      encoding: { x: { field: 't', type: 'quantitative' } },
+    });
+    if (labelled && serving.length <= MAX_FAULT_LABELS) {
+      layers.push({
+        data: { values: serving },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 14, fontSize: 10, color: '#2ca02c' },
+        encoding: { x: { field: 't', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
+      });
+    }
+  }
+  return layers;
+}
+
+export function timelineSpec(r: RunResult, perDc: readonly DcSecond[]): ChartSpec {
+  const x = {
+    field: 't',
+    type: 'quantitative',
+    title: 'seconds from the load start',
+    scale: { domain: [0, loadSeconds(r)], nice: false },
+  };
+  const lines = perDc.flatMap((s) => [
+    { t: s.t, dc: s.dc, stat: 'p50', ms: s.p50 },
+    { t: s.t, dc: s.dc, stat: 'p99', ms: s.p99 },
+  ]);
+  const spec = {
+    $schema: SCHEMA,
+    title: `${r.topology.name}: ${r.target} on ${r.runtime}, ${r.workload.rate} writes/s`,
+    vconcat: [
+      {
+        width: WIDTH,
+        height: 140,
+        layer: [
+          ...faultLayers(r, true),
+          {
+            data: { values: r.timeline.seconds },
+            mark: { type: 'line', color: '#4c78a8', interpolate: 'step-after' },
+            encoding: {
+              x,
+              y: { field: 'writesPerSec', type: 'quantitative', title: 'acknowledged writes/s' },
+            },
+          },
+          {
+            data: { values: r.timeline.seconds.filter((s) => s.errors > 0) },
+            mark: { type: 'bar', color: '#d62728', width: 2 },
+            encoding: { x, y: { field: 'errors', type: 'quantitative' } },
+          },
+        ],
+      },
+      {
+        width: WIDTH,
+        height: 220,
+        layer: [
+          ...faultLayers(r, false),
+          {
+            data: { values: lines },
+            mark: { type: 'line', strokeWidth: 1.2, interpolate: 'step-after' },
+            encoding: {
+              x,
+              y: {
+                field: 'ms',
+                type: 'quantitative',
+                title: 'latency, ms (log)',
+                scale: { type: 'log' },
+              },
+              color: { field: 'dc', type: 'nominal', title: 'data center' },
+              strokeDash: { field: 'stat', type: 'nominal', title: 'percentile' },
+            },
+          },
+        ],
+      },
+    ],
+  };
+  return spec as ChartSpec;
+}
+
+const PERCENTILES = [
+  ['p50', 'p50'],
+  ['p90', 'p90'],
+  ['p99', 'p99'],
+  ['p999', 'p99.9'],
+  ['max', 'max'],
+] as const;
+
+export function latencySpec(r: RunResult): ChartSpec {
+  const dcs = r.topology.datacenters.map((d) => d.name).filter((dc) => r.latency[dc] !== undefined);
+  const panel = (dc: string): unknown => {
+    const windows = r.latency[dc];
+    const points = (['before', 'after'] as const).flatMap((w) => {
+      const s = windows?.[w];
+      if (!s || s.count === 0) return [];
+      return PERCENTILES.flatMap(([key, stat], order) => {
+        const v = s[key];
+        return v === null ? [] : [{ window: w, stat, order, ms: Math.max(v, 0.001) }];
+      });
+    });
+    const model = (['before', 'after'] as const).flatMap((w) => {
+      const m = r.model[dc]?.[w];
+      return m === null || m === undefined || m <= 0 ? [] : [{ window: w, ms: m, label: `model ${w}` }];
+    });
+    const colour = {
+      field: 'window',
+      type: 'nominal',
+      title: 'window',
+      scale: { domain: ['before', 'after'] },
+    };
+    return {
+      title: dc,
+      width: 150,
+      height: 200,
+      layer: [
+        {
+          data: { values: points },
+          mark: { type: 'line', point: true },
+          encoding: {
+            x: { field: 'stat', type: 'ordinal', sort: PERCENTILES.map(([, s]) => s), title: null },
+            y: { field: 'ms', type: 'quantitative', scale: { type: 'log' }, title: 'ms (log)' },
+            color: colour,
+          },
+        },
+        {
+          data: { values: model },
+          mark: { type: 'rule', strokeDash: [4, 3] },
+          encoding: {
+            y: { field: 'ms', type: 'quantitative' },
+            color: colour,
+            tooltip: [{ field: 'label' }],
+          },
+        },
+      ],
+    };
+  };
+  return {
+    $schema: SCHEMA,
+    title: 'Latency per data center; dashed: the paper’s model',
+    hconcat: dcs.map(panel),
+  } as ChartSpec;
+}
+
+export function recoverySpec(r: RunResult): ChartSpec {
+  const rec = r.recovery;
+  const cause = r.leaders.cause;
+  const rows: { phase: string; ms: number; order: number }[] = [];
+  const add = (phase: string, v: number | null): void => {
+    if (v !== null) rows.push({ phase, ms: v, order: rows.length });
+  };
+  add('detect', rec.detectMs);
+  add(`elected (${r.leaders.elected ?? '?'})`, rec.electedMs);
+  add('serving', rec.servingMs);
+  add('first commit', rec.firstCommitMs);
+  for (const dc of r.topology.datacenters.map((d) => d.name))
+    add(`client gap ${dc}`, rec.clientGapMs[dc] ?? null);
+  const title = cause
+    ? `Recovery after ${cause.action} ${cause.node} at ${cause.atS.toFixed(1)} s (leader ${cause.leader})`
+    : 'Recovery';
+  return {
+    $schema: SCHEMA,
+    title,
+    width: WIDTH - 120,
+    data: { values: rows },
+    layer: [
+      {
+        mark: { type: 'bar', height: 14 },
+        encoding: {
+          y: { field: 'phase', type: 'nominal', sort: { field: 'order' }, title: null },
+          x: { field: 'ms', type: 'quantitative', title: 'ms after the fault' },
+          color: { field: 'phase', type: 'nominal', legend: null },
+        },
+      },
+      {
+        mark: { type: 'text', align: 'left', dx: 4 },
+        encoding: {
+          y: { field: 'phase', type: 'nominal', sort: { field: 'order' } },
+          x: { field: 'ms', type: 'quantitative' },
+          text: { field: 'ms', type: 'quantitative', format: ',.1f' },
+        },
+      },
+    ],
+  } as ChartSpec;
+}
