@@ -5,7 +5,7 @@ import { exitCodeFor } from '../report/result.js';
 import { parseThresholds } from '../report/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
 import { ProcessRuntime } from '../runtime/process/process-runtime.js';
-import { loadTopologyForRun } from '../run/run-overrides.js';
+import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
 import type { Runtime, ShapingChoice } from '../runtime/runtime.js';
@@ -53,6 +53,10 @@ export default class Run extends Command {
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
+    share: Flags.string({
+      description:
+        "each data center's weight in the load, e.g. tud=1,cern=3 (a data center left out gets none)",
+    }),
     duration: Flags.string({ description: 'run length, e.g. 60s' }),
     'kill-at': Flags.string({
       description: 'kill the serving leader at this time, e.g. 25s (replaces the faults)',
@@ -80,6 +84,7 @@ export default class Run extends Command {
         ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
         ...(flags.size !== undefined ? { size: flags.size } : {}),
         ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
+        ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
         ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
         ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
       });

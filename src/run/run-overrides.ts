@@ -1,5 +1,5 @@
 // Command-line flags that override parts of a topology file for one run (--oracle, --rate,
-// --size, --duration, --kill-at). Applied to the checked file before it is resolved, so the
+// --size, --share, --duration, --kill-at). Applied to the checked file before it is resolved, so the
 // derived values (per-dc rates, fault times) follow, and checked like the file itself.
 import { createOracle } from '../node/core/oracles/registry.js';
 import { parseDuration } from '../topology/duration.js';
@@ -24,6 +24,23 @@ export interface RunOverrides {
   readonly killAt?: string;
   /** Drop the scenario's faults: the load runs under the initial leader throughout. */
   readonly noFaults?: boolean;
+  /** --share: each data center's weight in the load (a data center left out gets none). */
+  readonly share?: Readonly<Record<string, number>>;
+}
+
+/** "--share tud=1,cern=3" as weights; InputError (exit 2) naming the flag on anything else. */
+export function parseShareFlag(text: string): Record<string, number> {
+  const share: Record<string, number> = {};
+  for (const part of text.split(',')) {
+    const m = /^\s*([A-Za-z0-9_.-]+)\s*=\s*([0-9]*\.?[0-9]+)\s*$/.exec(part);
+    if (!m)
+      throw new InputError({
+        file: '--share',
+        problem: `expected DC=WEIGHT[,DC=WEIGHT…], got ${JSON.stringify(part)}`,
+      });
+    share[m[1] as string] = Number(m[2]);
+  }
+  return share;
 }
 
 export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
@@ -72,6 +89,21 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     throw flag('--rate', 'must be a positive number of writes per second');
   if (o.size !== undefined && !(Number.isInteger(o.size) && o.size >= 0))
     throw flag('--size', 'must be a whole number of bytes');
+  if (o.share !== undefined) {
+    const dcs = new Set(spec.datacenters.map((d) => d.name));
+    for (const dc of Object.keys(o.share))
+      if (!dcs.has(dc))
+        throw flag(
+          '--share',
+          `${JSON.stringify(dc)} is not a data center of ${file} (${[...dcs].join(', ')})`,
+        );
+    if (Object.values(o.share).every((v) => !(v > 0)))
+      throw flag('--share', 'at least one data center needs a positive weight');
+  }
+  const share =
+    o.share === undefined
+      ? undefined
+      : Object.fromEntries(spec.datacenters.map((d) => [d.name, o.share?.[d.name] ?? 0]));
   const out: TopologyFile = {
     ...spec,
     target,
@@ -81,6 +113,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       ...(o.rate !== undefined ? { rate: o.rate } : {}),
       ...(o.size !== undefined ? { size: o.size } : {}),
       ...(o.arrival !== undefined ? { arrival: o.arrival } : {}),
+      ...(share !== undefined ? { share } : {}),
     },
     scenario: { ...spec.scenario, durationMs, faults },
   };
