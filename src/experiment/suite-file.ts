@@ -20,7 +20,9 @@ import { TARGET_NAMES } from '../targets/target.js';
 import { DURATION_HINT, DURATION_PATTERN } from '../topology/duration.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 
-const duration = z.string().regex(new RegExp(DURATION_PATTERN), { error: `expected ${DURATION_HINT}` });
+const duration = z
+  .string({ error: `expected ${DURATION_HINT} (a number: give it a unit)` })
+  .regex(new RegExp(DURATION_PATTERN), { error: `expected ${DURATION_HINT}` });
 const share = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), z.number().min(0));
 
 /** What one run may be given, as `pole-bench run` flags. */

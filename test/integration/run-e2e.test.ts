@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../src/report/result.js';
+import { descendants, stillAlive } from '../support/processes.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 
@@ -167,45 +168,13 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
     const { stderr } = run.output();
     assert.equal(code, 3, stderr);
     assert.match(stderr, /interrupted/);
-    const alive = children.filter((pid) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    assert.deepEqual(alive, [], 'every child process is gone');
+    assert.deepEqual(stillAlive(children), [], 'every child process is gone');
     assert.deepEqual(await readdir(tmp), [], 'no temp dir and no report are left');
   } finally {
     run?.child.kill('SIGKILL');
     await rm(tmp, { recursive: true, force: true });
   }
 });
-
-/** Every descendant pid of `pid`, from /proc. */
-async function descendants(pid: number): Promise<number[]> {
-  const byParent = new Map<number, number[]>();
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      byParent.set(ppid, [...(byParent.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number): void => {
-    for (const c of byParent.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
 
 test('--dry-run prints the network, every holder and node container, and the tc plan, and runs nothing', async () => {
   const three = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');

@@ -1,0 +1,115 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadSuite, runArgs } from '../../src/experiment/suite-file.js';
+import { planRuns } from '../../src/experiment/suite-runner.js';
+import { InputError } from '../../src/util/input-error.js';
+
+const TOPOLOGIES = fileURLToPath(new URL('../../../topologies/', import.meta.url));
+
+function withSuite(text: string, check: (file: string) => void): void {
+  const dir = mkdtempSync(join(tmpdir(), 'pole-bench-suite-file-'));
+  try {
+    const file = join(dir, 'suite.yaml');
+    writeFileSync(file, text.replaceAll('TOPO/', TOPOLOGIES));
+    check(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('suite files', () => {
+  it('expands the matrix into cells named by what varies, with quick overrides', () => {
+    withSuite(
+      [
+        'repeats: 3',
+        'runs: { duration: 30s, killAt: 15s }',
+        'matrix:',
+        '  topology: [TOPO/paper-2dc.yaml]',
+        '  oracle: [history, rotating]',
+        '  share: [{tud: 1, cern: 0}, {tud: 1, cern: 1}]',
+        '  rate: [200]',
+        'quick: { repeats: 1, runs: { duration: 10s, killAt: 6s }, matrix: { oracle: [history] } }',
+        '',
+      ].join('\n'),
+      (file) => {
+        const full = loadSuite(file);
+        assert.equal(full.name, 'suite');
+        assert.deepEqual(
+          full.cells.map((c) => c.id),
+          [
+            'paper-2dc.oracle-history.share-tud1-cern0',
+            'paper-2dc.oracle-history.share-tud1-cern1',
+            'paper-2dc.oracle-rotating.share-tud1-cern0',
+            'paper-2dc.oracle-rotating.share-tud1-cern1',
+          ],
+        );
+        assert.equal(full.repeats, 3);
+        assert.equal(new Set(full.cells.map((c) => c.configHash)).size, 4);
+        const first = full.cells[0]!;
+        assert.deepEqual(runArgs(first, { seed: 5, out: 'o', thresholds: ['writes.lost == 0'] }), [
+          'run',
+          first.topology,
+          '--out',
+          'o',
+          '--seed',
+          '5',
+          '--quiet',
+          '--json',
+          '--oracle',
+          'history',
+          '--rate',
+          '200',
+          '--duration',
+          '30s',
+          '--kill-at',
+          '15s',
+          '--share',
+          'tud=1,cern=0',
+          '--threshold',
+          'writes.lost == 0',
+        ]);
+        const quick = loadSuite(file, { quick: true });
+        assert.equal(quick.repeats, 1);
+        assert.deepEqual(
+          quick.cells.map((c) => c.params.duration),
+          ['10s', '10s'],
+        );
+        assert.equal(planRuns(quick, 'out').length, 2);
+      },
+    );
+  });
+
+  it('names file, line and field for a bad value, a missing topology and a cell its topology refuses', () => {
+    const fails = (text: string, pattern: RegExp): void =>
+      withSuite(text, (file) =>
+        assert.throws(
+          () => planRuns(loadSuite(file), 'out'),
+          (err: unknown) => err instanceof InputError && pattern.test(err.message),
+        ),
+      );
+    fails(
+      'matrix:\n  topology: [TOPO/paper-2dc.yaml]\n  rate: [fast]\n',
+      /suite\.yaml:3:\d+: matrix\.rate\[0\]/,
+    );
+    fails(
+      'matrix:\n  topology: [nowhere.yaml]\n',
+      /suite\.yaml:2:\d+: matrix\.topology\[0\]: no such topology file/,
+    );
+    fails(
+      'runs: { duration: 10 }\nmatrix:\n  topology: [TOPO/paper-2dc.yaml]\n',
+      /suite\.yaml:1:\d+: runs\.duration: expected a duration/,
+    );
+    fails(
+      'runs: { duration: 20s, killAt: 30s }\nmatrix:\n  topology: [TOPO/paper-2dc.yaml]\n',
+      /cell paper-2dc: --kill-at: a fault at 30000 ms must fall/,
+    );
+    fails(
+      'runs: { share: { nowhere: 1 } }\nmatrix:\n  topology: [TOPO/paper-2dc.yaml]\n',
+      /cell paper-2dc: --share: "nowhere" is not a data center/,
+    );
+  });
+});
