@@ -39,13 +39,14 @@ case "$suite_rc" in
   2) say "the suite file or a cell is bad input"; exit 2 ;;
   *) note "Suite \`$suite\`: **a run or the suite failed** (exit $suite_rc)." ;;
 esac
-[[ -f "$out/suite/suite.md" ]] && note "" && cat "$out/suite/suite.md" >>"$summary"
+[[ -f "$out/suite/suite.md" ]] && note "" && note "$(cat "$out/suite/suite.md")"
 
 compare_rc=0
 if [[ -n "$baseline" && -f "$baseline/suite.json" ]]; then
   say "comparing with $baseline"
   node bin/run.js compare "$baseline" "$out/suite" --benchmark-json "$out/benchmark.json" >"$out/compare.md"
   compare_rc=$?
+  # compare wrote its table to $GITHUB_STEP_SUMMARY itself.
   cat "$out/compare.md" >>"$summary"
   [[ "$compare_rc" == 2 ]] && { say "the baseline could not be read"; exit 2; }
 else
