@@ -142,7 +142,10 @@ export default class Run extends Command {
         : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
     const guard = new RunGuard({
-      deadlineMs: topology.scenario.durationMs + RUN_DEADLINE_SLACK_MS,
+      deadlineMs:
+        topology.scenario.durationMs +
+        RUN_DEADLINE_SLACK_MS +
+        (topology.scenario.preloadBytes ?? 0) / PRELOAD_BYTES_PER_MS,
     }).start();
     const progress = progressPrinter(flags.quiet || json);
     try {
@@ -184,6 +187,8 @@ export default class Run extends Command {
 /** Beyond the scenario's duration: starting members and agents, the warm-up, the checks, the floor. */
 const RUN_DEADLINE_SLACK_MS = 5 * 60_000;
 const TEARDOWN_LIMIT_MS = 60_000;
+/** A preload may write as slowly as 1 MB/s and still finish within the run's limit. */
+const PRELOAD_BYTES_PER_MS = 1_000;
 
 function verdictLine(r: RunResult): string {
   const rec = r.recovery;

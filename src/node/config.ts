@@ -90,6 +90,8 @@ export interface NodeConfig {
   readonly resign?: ResignConfig;
   /** Take a snapshot after this many transactions. */
   readonly snapshotEvery: number;
+  /** A follower further behind than this many txns is synced with a snapshot (default: unlimited). */
+  readonly syncDiffLimit?: number;
   /** Largest client write payload accepted, in bytes. */
   readonly maxWriteBytes: number;
 }
@@ -154,6 +156,7 @@ const rawSchema = z.strictObject({
     })
     .optional(),
   snapshotEvery: positiveInt.default(100_000),
+  syncDiffLimit: positiveInt.optional(),
   maxWriteBytes: positiveInt.default(1024 * 1024),
 });
 
@@ -254,6 +257,7 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
       waitMs: raw.measure.waitMs ?? 10 * (raw.timers.heartbeatMs || 1000),
     },
     snapshotEvery: raw.snapshotEvery,
+    ...(raw.syncDiffLimit !== undefined ? { syncDiffLimit: raw.syncDiffLimit } : {}),
     maxWriteBytes: raw.maxWriteBytes,
   };
   return {

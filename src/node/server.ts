@@ -119,6 +119,7 @@ export class NodeServer {
         ...(config.initialLeader !== undefined ? { initialLeader: config.initialLeader } : {}),
         timers: config.timers,
         snapshotEvery: config.snapshotEvery,
+        ...(config.syncDiffLimit !== undefined ? { syncDiffLimit: config.syncDiffLimit } : {}),
         ...(heartbeat ? { heartbeat, measurementWaitMs: config.measure.waitMs } : {}),
         ...(config.resign ? { resign: config.resign } : {}),
       },

@@ -1,5 +1,5 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
-// recovery, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
+// recovery, snapshots, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
 import type { TargetName } from '../targets/target.js';
 import {
@@ -31,6 +31,7 @@ export const REPORT_SECTIONS = [
   'Links',
   'Leaders',
   'Recovery',
+  'Snapshots',
   'Elections',
   'Latency per data center',
   'Latency against the model',
@@ -52,6 +53,7 @@ export function renderReport(result: RunResult, charts: readonly ChartFile[] = [
     links(result),
     leaders(result),
     recovery(result),
+    snapshots(result),
     elections(result),
     latency(result),
     againstModel(result),
@@ -196,6 +198,38 @@ function recovery(r: RunResult): string {
       ? `Times in ms since ${cause.leader} was killed at ${secUnit(cause.atS)}.`
       : `Times in ms since \`${cause.action} ${cause.node}\` took the leader ${cause.leader} out at ${secUnit(cause.atS)}.`;
   return ['## Recovery', '', intro, '', table(['Phase', 'ms'], rows, [1])].join('\n');
+}
+
+function snapshots(r: RunResult): string {
+  const parts = ['## Snapshots', ''];
+  parts.push(
+    r.preload
+      ? `Preloaded before the load: ${count(r.preload.writes)} znodes, ${mb(r.preload.bytes)} MB in ${secUnit(r.preload.ms / 1000)}.`
+      : 'Nothing was preloaded.',
+  );
+  if (r.snapshots.length === 0) {
+    parts.push('', 'No member sent another a snapshot: every sync was a DIFF or a TRUNC.');
+    return parts.join('\n');
+  }
+  const rows = r.snapshots.map((s) => [
+    secUnit(s.atS),
+    s.from,
+    s.to,
+    s.why ?? '-',
+    mb(s.bytes),
+    s.transferMs === null ? 'never installed' : ms(s.transferMs),
+  ]);
+  parts.push(
+    '',
+    'Snapshots sent from one member to another (sync: the leader bringing a follower in line; fetched: a new leader fetching history it lacked), from the moment the sender had it ready to the moment the receiver installed it:',
+    '',
+    table(['At', 'From', 'To', 'Why', 'MB', 'Transfer, ms'], rows, [4, 5]),
+  );
+  return parts.join('\n');
+}
+
+function mb(bytes: number): string {
+  return (bytes / 1e6).toFixed(1);
 }
 
 function latency(r: RunResult): string {

@@ -14,8 +14,9 @@ import type { ElectionsInfo } from './elections.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
+import type { SnapshotTransfer } from './snapshots.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@6';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@7';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -204,6 +205,13 @@ export interface ThresholdResult {
   readonly message?: string;
 }
 
+export interface PreloadInfo {
+  /** Payload bytes written. */
+  readonly bytes: number;
+  readonly writes: number;
+  readonly ms: number;
+}
+
 export interface Environment {
   readonly nodeVersion: string;
   /** Platform and architecture, e.g. "linux x64". */
@@ -256,6 +264,10 @@ export interface RunResult {
   readonly elections: ElectionsInfo;
   /** Memory, open files and threads of every process over the load, and their growth (result@6). */
   readonly resources: ResourceReport;
+  /** The state written before the load (`scenario.preload`); null when none was (result@7). */
+  readonly preload: PreloadInfo | null;
+  /** Every snapshot a member sent another, with its transfer time (result@7). */
+  readonly snapshots: readonly SnapshotTransfer[];
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -471,6 +483,18 @@ export const runResultSchema = z
         }),
       ),
     }),
+    preload: z.object({ bytes: count, writes: count, ms: ms().min(0) }).nullable(),
+    snapshots: z.array(
+      z.object({
+        atS: z.number(),
+        from: z.string(),
+        to: z.string(),
+        bytes: count,
+        zxid: z.string(),
+        transferMs: ms().nullable(),
+        why: z.string().nullable(),
+      }),
+    ),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),

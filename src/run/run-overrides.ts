@@ -85,6 +85,11 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
         `a fault at ${f.atMs} ms must fall after the warm-up (${spec.scenario.warmupMs} ms) and before the end (${durationMs} ms)`,
       );
   }
+  if (spec.scenario.preloadBytes !== undefined && target !== 'pole')
+    throw flag(
+      o.target !== undefined ? '--target' : file,
+      `scenario.preload writes new znodes, which the ${target} target's load does not (its writes set znodes made before the run); preload needs the pole target`,
+    );
   if (o.rate !== undefined && !(o.rate > 0))
     throw flag('--rate', 'must be a positive number of writes per second');
   if (o.size !== undefined && !(Number.isInteger(o.size) && o.size >= 0))

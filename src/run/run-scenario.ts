@@ -2,6 +2,9 @@
 // shaped links, drive the open-loop load from one agent per data center, carry out the faults,
 // time the recovery from node events, read every acknowledged write back, and turn it all into a
 // result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
+import { preload } from '../load/preload.js';
+import { snapshotTransfers } from '../report/snapshots.js';
+import type { PreloadInfo } from '../report/result.js';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { isEvent } from '../events/node-events.js';
@@ -109,6 +112,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   /** The node the latest kill or pause took down: what `restart: killed` brings back. */
   let lastDown: NodeId | undefined;
   let ticker: NodeJS.Timeout | undefined;
+  let preloaded: PreloadInfo | null = null;
 
   try {
     progress('starting nodes');
@@ -118,8 +122,23 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     note('initial-leader', { leader: initial });
     progress('measuring links', { leader: initial });
     links = await rt.shaping.measure(20);
-    progress('warming up', { leader: initial });
     const target = rt.target;
+    if (t.scenario.preloadBytes !== undefined) {
+      // The state the recovery experiments need before the load: snapshots of about this size.
+      const total = t.scenario.preloadBytes;
+      progress(`preloading ${Math.round(total / 1e6)} MB`, { leader: initial });
+      preloaded = await preload(rt.clientAddress(initial), {
+        bytes: total,
+        size: t.workload.size,
+        connect: target.connect,
+        clientId: `run${o.seed}-preload`,
+        ...(o.signal ? { signal: o.signal } : {}),
+        onProgress: (written, all) =>
+          progress(`preloading: ${Math.round((100 * written) / all)} %`, { leader: initial ?? '?' }),
+      });
+      note('preload', { ...preloaded });
+    }
+    progress('warming up', { leader: initial });
     await target.prepareWrites(rt.clientAddress(initial), WARMUP_PREFIX);
     await warmUp(
       { id: initial, ...rt.clientAddress(initial) },
@@ -379,6 +398,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     cpu,
     resources,
     depositions: [...depositions].sort((a, b) => a.at - b.at),
+    preloaded,
   });
   const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
   return {
@@ -456,6 +476,7 @@ function buildResult(x: {
   cpu: CpuReport;
   resources: ResourceReport;
   depositions: readonly Deposition[];
+  preloaded: PreloadInfo | null;
 }): RunResult {
   const t = x.o.topology;
   const ev = x.nodeEvents;
@@ -570,6 +591,8 @@ function buildResult(x: {
       x.loadStart ? x.loadStart + t.scenario.durationMs : 0,
     ),
     resources: x.resources,
+    preload: x.preloaded,
+    snapshots: snapshotTransfers(ev, x.loadStart),
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),

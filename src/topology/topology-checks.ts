@@ -266,6 +266,7 @@ function checkCluster(raw: RawTopology, nodeIds: ReadonlySet<NodeId>, issues: To
     ...(c.preference !== undefined ? { preference: c.preference } : {}),
     ...(c.measure !== undefined ? { measure: dropUndefined(c.measure) } : {}),
     ...(c.resign !== undefined ? { resign: dropUndefined(c.resign) } : {}),
+    ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
   };
 }
 
@@ -430,5 +431,12 @@ function checkScenario(
       message: `the kill at ${fmt(lastKill)} plus the settle time (${fmt(s.settle)}) leaves no "after" window before the end (${fmt(s.duration)})`,
     });
   }
-  return { durationMs: s.duration, warmupMs: s.warmup, settleMs: s.settle, faults, thresholds };
+  return {
+    durationMs: s.duration,
+    warmupMs: s.warmup,
+    settleMs: s.settle,
+    faults,
+    thresholds,
+    ...(s.preload !== undefined ? { preloadBytes: s.preload } : {}),
+  };
 }

@@ -17,6 +17,7 @@
 //   out of a given `share` gets none), constant arrivals.
 // - workload.keys: none (every write a new key).
 // - scenario: duration 60s, warmup 5s, no faults, settle 10s, no thresholds.
+import { BYTE_SIZE_HINT, BYTE_SIZE_PATTERN, parseByteSize } from './byte-size.js';
 import { TARGET_NAMES, type TargetName } from '../targets/target.js';
 import { z } from 'zod';
 import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
@@ -94,6 +95,8 @@ export interface ClusterSpec {
   readonly measure?: Partial<MeasureConfig>;
   /** Present (possibly empty) when resignation is on; the node config fills in missing fields. */
   readonly resign?: Partial<ResignConfig>;
+  /** A follower further behind than this many txns is synced with a snapshot (POLE node only). */
+  readonly syncDiffLimit?: number;
 }
 
 export interface WorkloadSpec {
@@ -133,6 +136,8 @@ export interface ScenarioSpec {
   readonly faults: readonly FaultSpec[];
   /** Pass/fail conditions on the result, as written (parsed by report/thresholds.ts). */
   readonly thresholds: readonly string[];
+  /** Bytes of state written before the load (new znodes), so that snapshots have that size. */
+  readonly preloadBytes?: number;
 }
 
 /** A checked topology file, before it becomes a Topology (topology.ts). */
@@ -303,6 +308,11 @@ export const rawTopologySchema = z
             checks: positiveInt.optional(),
           })
           .optional(),
+        syncDiffLimit: positiveInt
+          .optional()
+          .describe(
+            'a follower further behind than this many txns is synced with a snapshot, as ZooKeeper 3.4 did past its 500 in-memory proposals (default: only when its history is gone)',
+          ),
       })
       .prefault({}),
     workload: z
@@ -333,6 +343,14 @@ export const rawTopologySchema = z
           .array(z.string())
           .default([])
           .describe('pass/fail conditions on result.json, like "writes.lost == 0" (added to --threshold)'),
+        preload: z
+          .string({ error: `expected ${BYTE_SIZE_HINT}` })
+          .regex(new RegExp(BYTE_SIZE_PATTERN), { error: `expected ${BYTE_SIZE_HINT}` })
+          .transform(parseByteSize)
+          .optional()
+          .describe(
+            'state written before the load (new znodes of the workload size), so that snapshots have about this size (POLE node only)',
+          ),
       })
       .prefault({}),
   })

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@6',
+    schema: 'pole-bench/result@7',
     verdict: 'threshold-failed',
     errors: [],
     target: 'pole',
@@ -181,6 +181,8 @@ export function result2dc(): MutableResult {
         },
       },
     },
+    preload: null,
+    snapshots: [],
     links: {
       tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
       cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88 } },

@@ -144,3 +144,31 @@ test('the data tree applies a retried request once and its snapshot keeps the de
   assert.deepEqual(copy.get('/x')?.zxid, zxid(1, 1));
   assert.throws(() => copy.apply(txn(1, 1)), /out of order/);
 });
+
+test('past the diff limit a follower gets a snapshot and the txns after it; at the limit, a DIFF', () => {
+  const leader = history(ZERO_ZXID, [
+    [1, 1],
+    [1, 2],
+    [1, 3],
+    [1, 4],
+  ]);
+  const follower = history(ZERO_ZXID, [[1, 1]]);
+  // Three txns behind: a DIFF while the limit is 3, a snapshot once it is 2.
+  const atLimit = leader.planSync(follower.ranges(), follower.last, noSnapshot, 3);
+  assert.deepEqual(
+    atLimit.txns.map((t) => t.zxid),
+    [zxid(1, 2), zxid(1, 3), zxid(1, 4)],
+  );
+  const beyond = leader.planSync(
+    follower.ranges(),
+    follower.last,
+    () => ({ zxid: zxid(1, 3), data: new Uint8Array([7]) }),
+    2,
+  );
+  assert.deepEqual(beyond.snapshot?.zxid, zxid(1, 3));
+  assert.deepEqual(
+    beyond.txns.map((t) => t.zxid),
+    [zxid(1, 4)],
+  );
+  assert.equal(beyond.truncateTo, undefined);
+});

@@ -48,6 +48,8 @@ export interface CoreConfig {
   readonly timers: CoreTimers;
   /** Take a local snapshot every this many applied txns. */
   readonly snapshotEvery: number;
+  /** A log further behind than this many txns is synced with a snapshot (default: never for that reason). */
+  readonly syncDiffLimit?: number;
   /** Most txns in one PROPOSAL; larger batches are split. */
   readonly maxBatch?: number;
   /** Heartbeats on the peer links (RTT_i, F_i for the measured oracles); none when absent. */
@@ -716,7 +718,12 @@ export class NodeCore {
   private syncFollower(id: NodeId, f: FollowerState): void {
     const ls = this.leaderState;
     if (!ls) return;
-    const plan = this.history.planSync(f.ranges, f.lastZxid, () => this.snapshotNow());
+    const plan = this.history.planSync(
+      f.ranges,
+      f.lastZxid,
+      () => this.snapshotNow(),
+      this.cfg.syncDiffLimit,
+    );
     f.stage = 'syncing';
     f.newLeaderZxid = this.history.last;
     this.emit({
@@ -946,7 +953,12 @@ export class NodeCore {
   private onFetch(from: NodeId, m: Extract<ZabMessage, { type: 'FETCH' }>): void {
     const fr = this.followerRole;
     if (!fr || fr.leader !== from || fr.epoch !== m.epoch) return;
-    const plan = this.history.planSync(m.ranges, m.lastZxid, () => this.snapshotNow());
+    const plan = this.history.planSync(
+      m.ranges,
+      m.lastZxid,
+      () => this.snapshotNow(),
+      this.cfg.syncDiffLimit,
+    );
     if (plan.snapshot)
       this.emit({
         ev: 'snapshot-sent',

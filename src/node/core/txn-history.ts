@@ -140,14 +140,18 @@ export class TxnHistory {
     ranges: readonly EpochRange[],
     last: Zxid,
     snapshot: () => { zxid: Zxid; data: Uint8Array },
+    diffLimit = Infinity,
   ): SyncPlan {
     const common = this.commonPoint(ranges, last);
     const otherBase = ranges[0];
     const otherBaseZxid = otherBase ? { epoch: otherBase.epoch, counter: otherBase.first } : undefined;
+    // Past `diffLimit` txns behind, a snapshot rather than the txns (ZooKeeper 3.4 did so past the
+    // 500 proposals it keeps in memory): the same path as a log that shares nothing with ours.
     const tooOld =
       common === undefined ||
       compareZxid(common, this.baseZxid) < 0 ||
-      (otherBaseZxid !== undefined && compareZxid(common, otherBaseZxid) < 0);
+      (otherBaseZxid !== undefined && compareZxid(common, otherBaseZxid) < 0) ||
+      this.txns.length - this.upperBound(common) > diffLimit;
     if (tooOld) {
       const snap = snapshot();
       return { snapshot: snap, txns: this.slice(snap.zxid) };

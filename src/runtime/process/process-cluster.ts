@@ -34,6 +34,8 @@ export interface ProcessClusterOptions {
   /** The node config's `measure` section (heartbeat window and the like). */
   readonly measure?: Readonly<Record<string, number>>;
   readonly resign?: { readonly margin?: number; readonly checks?: number; readonly holdMs?: number };
+  /** A follower further behind than this many txns is synced with a snapshot. */
+  readonly syncDiffLimit?: number;
   /** Data center of each node (default: all in "dc1"). */
   readonly datacenterOf?: (id: NodeId) => string;
   /**
@@ -125,6 +127,7 @@ export class ProcessCluster implements ProcessMembers {
           timers: opts.timers ?? {},
           ...(opts.measure ? { measure: opts.measure } : {}),
           ...(opts.resign ? { resign: opts.resign } : {}),
+          ...(opts.syncDiffLimit !== undefined ? { syncDiffLimit: opts.syncDiffLimit } : {}),
           ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
         };
         await writeFile(s.configFile, JSON.stringify(config, null, 2));

@@ -38,6 +38,7 @@ export async function planPoleContainers(o: ContainerStartOptions): Promise<Cont
       timers: c.timers,
       ...(c.measure ? { measure: c.measure } : {}),
       ...(c.resign ? { resign: c.resign } : {}),
+      ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
     };
     await writeFile(join(o.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
   }

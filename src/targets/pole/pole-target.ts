@@ -34,6 +34,7 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
     timers: c.timers,
     ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
     ...(c.resign ? { resign: c.resign } : {}),
+    ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
     // A POLE node's peer link is dialled by the higher sid.
     dialVia: (nodes) =>
       o.shape(

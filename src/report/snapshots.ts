@@ -1,0 +1,41 @@
+// Every snapshot a member sent another during a run (SNAP sync, or a new leader fetching history
+// it lacked), paired with its receipt: who sent it, to whom, how big, and how long from the moment
+// the sender had it ready to the moment the receiver installed it (one machine, one clock). The
+// paper's recovery experiments (Fig. 8) turn on this transfer. Pure.
+import { isEvent, type NodeEvent } from '../events/node-events.js';
+
+export interface SnapshotTransfer {
+  /** Seconds from the load start that the sender emitted it (negative: before the load). */
+  readonly atS: number;
+  readonly from: string;
+  readonly to: string;
+  readonly bytes: number;
+  /** The snapshot's zxid. */
+  readonly zxid: string;
+  /** Sent until installed; null when the receiver never installed it (it died, or the run ended). */
+  readonly transferMs: number | null;
+  /** sync: the leader brought a follower in line; fetched: a new leader fetched history it lacked. */
+  readonly why: string | null;
+}
+
+/** `events` in time order. Each receipt pairs with the earliest unpaired send of the same snapshot between the same two. */
+export function snapshotTransfers(events: readonly NodeEvent[], loadStart: number): SnapshotTransfer[] {
+  const receipts = events.filter(isEvent('snapshot-received'));
+  const used = new Set<NodeEvent>();
+  return events.filter(isEvent('snapshot-sent')).map((sent) => {
+    const received = receipts.find(
+      (r) =>
+        r.t >= sent.t && !used.has(r) && r.node === sent.to && r.from === sent.node && r.zxid === sent.zxid,
+    );
+    if (received) used.add(received);
+    return {
+      atS: (sent.t - loadStart) / 1000,
+      from: sent.node,
+      to: sent.to,
+      bytes: sent.bytes,
+      zxid: sent.zxid,
+      transferMs: received ? received.t - sent.t : null,
+      why: received ? received.why : null,
+    };
+  });
+}
