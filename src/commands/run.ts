@@ -53,6 +53,9 @@ export default class Run extends Command {
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
+    preload: Flags.string({
+      description: 'state written before the load, e.g. 50MB (the POLE node; replaces scenario.preload)',
+    }),
     share: Flags.string({
       description:
         "each data center's weight in the load, e.g. tud=1,cern=3 (a data center left out gets none)",
@@ -85,6 +88,7 @@ export default class Run extends Command {
         ...(flags.size !== undefined ? { size: flags.size } : {}),
         ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
         ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
+        ...(flags.preload !== undefined ? { preload: flags.preload } : {}),
         ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
         ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
       });

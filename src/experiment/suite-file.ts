@@ -18,7 +18,9 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { z } from 'zod';
 import { TARGET_NAMES } from '../targets/target.js';
 import { DURATION_HINT, DURATION_PATTERN } from '../topology/duration.js';
+import { BYTE_SIZE_HINT, BYTE_SIZE_PATTERN } from '../topology/byte-size.js';
 import { loadValidatedFile } from '../util/load-validated.js';
+import { InputError } from '../util/input-error.js';
 
 const duration = z
   .string({ error: `expected ${DURATION_HINT} (a number: give it a unit)` })
@@ -34,6 +36,11 @@ const runParams = z.strictObject({
   duration: duration.optional(),
   killAt: duration.optional().describe('kill the serving leader then (replaces the topology’s faults)'),
   share: share.optional().describe('each data center’s weight in the load'),
+  preload: z
+    .string()
+    .regex(new RegExp(BYTE_SIZE_PATTERN), { error: `expected ${BYTE_SIZE_HINT}` })
+    .optional()
+    .describe('state written before the load'),
   poisson: z.boolean().optional(),
 });
 export type RunParams = z.infer<typeof runParams>;
@@ -46,6 +53,9 @@ const axes = {
   duration: z.array(duration).min(1),
   killAt: z.array(duration).min(1),
   share: z.array(share).min(1),
+  preload: z
+    .array(z.string().regex(new RegExp(BYTE_SIZE_PATTERN), { error: `expected ${BYTE_SIZE_HINT}` }))
+    .min(1),
 };
 export const SWEEP_AXES = Object.keys(axes) as (keyof typeof axes)[];
 
@@ -63,7 +73,32 @@ export interface Matrix {
   readonly duration?: readonly string[];
   readonly killAt?: readonly string[];
   readonly share?: readonly Record<string, number>[];
+  readonly preload?: readonly string[];
 }
+
+const partialMatrix = z.strictObject({
+  topology: z.array(z.string().min(1)).min(1).optional(),
+  ...Object.fromEntries(Object.entries(axes).map(([k, v]) => [k, v.optional()])),
+}) as z.ZodType<Partial<Matrix>>;
+
+/** A question of its own: a title, a matrix, run flags and quick overrides over the suite's. */
+const question = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected letters, digits, "_" or "-" (it names directories)' })
+    .describe('prefixes the ids of its cells'),
+  title: z.string().min(1).describe("heads the question's table in suite.md"),
+  runs: runParams.default({}),
+  matrix,
+  quick: z
+    .strictObject({
+      runs: runParams.optional(),
+      matrix: partialMatrix.optional(),
+      skip: z.boolean().optional(),
+    })
+    .optional()
+    .describe('--quick: shorter runs, fewer values, or leave the question out'),
+});
 
 const suiteSchema = z.strictObject({
   name: z
@@ -75,15 +110,14 @@ const suiteSchema = z.strictObject({
   repeats: z.number().int().min(1).default(1),
   seed: z.number().int().min(0).default(1),
   runs: runParams.default({}),
-  matrix,
+  matrix: matrix.optional().describe('one matrix of cells; or questions, each with its own'),
+  questions: z.array(question).min(1).optional(),
   thresholds: z.array(z.string().min(1)).default([]).describe('checked on every run'),
   quick: z
     .strictObject({
       repeats: z.number().int().min(1).optional(),
       runs: runParams.optional(),
-      matrix: z
-        .strictObject(Object.fromEntries(Object.entries(axes).map(([k, v]) => [k, v.optional()])))
-        .optional(),
+      matrix: partialMatrix.optional(),
     })
     .optional()
     .describe('--quick: fewer repeats, shorter runs, fewer values'),
@@ -102,6 +136,8 @@ export interface Cell {
   readonly swept: Readonly<Record<string, string>>;
   /** Changes when anything that shapes the run changes: the topology file's text, the parameters. */
   readonly configHash: string;
+  /** The question it answers (suites with `questions`); cells of a plain matrix have none. */
+  readonly question?: string;
 }
 
 export interface Suite {
@@ -119,20 +155,64 @@ export interface Suite {
 export function loadSuite(file: string, o: { quick?: boolean } = {}): Suite {
   const base = dirname(resolve(file));
   const withFiles = suiteSchema.superRefine((s, ctx) => {
-    s.matrix.topology.forEach((t, i) => {
-      if (!existsSync(resolve(base, t)))
+    if ((s.matrix === undefined) === (s.questions === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'give either matrix or questions, not both or neither',
+      });
+    const checkFiles = (m: Matrix, path: (string | number)[]): void =>
+      m.topology.forEach((t, i) => {
+        if (!existsSync(resolve(base, t)))
+          ctx.addIssue({
+            code: 'custom',
+            path: [...path, 'topology', i],
+            message: `no such topology file: ${resolve(base, t)} (paths are relative to the suite file)`,
+          });
+      });
+    if (s.matrix) checkFiles(s.matrix, ['matrix']);
+    if (s.quick?.matrix?.topology) checkFiles(s.quick.matrix as Matrix, ['quick', 'matrix']);
+    s.questions?.forEach((q, i) => {
+      checkFiles(q.matrix, ['questions', i, 'matrix']);
+      if (q.quick?.matrix?.topology)
+        checkFiles(q.quick.matrix as Matrix, ['questions', i, 'quick', 'matrix']);
+    });
+    const ids = s.questions?.map((q) => q.id) ?? [];
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i)
         ctx.addIssue({
           code: 'custom',
-          path: ['matrix', 'topology', i],
-          message: `no such topology file: ${resolve(base, t)} (paths are relative to the suite file)`,
+          path: ['questions', i, 'id'],
+          message: `${id} is the id of an earlier question`,
         });
     });
   });
   const s = loadValidatedFile(file, withFiles);
   const quick = o.quick === true && s.quick !== undefined;
-  const m: Matrix = quick ? { ...s.matrix, ...(s.quick?.matrix as Partial<Matrix>) } : s.matrix;
-  const defaults: RunParams = quick ? { ...s.runs, ...s.quick?.runs } : s.runs;
-  const cells = expand(base, m, defaults);
+  const suiteRuns: RunParams = quick ? { ...s.runs, ...s.quick?.runs } : s.runs;
+  let cells: Cell[];
+  if (s.matrix) {
+    const m: Matrix = quick ? { ...s.matrix, ...s.quick?.matrix } : s.matrix;
+    cells = expand(base, m, suiteRuns);
+  } else {
+    cells = (s.questions ?? [])
+      .filter((q) => !(quick && q.quick?.skip))
+      .flatMap((q) => {
+        const m: Matrix = quick ? { ...q.matrix, ...s.quick?.matrix, ...q.quick?.matrix } : q.matrix;
+        const runs: RunParams = { ...suiteRuns, ...q.runs, ...(quick ? q.quick?.runs : {}) };
+        return expand(base, m, runs).map((c) => ({ ...c, id: `${q.id}.${c.id}`, question: q.title }));
+      });
+  }
+  const seen = new Set<string>();
+  for (const c of cells) {
+    // Two topology files with the same base name in different folders would share a directory.
+    if (seen.has(c.id))
+      throw new InputError({
+        file,
+        problem: `two cells are both called ${c.id}: give the topology files different names`,
+      });
+    seen.add(c.id);
+  }
   return {
     name: s.name ?? basename(file, extname(file)),
     description: s.description ?? '',
@@ -173,13 +253,6 @@ function expand(base: string, m: Matrix, defaults: RunParams): Cell[] {
       cells.push({ id, topology: path, topologyName, params, swept: label, configHash });
     }
   }
-  const seen = new Set<string>();
-  for (const c of cells) {
-    // Two topology files with the same base name in different folders would share a directory.
-    if (seen.has(c.id))
-      throw new Error(`two cells are both called ${c.id}: give the topology files different names`);
-    seen.add(c.id);
-  }
   return cells;
 }
 
@@ -217,6 +290,7 @@ export function runArgs(
         .map(([dc, w]) => `${dc}=${w}`)
         .join(','),
     );
+  if (p.preload !== undefined) args.push('--preload', p.preload);
   if (p.poisson) args.push('--poisson');
   for (const t of o.thresholds) args.push('--threshold', t);
   return args;

@@ -89,6 +89,7 @@ export function planRuns(suite: Suite, out: string): Planned[] {
         ...(p.duration !== undefined ? { duration: p.duration } : {}),
         ...(p.killAt !== undefined ? { killAt: p.killAt } : {}),
         ...(p.share !== undefined ? { share: p.share } : {}),
+        ...(p.preload !== undefined ? { preload: p.preload } : {}),
       }).scenario.durationMs;
     } catch (err) {
       if (err instanceof InputError)

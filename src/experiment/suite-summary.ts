@@ -13,6 +13,8 @@ export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
 export interface CellSummary {
   readonly id: string;
   readonly topology: string;
+  /** The question the cell answers, when the suite has questions. */
+  readonly question: string | null;
   readonly swept: Readonly<Record<string, string>>;
   readonly params: Cell['params'];
   readonly configHash: string;
@@ -99,6 +101,7 @@ export function cellSummary(c: Cell, runs: readonly SuiteRun[], results: readonl
   return {
     id: c.id,
     topology: c.topologyName,
+    question: c.question ?? null,
     swept: c.swept,
     params: c.params,
     configHash: c.configHash,
@@ -137,13 +140,22 @@ export function renderSuiteMarkdown(doc: SuiteDocument, command: string): string
     '',
     'Latency cells: mean ± standard deviation across repeats, ms, with the paper’s model in brackets; before → after the fault.',
   ];
-  const byTopology = new Map<string, CellSummary[]>();
-  for (const c of doc.cells) byTopology.set(c.topology, [...(byTopology.get(c.topology) ?? []), c]);
-  for (const [topology, cells] of byTopology) {
+  // One table per question; a suite without questions asks one per topology.
+  const groups = new Map<string, CellSummary[]>();
+  for (const c of doc.cells) {
+    const key = c.question ?? c.topology;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  for (const [key, cells] of groups) {
     const axes = [...new Set(cells.flatMap((c) => Object.keys(c.swept)))];
     const dcs = [...new Set(cells.flatMap((c) => Object.keys(c.model)))];
-    parts.push('', `## ${topology}${axes.length ? `: ${axes.join(' × ')}` : ''}`, '');
+    const topologies = [...new Set(cells.map((c) => c.topology))];
+    const asked = cells[0]?.question !== null;
+    parts.push('', asked ? `## ${key}` : `## ${key}${axes.length ? `: ${axes.join(' × ')}` : ''}`, '');
+    // Within a question, cells of several topologies name theirs.
+    const topoCol = asked && topologies.length > 1;
     const rows = cells.map((c) => [
+      ...(topoCol ? [c.topology] : []),
       ...axes.map((a) => c.swept[a] ?? ''),
       runsCell(c.runs),
       leadersCell(c),
@@ -155,7 +167,17 @@ export function renderSuiteMarkdown(doc: SuiteDocument, command: string): string
     ]);
     parts.push(
       table(
-        [...axes, 'runs', 'leaders', ...dcs, 'worst DC', 'elected, ms', 'serving, ms', 'lost'],
+        [
+          ...(topoCol ? ['topology'] : []),
+          ...axes,
+          'runs',
+          'leaders',
+          ...dcs,
+          'worst DC',
+          'elected, ms',
+          'serving, ms',
+          'lost',
+        ],
         rows.map((r) => r.map(tableCell)),
       ),
     );

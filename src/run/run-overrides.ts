@@ -3,6 +3,7 @@
 // derived values (per-dc rates, fault times) follow, and checked like the file itself.
 import { createOracle } from '../node/core/oracles/registry.js';
 import { parseDuration } from '../topology/duration.js';
+import { parseByteSize } from '../topology/byte-size.js';
 import { topologySchema } from '../topology/topology-checks.js';
 import { LEADER, type Arrival, type TopologyFile } from '../topology/topology-schema.js';
 import { resolveTopology, type Topology } from '../topology/topology.js';
@@ -26,6 +27,8 @@ export interface RunOverrides {
   readonly noFaults?: boolean;
   /** --share: each data center's weight in the load (a data center left out gets none). */
   readonly share?: Readonly<Record<string, number>>;
+  /** --preload: state written before the load, e.g. "50MB" (replaces the file's scenario.preload). */
+  readonly preload?: string;
 }
 
 /** "--share tud=1,cern=3" as weights; InputError (exit 2) naming the flag on anything else. */
@@ -85,7 +88,15 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
         `a fault at ${f.atMs} ms must fall after the warm-up (${spec.scenario.warmupMs} ms) and before the end (${durationMs} ms)`,
       );
   }
-  if (spec.scenario.preloadBytes !== undefined && target !== 'pole')
+  let preloadBytes = spec.scenario.preloadBytes;
+  if (o.preload !== undefined) {
+    try {
+      preloadBytes = parseByteSize(o.preload);
+    } catch (err) {
+      throw flag('--preload', (err as Error).message);
+    }
+  }
+  if (preloadBytes !== undefined && target !== 'pole')
     throw flag(
       o.target !== undefined ? '--target' : file,
       `scenario.preload writes new znodes, which the ${target} target's load does not (its writes set znodes made before the run); preload needs the pole target`,
@@ -120,7 +131,12 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       ...(o.arrival !== undefined ? { arrival: o.arrival } : {}),
       ...(share !== undefined ? { share } : {}),
     },
-    scenario: { ...spec.scenario, durationMs, faults },
+    scenario: {
+      ...spec.scenario,
+      durationMs,
+      faults,
+      ...(preloadBytes !== undefined ? { preloadBytes } : {}),
+    },
   };
   return resolveTopology(file, out);
 }
