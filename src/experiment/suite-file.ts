@@ -275,7 +275,7 @@ export function runArgs(
   o: { seed: number; out: string; runtime?: string; thresholds: readonly string[] },
 ): string[] {
   const p = cell.params;
-  const args = ['run', cell.topology, '--out', o.out, '--seed', String(o.seed), '--quiet', '--json'];
+  const args = ['run', cell.topology, '--out', o.out, '--seed', String(o.seed), '--quiet'];
   if (o.runtime !== undefined) args.push('--runtime', o.runtime);
   if (p.target !== undefined) args.push('--target', p.target);
   if (p.oracle !== undefined) args.push('--oracle', p.oracle);

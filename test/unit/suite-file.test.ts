@@ -58,7 +58,6 @@ describe('suite files', () => {
           '--seed',
           '5',
           '--quiet',
-          '--json',
           '--oracle',
           'history',
           '--rate',
@@ -79,6 +78,43 @@ describe('suite files', () => {
           ['10s', '10s'],
         );
         assert.equal(planRuns(quick, 'out').length, 2);
+      },
+    );
+  });
+
+  it('expands questions, each with its own matrix, runs and quick overrides, cells prefixed by the question', () => {
+    withSuite(
+      [
+        'runs: { rate: 100 }',
+        'quick: { repeats: 1, runs: { rate: 50 } }',
+        'questions:',
+        '  - id: a',
+        '    title: First',
+        '    runs: { duration: 30s, killAt: 15s }',
+        '    matrix: { topology: [TOPO/paper-2dc.yaml], oracle: [history, rotating] }',
+        '    quick: { matrix: { oracle: [history] } }',
+        '  - id: b',
+        '    title: Second',
+        '    matrix: { topology: [TOPO/paper-fig8-2dc-lan.yaml], preload: [10MB, 50MB] }',
+        '    quick: { skip: true }',
+        '',
+      ].join('\n'),
+      (file) => {
+        const full = loadSuite(file);
+        assert.deepEqual(
+          full.cells.map((c) => [c.id, c.question, c.params.rate, c.params.preload ?? null]),
+          [
+            ['a.paper-2dc.oracle-history', 'First', 100, null],
+            ['a.paper-2dc.oracle-rotating', 'First', 100, null],
+            ['b.paper-fig8-2dc-lan.preload-10MB', 'Second', 100, '10MB'],
+            ['b.paper-fig8-2dc-lan.preload-50MB', 'Second', 100, '50MB'],
+          ],
+        );
+        const quick = loadSuite(file, { quick: true });
+        assert.deepEqual(
+          quick.cells.map((c) => [c.id, c.params.rate, c.params.duration]),
+          [['a.paper-2dc', 50, '30s']],
+        );
       },
     );
   });
@@ -106,6 +142,11 @@ describe('suite files', () => {
     fails(
       'runs: { duration: 20s, killAt: 30s }\nmatrix:\n  topology: [TOPO/paper-2dc.yaml]\n',
       /cell paper-2dc: --kill-at: a fault at 30000 ms must fall/,
+    );
+    fails('repeats: 1\n', /suite\.yaml:1:1: give either matrix or questions/);
+    fails(
+      'questions:\n  - { id: a, title: A, matrix: { topology: [TOPO/paper-2dc.yaml] } }\n  - { id: a, title: B, matrix: { topology: [TOPO/lan-5.yaml] } }\n',
+      /suite\.yaml:3:\d+: questions\[1\]\.id: a is the id of an earlier question/,
     );
     fails(
       'runs: { share: { nowhere: 1 } }\nmatrix:\n  topology: [TOPO/paper-2dc.yaml]\n',
