@@ -405,7 +405,7 @@ function chartsSection(charts: readonly ChartFile[]): string {
   const parts = ['## Charts', ''];
   for (const c of charts) parts.push(`![${c.title}](${c.file})`, '');
   parts.push(
-    'Shaded: fault periods (red: a node killed or paused until it is back; orange: a partition or an isolation until healed; purple: a changed link until it changes again). Green dashes: a new leader serves.',
+    'Shaded: fault periods (red: a node killed or paused until it is back; orange: a partition or an isolation until healed; purple: a link away from its configured delay). Dark lines: faults; green dashes: a new leader serves.',
   );
   return parts.join('\n');
 }

@@ -1,6 +1,7 @@
 // Faults as periods for the charts' shading: a kill lasts until the same node is restarted, a
 // pause until it resumes, a partition or an isolation until the next heal, a changed link until the
-// same link changes again. A fault nothing undid lasts to the end of the load. Pure.
+// same link changes again; a link set back to its configured delay only ends one. A fault nothing
+// undid lasts to the end of the load. Pure.
 import type { FaultMark } from '../result.js';
 
 export interface FaultPeriod {
@@ -13,8 +14,19 @@ export interface FaultPeriod {
   readonly kind: 'node' | 'network' | 'link';
 }
 
-/** Periods of the faults that start one (restart, resume and heal only end them), in time order. */
-export function faultPeriods(faults: readonly FaultMark[], endS: number): FaultPeriod[] {
+/**
+ * Periods of the faults that start one (restart, resume, heal and a link's restore only end them),
+ * in time order. `configuredRttMs(a, b)`: the topology's round trip of a link, to tell a restore.
+ */
+export function faultPeriods(
+  faults: readonly FaultMark[],
+  endS: number,
+  configuredRttMs: (a: string, b: string) => number | undefined = () => undefined,
+): FaultPeriod[] {
+  const restores = (f: FaultMark): boolean => {
+    const m = /^([^-\s]+)-([^-\s]+) rtt ([\d.]+) ms$/.exec(f.node);
+    return m !== null && configuredRttMs(m[1] as string, m[2] as string) === Number(m[3]);
+  };
   const sorted = [...faults].sort((a, b) => a.atS - b.atS);
   const periods: FaultPeriod[] = [];
   sorted.forEach((f, i) => {
@@ -43,6 +55,7 @@ export function faultPeriods(faults: readonly FaultMark[], endS: number): FaultP
         periods.push({ fromS: f.atS, toS: until((g) => g.action === 'heal'), label, kind: 'network' });
         break;
       case 'link':
+        if (restores(f)) break;
         periods.push({
           fromS: f.atS,
           toS: until((g) => g.action === 'link' && linkOf(g) === linkOf(f)),

@@ -89,11 +89,13 @@ function loadSeconds(r: RunResult): number {
 /** The layers every timeline panel shares: shaded fault periods, their labels, the new leaders. */
 function faultLayers(r: RunResult, labelled: boolean): unknown[] {
   const endS = loadSeconds(r);
-  const periods = faultPeriods(r.timeline.faults, endS).map((p) => ({
-    ...p,
-    // A fault with nothing to undo it within a second still needs a visible band.
-    toS: Math.max(p.toS, p.fromS + endS / 400),
-  }));
+  const periods = faultPeriods(r.timeline.faults, endS, (a, b) => r.links[a]?.[b]?.configuredRttMs).map(
+    (p) => ({
+      ...p,
+      // A fault with nothing to undo it within a second still needs a visible band.
+      toS: Math.max(p.toS, p.fromS + endS / 400),
+    }),
+  );
   const serving = r.elections.list
     .filter((e) => e.elected !== null && e.servingMs !== null)
     .map((e) => ({ t: e.atS + (e.servingMs as number) / 1000, label: `${e.elected} serves` }));
@@ -111,13 +113,13 @@ function faultLayers(r: RunResult, labelled: boolean): unknown[] {
     });
     layers.push({
       data: { values: r.timeline.faults.map((f) => ({ t: f.atS, label: `${f.action} ${f.node}` })) },
-      mark: { type: 'rule', color: '#b22222', strokeWidth: 1 },
+      mark: { type: 'rule', color: '#333333', strokeWidth: 1 },
       encoding: { x: { field: 't', type: 'quantitative' } },
     });
     if (labelled && r.timeline.faults.length <= MAX_FAULT_LABELS) {
       layers.push({
         data: { values: r.timeline.faults.map((f) => ({ t: f.atS, label: `▲ ${f.action} ${f.node}` })) },
-        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#b22222' },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#333333' },
         encoding: { x: { field: 't', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
       });
     }
