@@ -163,7 +163,7 @@ export function timelineSpec(r: RunResult, perDc: readonly DcSecond[]): ChartSpe
           ...faultLayers(r, true),
           {
             data: { values: r.timeline.seconds },
-            mark: { type: 'line', color: '#4c78a8', interpolate: 'step-after' },
+            mark: { type: 'line', color: '#555555', interpolate: 'step-after' },
             encoding: {
               x,
               y: { field: 'writesPerSec', type: 'quantitative', title: 'acknowledged writes/s' },
