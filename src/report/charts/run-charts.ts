@@ -13,6 +13,9 @@ const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH = 720;
 /** Past this many faults their labels would overlap: the shading and its legend say enough. */
 const MAX_FAULT_LABELS = 12;
+const LABEL_TOP = 2;
+const LABEL_ROWS = 3;
+const LABEL_ROW_PX = 11;
 const FAULT_COLOURS = { domain: ['node', 'network', 'link'], range: ['#e45756', '#f58518', '#9467bd'] };
 
 export interface RunChart {
@@ -118,9 +121,20 @@ function faultLayers(r: RunResult, labelled: boolean): unknown[] {
     });
     if (labelled && r.timeline.faults.length <= MAX_FAULT_LABELS) {
       layers.push({
-        data: { values: r.timeline.faults.map((f) => ({ t: f.atS, label: `▲ ${f.action} ${f.node}` })) },
-        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#333333' },
-        encoding: { x: { field: 't', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
+        // Labels of faults close together go on rows of their own (y in pixels, no scale).
+        data: {
+          values: r.timeline.faults.map((f, i) => ({
+            t: f.atS,
+            label: `▲ ${f.action} ${f.node}`,
+            y: LABEL_TOP + (i % LABEL_ROWS) * LABEL_ROW_PX,
+          })),
+        },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, fontSize: 10, color: '#333333' },
+        encoding: {
+          x: { field: 't', type: 'quantitative' },
+          y: { field: 'y', type: 'quantitative', scale: null },
+          text: { field: 'label' },
+        },
       });
     }
   }
@@ -133,8 +147,12 @@ function faultLayers(r: RunResult, labelled: boolean): unknown[] {
     if (labelled && serving.length <= MAX_FAULT_LABELS) {
       layers.push({
         data: { values: serving },
-        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 14, fontSize: 10, color: '#2ca02c' },
-        encoding: { x: { field: 't', type: 'quantitative' }, y: { value: 0 }, text: { field: 'label' } },
+        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, fontSize: 10, color: '#2ca02c' },
+        encoding: {
+          x: { field: 't', type: 'quantitative' },
+          y: { value: LABEL_TOP + LABEL_ROWS * LABEL_ROW_PX },
+          text: { field: 'label' },
+        },
       });
     }
   }
