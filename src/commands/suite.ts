@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSuite } from '../experiment/suite-file.js';
 import { runSuite, type SuiteProgress } from '../experiment/suite-runner.js';
+import { suiteCharts } from '../experiment/suite-charts.js';
 import { renderSuiteMarkdown, suiteDocument, type SuiteDocument } from '../experiment/suite-summary.js';
 import { RunGuard, exitWhenDone } from '../run/run-guard.js';
 import { InputError } from '../util/input-error.js';
@@ -73,7 +74,12 @@ export default class Suite extends Command {
       });
       await mkdir(out, { recursive: true });
       await writeFile(join(out, 'suite.json'), `${JSON.stringify(doc, null, 2)}\n`);
-      await writeFile(join(out, 'suite.md'), renderSuiteMarkdown(doc, command));
+      const charts = suiteCharts(doc.cells);
+      if (charts.length > 0) {
+        const { renderSvg } = await import('../report/charts/svg-render.js');
+        for (const c of charts) await writeFile(join(out, c.file), (await renderSvg(c.spec)).svg);
+      }
+      await writeFile(join(out, 'suite.md'), renderSuiteMarkdown(doc, command, charts));
       const failed = outcome.runs.filter((r) => r.status === 'failed');
       if (!flags.quiet && !json) {
         this.log(`suite: ${join(out, 'suite.md')}`);

@@ -123,8 +123,15 @@ function medianOf(xs: readonly (number | null | undefined)[]): number | null {
   return v.length % 2 === 1 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
 }
 
-/** suite.md. `command` is how the suite was run, for the reader to run it again. */
-export function renderSuiteMarkdown(doc: SuiteDocument, command: string): string {
+/**
+ * suite.md. `command` is how the suite was run, for the reader to run it again; `charts` are the
+ * SVG files written beside it (suite-charts.ts), each under its question's table.
+ */
+export function renderSuiteMarkdown(
+  doc: SuiteDocument,
+  command: string,
+  charts: readonly { readonly file: string; readonly title: string }[] = [],
+): string {
   const tried = doc.cells.flatMap((c) => c.runs);
   const failed = tried.filter((r) => r.status === 'failed').length;
   const notRun = tried.filter((r) => r.status === 'not-run').length;
@@ -181,6 +188,7 @@ export function renderSuiteMarkdown(doc: SuiteDocument, command: string): string
         rows.map((r) => r.map(tableCell)),
       ),
     );
+    for (const c of charts.filter((c) => c.title === key)) parts.push('', `![${c.title}](${c.file})`);
   }
   return `${parts.join('\n')}\n`;
 }

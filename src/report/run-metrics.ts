@@ -29,7 +29,21 @@ export function runMetrics(r: RunResult): Map<string, MetricValue> {
   for (const [dc, windows] of Object.entries(r.latency))
     for (const w of WINDOWS)
       for (const s of STATS) put(`latency.${dc}.${w}.${s}`, windows[w]?.[s], 'ms', 'lower');
+  // Over every data center: the mean of all requests (weighted by each one's count) and the worst
+  // data center's mean (the paper's Fig. 7 mean and worst-case request latency).
+  for (const w of WINDOWS) {
+    const windows = Object.values(r.latency).flatMap((l) => {
+      const s = l[w];
+      return s && s.count > 0 && s.mean !== null ? [{ count: s.count, mean: s.mean }] : [];
+    });
+    const n = windows.reduce((t, x) => t + x.count, 0);
+    if (n > 0) {
+      put(`overall.${w}.mean`, windows.reduce((t, x) => t + x.count * x.mean, 0) / n, 'ms', 'lower');
+      put(`overall.${w}.worstDcMean`, Math.max(...windows.map((x) => x.mean)), 'ms', 'lower');
+    }
+  }
   for (const p of PHASES) put(`recovery.${p}`, r.recovery[p], 'ms', 'lower');
+  put('recovery.paperRecoveryMs', r.recovery.paperRecoveryMs, 'ms', 'lower');
   put('writes.lost', r.writes.lost, 'writes', 'lower');
   put('writes.failed', r.writes.failed, 'writes', 'lower');
   put('load.achievedRate', r.load.achievedRate, 'writes/s', 'higher');
