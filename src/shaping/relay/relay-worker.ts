@@ -22,6 +22,7 @@ import { setPriority } from 'node:os';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { Random } from '../../util/random.js';
+import { abortSocket } from './abort-socket.js';
 import { createDelaySampler, type LinkDelay } from './delay-distribution.js';
 import type { DirectionStats, RelayRoute, RelayStats, RouteStats } from './delay-relay.js';
 
@@ -704,11 +705,7 @@ class Connection {
     this.state.resets++;
     this.fwd.kill();
     this.bwd.kill();
-    for (const s of [this.client, this.target]) {
-      // A target socket still connecting (in this thread's view) resets once connected: a plain
-      // destroy there would close it with a FIN, telling the target all was well.
-      if (s !== null && !s.destroyed) s.resetAndDestroy();
-    }
+    for (const s of [this.client, this.target]) if (s !== null) abortSocket(s);
   }
 
   destroy(): void {
