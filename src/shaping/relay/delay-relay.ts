@@ -2,6 +2,7 @@
 // the kernel has no netem). Every route of a run lives in one worker thread (relay-worker.ts), so
 // the harness's own event loop never delays a release; this class only sends it requests.
 import { Worker } from 'node:worker_threads';
+import { terminateThread } from '../../util/terminate-thread.js';
 import { validateLinkDelay, type LinkDelay } from './delay-distribution.js';
 import type { RelayReply, RelayRequest, RelayWorkerInit, RouteDelayChange } from './relay-worker.js';
 
@@ -212,7 +213,7 @@ export class DelayRelay {
       clearTimeout(timer);
     }
     this.failure ??= new Error('relay closed');
-    await this.worker.terminate();
+    await terminateThread(this.worker, 'the relay thread');
     this.ports.clear();
   }
 
