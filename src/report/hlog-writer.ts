@@ -87,3 +87,27 @@ function intervalLine(iv: HlogInterval, baseTimeMs: number): string {
 function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
 }
+
+/**
+ * The intervals of a log renderHlog wrote, back (for re-drawing a stored run's charts): tagged
+ * interval lines, their times made absolute again with the log's BaseTime. Lines it does not
+ * recognise are skipped.
+ */
+export function parseHlog(text: string): HlogInterval[] {
+  const base = /^#\[BaseTime: ([\d.]+)/m.exec(text) ?? /^#\[StartTime: ([\d.]+)/m.exec(text);
+  const baseMs = base ? Number(base[1]) * 1000 : 0;
+  const out: HlogInterval[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^Tag=([^,\s]+),([\d.]+),([\d.]+),([\d.]+),([A-Za-z0-9+/=]+)$/.exec(line);
+    if (!m) continue;
+    const startMs = baseMs + Number(m[2]) * 1000;
+    out.push({
+      tag: m[1] as string,
+      startMs,
+      endMs: startMs + Number(m[3]) * 1000,
+      maxMs: Number(m[4]),
+      histogramBase64: m[5] as string,
+    });
+  }
+  return out;
+}

@@ -7,7 +7,7 @@ import * as hdr from 'hdr-histogram-js';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { RunResult } from '../../src/report/result.js';
 import { writeRunOutputs } from '../../src/report/write-outputs.js';
-import type { HlogInterval } from '../../src/report/hlog-writer.js';
+import { parseHlog, renderHlog, type HlogInterval } from '../../src/report/hlog-writer.js';
 import { faultPeriods } from '../../src/report/charts/fault-periods.js';
 import { perDcSeconds } from '../../src/report/charts/run-charts.js';
 import { result2dc } from './report-fixture.js';
@@ -133,5 +133,17 @@ describe('run charts', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('latency.hlog read back', () => {
+  it('gives the intervals it was written from, for re-drawing a stored run', () => {
+    const base = Date.parse('2024-11-21T06:20:05.000Z');
+    const intervals = [interval('tud', base, 20_000), interval('cern', base + 1000, 500)];
+    const back = parseHlog(renderHlog(intervals, { startTimeMs: base - 5000, baseTimeMs: base }));
+    assert.deepEqual(
+      back.map((i) => [i.tag, i.startMs, i.endMs, i.histogramBase64]),
+      intervals.map((i) => [i.tag, i.startMs, i.endMs, i.histogramBase64]),
+    );
   });
 });
