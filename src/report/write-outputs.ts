@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { renderHlog, type HlogInterval } from './hlog-writer.js';
 import { renderReport } from './markdown-report.js';
 import type { RunResult } from './result.js';
-import { writeRunCharts } from './charts/write-charts.js';
+import { writeRunCharts, type ChartFile } from './charts/write-charts.js';
 
 export interface RunOutputs {
   readonly result: RunResult;
@@ -53,13 +53,20 @@ export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise
       `pole-bench ${result.environment.poleBenchVersion}, topology ${result.topology.name}, one tag per data center`,
     ],
   });
-  const charts = await writeRunCharts(dir, result, intervals);
+  // The run's data first: a chart that cannot be drawn must not cost the result, only the chart.
   await Promise.all([
     writeFile(files.result, `${JSON.stringify(result, null, 2)}\n`, 'utf8'),
-    writeFile(files.report, renderReport(result, charts), 'utf8'),
+    writeFile(files.report, renderReport(result), 'utf8'),
     writeFile(files.hlog, hlog, 'utf8'),
     writeFile(files.events, eventLines(events), 'utf8'),
   ]);
+  let charts: ChartFile[] = [];
+  try {
+    charts = await writeRunCharts(dir, result, intervals);
+  } catch (err) {
+    process.stderr.write(`pole-bench: the charts could not be drawn: ${(err as Error).message}\n`);
+  }
+  if (charts.length > 0) await writeFile(files.report, renderReport(result, charts), 'utf8');
   return { ...files, charts: charts.map((c) => join(dir, c.file)) };
 }
 
