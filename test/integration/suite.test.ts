@@ -87,7 +87,15 @@ test(
         ],
       );
       for (const c of second.cells) {
-        assert.deepEqual(c.leaders.elected, { p4: 2 }, `${c.id}: history elects p4 after p5`);
+        // history elects the newest log after p5: a member of p5's own data center (p3 or p4; which
+        // of the two logged the last proposal first is a race, as CI showed).
+        const elected = Object.entries(c.leaders.elected);
+        assert.equal(
+          elected.reduce((n, [, k]) => n + k, 0),
+          2,
+          `${c.id}: a new leader in both repeats`,
+        );
+        for (const [node] of elected) assert.ok(['p3', 'p4'].includes(node), `${c.id}: elected ${node}`);
         assert.equal(c.metrics['writes.lost']?.max, 0);
         assert.equal(c.metrics['latency.east.before.mean']?.n, 2, 'both repeats count');
       }
