@@ -6,6 +6,7 @@ import { cell as tableCell, ms, table } from '../report/format.js';
 import type { RunResult } from '../report/result.js';
 import { metricSpreads, type MetricSpread } from '../report/run-metrics.js';
 import type { Cell, Suite } from './suite-file.js';
+import { median } from '../util/spread.js';
 import type { SuiteOutcome, SuiteRun } from './suite-runner.js';
 
 export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
@@ -117,10 +118,8 @@ export function cellSummary(c: Cell, runs: readonly SuiteRun[], results: readonl
 }
 
 function medianOf(xs: readonly (number | null | undefined)[]): number | null {
-  const v = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
-  if (v.length === 0) return null;
-  const mid = v.length >> 1;
-  return v.length % 2 === 1 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
+  const v = xs.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length === 0 ? null : median(v);
 }
 
 /**

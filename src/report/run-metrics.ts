@@ -2,6 +2,7 @@
 // named numbers ("latency.tud.after.mean"), and their spread over a cell's repeats. One list, so
 // that a suite's table and a comparison always speak of the same metric. Pure.
 import type { RunResult } from './result.js';
+import { median as medianOf } from '../util/spread.js';
 
 export type Better = 'lower' | 'higher';
 
@@ -82,9 +83,7 @@ export function spreadOf(values: readonly number[], unit: MetricValue['unit'], b
   const n = values.length;
   const mean = values.reduce((s, v) => s + v, 0) / n;
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = n >> 1;
-  const median =
-    n % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const median = medianOf(values);
   const sd = n > 1 ? Math.sqrt(values.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1)) : 0;
   return {
     unit,
