@@ -36,9 +36,13 @@ export class RunGuard {
   }
 
   start(): this {
-    process.once('SIGINT', this.onSignal);
-    process.once('SIGTERM', this.onSignal);
-    process.once('SIGHUP', this.onSignal);
+    // `on`, not `once`, and kept until stop(): execa's clean-up (signal-exit) listens for these
+    // signals too, while a subprocess runs, and re-raises the signal, killing the process before
+    // the teardown, when it finds itself the only listener left. A `once` listener that ran first
+    // has already removed itself by then (a CI run died of SIGTERM, exit 143, that way).
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+    process.on('SIGHUP', this.onSignal);
     const parent = this.o.parentPid ?? process.ppid;
     const current = this.o.currentParentPid ?? ((): number => process.ppid);
     // An orphan is re-parented (to init or a subreaper): its parent pid changes.
