@@ -21,6 +21,10 @@ import { WriteTracer } from './trace/write-tracer.js';
 import { HeldSends, lastAppended, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 
+const LOOP_TICK_MS = 20;
+/** Stalls at least this long are reported (a heartbeat period is 50 ms or more, a tick 20-100 ms). */
+export const LOOP_STALL_MS = 100;
+
 export interface NodeServerOptions {
   /** Where events go (default: stdout). */
   readonly events?: EventLogOptions['out'];
@@ -57,6 +61,7 @@ export class NodeServer {
   private readonly statusOracles: Oracle[];
   /** Stamps the steps of a sample of writes for the report's latency anatomy. */
   private readonly tracer: WriteTracer;
+  private readonly stallWatch: NodeJS.Timeout;
 
   private constructor(
     readonly config: NodeConfig,
@@ -68,6 +73,17 @@ export class NodeServer {
     private http: StatusServer | undefined,
   ) {
     this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
+    // A timer that ticks every LOOP_TICK_MS notices when it could not: the loop was held (a large
+    // state encoded in one go, a long GC) and everything else waited as long. Said as an event, so
+    // a report can tell a slow node from a slow network.
+    let last = performance.now();
+    this.stallWatch = setInterval(() => {
+      const now = performance.now();
+      const held = now - last - LOOP_TICK_MS;
+      last = now;
+      if (held >= LOOP_STALL_MS) this.events.emit('loop-stalled', { ms: Math.round(held) });
+    }, LOOP_TICK_MS);
+    this.stallWatch.unref();
     this.clusterSize = membersOf(config).length;
     const opts = config.preference ? { preference: config.preference } : {};
     this.statusOracles = [
@@ -358,6 +374,7 @@ export class NodeServer {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    clearInterval(this.stallWatch);
     await Promise.allSettled([this.net?.close(), this.clients?.close(), this.http?.close()]);
     await this.store.close().catch(() => undefined);
     this.events.emit('stopped', {});

@@ -207,6 +207,17 @@ function snapshots(r: RunResult): string {
       ? `Preloaded before the load: ${count(r.preload.writes)} znodes, ${mb(r.preload.bytes)} MB in ${secUnit(r.preload.ms / 1000)}.`
       : 'Nothing was preloaded.',
   );
+  const stalls = r.loopStalls;
+  if (stalls !== undefined) {
+    parts.push(
+      '',
+      stalls.length === 0
+        ? "No member's event loop stalled for 100 ms or more."
+        : `Event-loop stalls of 100 ms or more (the member answered nothing meanwhile): ${stalls
+            .map((s) => `${s.node} ${s.count} (longest ${ms(s.longestMs)} ms, at ${secUnit(s.longestAtS)})`)
+            .join('; ')}.`,
+    );
+  }
   if (r.snapshots.length === 0) {
     parts.push('', 'No member sent another a snapshot: every sync was a DIFF or a TRUNC.');
     return parts.join('\n');

@@ -14,7 +14,7 @@ import type { ElectionsInfo } from './elections.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
-import type { SnapshotTransfer } from './snapshots.js';
+import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
 
 export const RESULT_SCHEMA_ID = 'pole-bench/result@7';
 
@@ -268,6 +268,11 @@ export interface RunResult {
   readonly preload: PreloadInfo | null;
   /** Every snapshot a member sent another, with its transfer time (result@7). */
   readonly snapshots: readonly SnapshotTransfer[];
+  /**
+   * Members whose event loop stalled for 100 ms or more (added within result@7: absent from files
+   * written before, which is read as "not recorded", not as "none").
+   */
+  readonly loopStalls?: readonly LoopStalls[];
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -495,6 +500,9 @@ export const runResultSchema = z
         why: z.string().nullable(),
       }),
     ),
+    loopStalls: z
+      .array(z.object({ node: z.string(), count, longestMs: ms().min(0), longestAtS: z.number() }))
+      .optional(),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),

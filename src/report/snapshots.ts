@@ -39,3 +39,29 @@ export function snapshotTransfers(events: readonly NodeEvent[], loadStart: numbe
     };
   });
 }
+
+/** A member's event-loop stalls over the run (`loop-stalled` events: at least 100 ms each). */
+export interface LoopStalls {
+  readonly node: string;
+  readonly count: number;
+  readonly longestMs: number;
+  /** Seconds from the load start when the longest one ended. */
+  readonly longestAtS: number;
+}
+
+/** Per member that stalled, in member order; members that never stalled are left out. */
+export function loopStalls(events: readonly NodeEvent[], loadStart: number): LoopStalls[] {
+  const by = new Map<string, { count: number; longestMs: number; longestAtS: number }>();
+  for (const e of events.filter(isEvent('loop-stalled'))) {
+    const s = by.get(e.node) ?? { count: 0, longestMs: 0, longestAtS: 0 };
+    s.count += 1;
+    if (e.ms > s.longestMs) {
+      s.longestMs = e.ms;
+      s.longestAtS = (e.t - loadStart) / 1000;
+    }
+    by.set(e.node, s);
+  }
+  return [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    .map(([node, s]) => ({ node, ...s }));
+}

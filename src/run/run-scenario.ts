@@ -3,7 +3,7 @@
 // time the recovery from node events, read every acknowledged write back, and turn it all into a
 // result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
 import { preload } from '../load/preload.js';
-import { snapshotTransfers } from '../report/snapshots.js';
+import { loopStalls, snapshotTransfers } from '../report/snapshots.js';
 import type { PreloadInfo } from '../report/result.js';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
@@ -593,6 +593,8 @@ function buildResult(x: {
     resources: x.resources,
     preload: x.preloaded,
     snapshots: snapshotTransfers(ev, x.loadStart),
+    // Only the POLE node watches its own event loop; a JVM's pauses are not seen this way.
+    ...(x.o.runtime.target.name === 'pole' ? { loopStalls: loopStalls(ev, x.loadStart) } : {}),
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),

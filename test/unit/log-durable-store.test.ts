@@ -1,3 +1,4 @@
+import { EncodedState, snapshotBytes } from '../../src/node/core/state-snapshot.js';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
@@ -55,7 +56,7 @@ function assertState(
   if (want.snapshot) {
     assert.ok(got.snapshot, 'a snapshot was recovered');
     assert.deepEqual(got.snapshot.zxid, { epoch: want.snapshot.epoch, counter: want.snapshot.counter });
-    assert.equal(Buffer.from(got.snapshot.data).toString(), want.snapshot.data);
+    assert.equal(snapshotBytes(got.snapshot).toString(), want.snapshot.data);
   } else {
     assert.equal(got.snapshot, undefined);
   }
@@ -168,7 +169,11 @@ describe('DurableStore', () => {
     a.store.apply([{ op: 'append', txns: [...txns(1, 1, 20), ...txns(3, 1, 20)] }]);
     await a.store.flush();
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 2, counter: 5 }, data: Buffer.from('state@2:5'), replacesLog: true },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 2, counter: 5 }, Buffer.from('state@2:5')),
+        replacesLog: true,
+      },
       { op: 'epochs', acceptedEpoch: 4, currentEpoch: 4, acceptedLeader: 'p4' },
       { op: 'append', txns: txns(4, 1, 3) },
     ]);
@@ -201,9 +206,13 @@ describe('DurableStore', () => {
     const before = await segmentFiles(dir);
     assert.ok(before.length >= 8, `several segments (${before.length})`);
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 70 }, data: Buffer.from('s70'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 70 }, Buffer.from('s70')),
+        replacesLog: false,
+      },
     ]);
-    await a.store.flush();
+    await a.store.snapshotsWritten();
     const afterSnap = await segmentFiles(dir);
     assert.ok(
       afterSnap.length < before.length - 3,
@@ -213,7 +222,11 @@ describe('DurableStore', () => {
     a.store.apply([{ op: 'append', txns: txns(1, 101, 110, 200) }]);
     // A second snapshot replaces the first file once it is durable.
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 90 }, data: Buffer.from('s90'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 90 }, Buffer.from('s90')),
+        replacesLog: false,
+      },
     ]);
     await a.store.close();
     assert.deepEqual(
@@ -229,9 +242,81 @@ describe('DurableStore', () => {
     assert.throws(
       () =>
         b.store.apply([
-          { op: 'snapshot', zxid: { epoch: 1, counter: 80 }, data: new Uint8Array(0), replacesLog: false },
+          {
+            op: 'snapshot',
+            snapshot: new EncodedState({ epoch: 1, counter: 80 }, new Uint8Array(0)),
+            replacesLog: false,
+          },
         ]),
       /older than the current one/,
+    );
+    await b.store.close();
+  });
+
+  it('a local snapshot is written beside the log: appends after it are durable before it is', async () => {
+    const dir = await tempDir();
+    const a = await DurableStore.open({ dir, segmentBytes: 4096 });
+    a.store.apply([{ op: 'append', txns: txns(1, 1, 10, 200) }]);
+    await a.store.flush();
+    // 64 chunks of 1 MiB, each one disk write; counts how many the writer has taken so far.
+    let taken = 0;
+    const chunk = Buffer.alloc(1024 * 1024, 7);
+    const big = {
+      zxid: { epoch: 1, counter: 10 },
+      byteLength: 64 * chunk.length,
+      *chunks(): Iterable<Uint8Array> {
+        for (let i = 0; i < 64; i++) {
+          taken++;
+          yield chunk;
+        }
+      },
+      contents: () => {
+        throw new Error('not parsed here');
+      },
+    };
+    a.store.apply([{ op: 'snapshot', snapshot: big, replacesLog: false }]);
+    a.store.apply([{ op: 'append', txns: txns(1, 11, 12, 200) }]);
+    await a.store.flush();
+    const atFlush = taken;
+    await a.store.snapshotsWritten();
+    assert.ok(atFlush < 64, `the append was durable after ${atFlush} of 64 snapshot chunks`);
+    assert.equal(taken, 64);
+    await a.store.close();
+    const b = await DurableStore.open({ dir, segmentBytes: 4096 });
+    assert.equal(b.recovered.snapshot?.byteLength, 64 * chunk.length);
+    assert.deepEqual(
+      b.recovered.txns.map((t) => t.zxid.counter),
+      [11, 12],
+    );
+    await b.store.close();
+  });
+
+  it('a local snapshot that cannot be written fails the store, and its log stays whole', async () => {
+    const dir = await tempDir();
+    const a = await DurableStore.open({ dir, segmentBytes: 4096 });
+    a.store.apply([{ op: 'append', txns: txns(1, 1, 10, 200) }]);
+    await a.store.flush();
+    const broken = {
+      zxid: { epoch: 1, counter: 10 },
+      byteLength: 10,
+      *chunks(): Iterable<Uint8Array> {
+        yield Buffer.alloc(5);
+        throw new Error('encoder broke');
+      },
+      contents: () => {
+        throw new Error('not parsed here');
+      },
+    };
+    a.store.apply([{ op: 'snapshot', snapshot: broken, replacesLog: false }]);
+    await a.store.flush();
+    await assert.rejects(a.store.snapshotsWritten(), /encoder broke/);
+    assert.throws(() => a.store.apply([{ op: 'append', txns: txns(1, 11, 11, 200) }]), /encoder broke/);
+    await a.store.close().catch(() => undefined);
+    const b = await DurableStore.open({ dir, segmentBytes: 4096 });
+    assert.equal(b.recovered.snapshot, undefined);
+    assert.deepEqual(
+      b.recovered.txns.map((t) => t.zxid.counter),
+      Array.from({ length: 10 }, (_, i) => i + 1),
     );
     await b.store.close();
   });
@@ -312,7 +397,11 @@ describe('DurableStore', () => {
     await a.store.flush();
     await rm(dir, { recursive: true, force: true });
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 2 }, data: new Uint8Array(1), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 2 }, new Uint8Array(1)),
+        replacesLog: false,
+      },
     ]);
     const results = await Promise.allSettled([a.store.flush(), a.store.flush()]);
     assert.deepEqual(

@@ -1,6 +1,7 @@
 // Property-style test: random sequences of PersistOps, with flushes, clean reopens and crashes
 // (abandoning the store without closing it) at random points; after every reopen the recovered
 // state must equal an in-memory model of what the ops mean.
+import { EncodedState, snapshotBytes, type StateSnapshot } from '../../src/node/core/state-snapshot.js';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -33,7 +34,7 @@ interface Model {
   acceptedEpoch: number;
   currentEpoch: number;
   acceptedLeader?: string;
-  snapshot?: { zxid: Zxid; data: Uint8Array };
+  snapshot?: StateSnapshot;
   txns: Txn[];
 }
 
@@ -55,8 +56,8 @@ function applyToModel(m: Model, op: PersistOp): Model {
     case 'snapshot':
       return {
         ...m,
-        snapshot: { zxid: op.zxid, data: op.data },
-        txns: op.replacesLog ? [] : m.txns.filter((t) => compareZxid(t.zxid, op.zxid) > 0),
+        snapshot: op.snapshot,
+        txns: op.replacesLog ? [] : m.txns.filter((t) => compareZxid(t.zxid, op.snapshot.zxid) > 0),
       };
   }
 }
@@ -68,7 +69,7 @@ function describeState(s: RecoveredState | Model): unknown {
     acceptedLeader: s.acceptedLeader,
     snapshot: s.snapshot && {
       zxid: formatZxid(s.snapshot.zxid),
-      data: Buffer.from(s.snapshot.data).toString('hex'),
+      data: snapshotBytes(s.snapshot).toString('hex'),
     },
     txns: s.txns.map((t) => ({ ...t, zxid: formatZxid(t.zxid), data: Buffer.from(t.data).toString('hex') })),
   };
@@ -131,10 +132,10 @@ function randomOp(r: () => number, m: Model, serial: { n: number }): PersistOp {
       candidates.length > 0 && r() < 0.85
         ? pick(candidates)
         : { epoch: last.epoch, counter: last.counter + 1 };
-    return { op: 'snapshot', zxid, data, replacesLog: false };
+    return { op: 'snapshot', snapshot: new EncodedState(zxid, data), replacesLog: false };
   }
   const zxid = { epoch: Math.floor(r() * (last.epoch + 3)), counter: Math.floor(r() * 20) };
-  return { op: 'snapshot', zxid, data, replacesLog: true };
+  return { op: 'snapshot', snapshot: new EncodedState(zxid, data), replacesLog: true };
 }
 
 async function checkFiles(dir: string): Promise<void> {
@@ -183,9 +184,11 @@ async function runSequence(seed: number, steps: number, fsync: boolean): Promise
         assert.equal(next.report.tornTailBytes, 0);
         store = next.store;
       } else if (y < 0.5) {
-        // Crash: everything flushed survives; the old process never touches the disk again.
+        // Crash: everything flushed survives; the old process never touches the disk again. A
+        // local snapshot is written beside the rounds: the crash comes after it is done (a crash
+        // during one leaves its log whole: log-durable-store.test.ts).
         trace.push('crash');
-        await store.flush();
+        await store.snapshotsWritten();
         abandoned.push(store);
         const next = await DurableStore.open(opts);
         assert.deepEqual(

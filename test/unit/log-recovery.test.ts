@@ -1,3 +1,4 @@
+import { EncodedState, snapshotBytes } from '../../src/node/core/state-snapshot.js';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
@@ -159,14 +160,22 @@ describe('recovery', () => {
     const a = await DurableStore.open({ dir });
     a.store.apply([{ op: 'append', txns: range(1, 10).map((c) => txn(1, c)) }]);
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 3 }, data: Buffer.from('s3'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 3 }, Buffer.from('s3')),
+        replacesLog: false,
+      },
     ]);
-    await a.store.flush();
+    await a.store.snapshotsWritten();
     const older = await readFile(join(dir, 'snapshot.1.3'));
     a.store.apply([{ op: 'append', txns: range(11, 15).map((c) => txn(1, c)) }]);
     // Still needs the first segment (it holds 1:6..1:10), so nothing the old snapshot needs is deleted.
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 5 }, data: Buffer.from('s5'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 5 }, Buffer.from('s5')),
+        replacesLog: false,
+      },
     ]);
     await a.store.close();
     // A crash before the older file was removed, and the disk then damaged the newer one.
@@ -174,14 +183,18 @@ describe('recovery', () => {
     await patch(join(dir, 'snapshot.1.5'), SNAPSHOT_HEADER, (b) => (b[0]! ^= 1));
     const b = await DurableStore.open({ dir });
     assert.deepEqual(b.recovered.snapshot?.zxid, { epoch: 1, counter: 3 });
-    assert.equal(Buffer.from(b.recovered.snapshot?.data ?? []).toString(), 's3');
+    assert.equal((b.recovered.snapshot ? snapshotBytes(b.recovered.snapshot) : '').toString(), 's3');
     assert.deepEqual(counters(b.recovered.txns), range(4, 15));
     assert.match(b.report.warnings.join('\n'), /snapshot\.1\.5 failed its checksum/);
     const names = await readdir(dir);
     assert.ok(names.includes('snapshot.1.5.corrupt') && names.includes('snapshot.1.3'), names.join(','));
     // A new snapshot after that is the one recovery picks next time.
     b.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 4 }, data: Buffer.from('s4'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 4 }, Buffer.from('s4')),
+        replacesLog: false,
+      },
     ]);
     await b.store.close();
     const c = await DurableStore.open({ dir });
@@ -195,13 +208,21 @@ describe('recovery', () => {
     const a = await DurableStore.open({ dir });
     a.store.apply([{ op: 'append', txns: range(1, 10).map((c) => txn(1, c)) }]);
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 3 }, data: Buffer.from('s3'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 3 }, Buffer.from('s3')),
+        replacesLog: false,
+      },
     ]);
-    await a.store.flush();
+    await a.store.snapshotsWritten();
     const older = await readFile(join(dir, 'snapshot.1.3'));
     a.store.apply([{ op: 'append', txns: range(11, 15).map((c) => txn(1, c)) }]);
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 1, counter: 12 }, data: Buffer.from('s12'), replacesLog: false },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 1, counter: 12 }, Buffer.from('s12')),
+        replacesLog: false,
+      },
     ]);
     await a.store.close();
     assert.ok(!(await readdir(dir)).includes(SEG1), 'the first segment was compacted away');
@@ -219,8 +240,7 @@ describe('recovery', () => {
     a.store.apply([
       {
         op: 'snapshot',
-        zxid: { epoch: 2, counter: 0 },
-        data: Buffer.from('leader state'),
+        snapshot: new EncodedState({ epoch: 2, counter: 0 }, Buffer.from('leader state')),
         replacesLog: true,
       },
       { op: 'append', txns: [txn(2, 1)] },
@@ -244,7 +264,11 @@ describe('recovery', () => {
     const a = await DurableStore.open({ dir });
     a.store.apply([{ op: 'append', txns: [txn(1, 1)] }]);
     a.store.apply([
-      { op: 'snapshot', zxid: { epoch: 2, counter: 0 }, data: Buffer.from('s'), replacesLog: true },
+      {
+        op: 'snapshot',
+        snapshot: new EncodedState({ epoch: 2, counter: 0 }, Buffer.from('s')),
+        replacesLog: true,
+      },
     ]);
     a.store.apply([{ op: 'append', txns: [txn(2, 1)] }]);
     await a.store.close();

@@ -4,10 +4,15 @@ import type { PeerMessage } from '../../src/node/core/zab-messages.js';
 import type { Txn } from '../../src/node/core/types.js';
 import {
   DecodeError,
+  PeerFrameReader,
   decodePeerMessage,
   encodePeerFrame,
   encodePeerMessage,
+  encodeSnapshotFrames,
+  snapshotOf,
 } from '../../src/node/net/peer-codec.js';
+import { DataTree } from '../../src/node/core/data-tree.js';
+import { snapshotBytes, type StateSnapshot } from '../../src/node/core/state-snapshot.js';
 
 function bytes(n: number, seed: number): Uint8Array {
   const b = new Uint8Array(n);
@@ -26,6 +31,40 @@ function txn(counter: number, size = 1024): Txn {
 }
 
 const z = (epoch: number, counter: number) => ({ epoch, counter });
+
+/** A state of `n` znodes of `size` bytes, applied up to (4, n). */
+function state(n: number, size: number): StateSnapshot {
+  const tree = new DataTree();
+  for (let i = 1; i <= n; i++) {
+    tree.apply({
+      zxid: z(4, i),
+      path: `/s/${i % 7}/k${i}`,
+      data: bytes(size, i),
+      clientId: `c${i % 3}`,
+      requestId: i,
+    });
+  }
+  return tree.freeze();
+}
+
+/** What a connection does: the snapshot's chunk frames, then the message, through one reader. */
+function roundTrip(msg: PeerMessage, chunkBytes?: number): PeerMessage {
+  const reader = new PeerFrameReader();
+  const snap = snapshotOf(msg);
+  if (snap)
+    for (const f of encodeSnapshotFrames(snap, chunkBytes))
+      assert.equal(reader.read(f.subarray(4)), undefined);
+  const out = reader.read(encodePeerMessage(msg));
+  assert.ok(out, `${msg.type} decoded`);
+  return out;
+}
+
+/** A message made comparable: a snapshot as its zxid and bytes. */
+function comparable(msg: PeerMessage): unknown {
+  const snap = snapshotOf(msg);
+  if (!snap || (msg.type !== 'SYNC' && msg.type !== 'FETCHED')) return msg;
+  return { ...msg, plan: { ...msg.plan, snapshot: { zxid: snap.zxid, bytes: snapshotBytes(snap) } } };
+}
 
 // Keyed by type so the compiler insists on a sample of every message type.
 const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: T }>> } = {
@@ -74,12 +113,12 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
     {
       type: 'SYNC',
       epoch: 5,
-      plan: { snapshot: { zxid: z(4, 90), data: bytes(50_000, 9) }, txns: [txn(91), txn(92)] },
+      plan: { snapshot: state(90, 500), txns: [txn(91), txn(92)] },
     },
     {
       type: 'SYNC',
       epoch: 5,
-      plan: { snapshot: { zxid: z(4, 90), data: new Uint8Array(0) }, truncateTo: z(4, 90), txns: [] },
+      plan: { snapshot: new DataTree().freeze(), truncateTo: z(4, 90), txns: [] },
     },
     { type: 'SYNC', epoch: 5, plan: { txns: [] } },
   ],
@@ -104,9 +143,41 @@ const all: PeerMessage[] = Object.values(samples).flat();
 
 test('every message type round-trips', () => {
   for (const msg of all) {
-    const decoded = decodePeerMessage(encodePeerMessage(msg));
-    assert.deepStrictEqual(decoded, msg, msg.type);
+    assert.deepStrictEqual(comparable(roundTrip(msg)), comparable(msg), msg.type);
+    if (!snapshotOf(msg)) assert.deepStrictEqual(decodePeerMessage(encodePeerMessage(msg)), msg, msg.type);
   }
+});
+
+test('a snapshot travels as chunk frames of about the chunk size, each a whole number of records', () => {
+  const snap = state(2000, 1000);
+  const frames = [...encodeSnapshotFrames(snap, 64 * 1024)];
+  assert.ok(
+    frames.length >= 25 && frames.length <= 40,
+    `${frames.length} frames for ${snap.byteLength} bytes`,
+  );
+  for (const f of frames) assert.ok(f.length < 64 * 1024 + 2 * 1100, `a frame of ${f.length} bytes`);
+  const msg: PeerMessage = { type: 'SYNC', epoch: 5, plan: { snapshot: snap, txns: [] } };
+  const got = roundTrip(msg, 64 * 1024);
+  assert.deepStrictEqual(comparable(got), comparable(msg));
+  // The state received is the state sent, znode by znode.
+  const back = DataTree.fromSnapshot(snapshotOf(got) as StateSnapshot);
+  assert.equal(back.size, 2000);
+  assert.deepEqual(back.get('/s/3/k1500'), DataTree.fromSnapshot(snap).get('/s/3/k1500'));
+});
+
+test('a snapshot message without its chunks, or with the wrong ones, is a DecodeError', () => {
+  const msg: PeerMessage = { type: 'SYNC', epoch: 5, plan: { snapshot: state(10, 100), txns: [] } };
+  assert.throws(() => decodePeerMessage(encodePeerMessage(msg)), DecodeError);
+  assert.throws(() => new PeerFrameReader().read(encodePeerMessage(msg)), DecodeError);
+  // Chunks of another state (other size) before it.
+  const reader = new PeerFrameReader();
+  for (const f of encodeSnapshotFrames(state(11, 100))) reader.read(f.subarray(4));
+  assert.throws(() => reader.read(encodePeerMessage(msg)), DecodeError);
+  // Chunks cut short: the state is incomplete.
+  const cut = new PeerFrameReader();
+  const frames = [...encodeSnapshotFrames(state(10, 100), 300)];
+  for (const f of frames.slice(0, -1)) cut.read(f.subarray(4));
+  assert.throws(() => cut.read(encodePeerMessage(msg)), DecodeError);
 });
 
 test('encodePeerFrame is the payload behind a u32 BE length', () => {
@@ -123,8 +194,10 @@ test('binary data travels raw: a 64 x 1 kB proposal costs little more than its d
   const size = encodePeerMessage(msg).length;
   const data = 64 * 1024;
   assert.ok(size < data + 64 * 48, `${size} bytes for ${data} bytes of data`);
-  const snap = encodePeerMessage(samples.SYNC[0] as PeerMessage).length;
-  assert.ok(snap < 50_000 + 2 * 1024 + 200, `snapshot message of ${snap} bytes`);
+  const sync = samples.SYNC[0] as PeerMessage;
+  const snap = [...encodeSnapshotFrames(snapshotOf(sync) as StateSnapshot)].reduce((n, f) => n + f.length, 0);
+  // 90 znodes of 500 bytes with a ~16-byte path, plus 90 dedup entries: records of 20 + 12 bytes.
+  assert.ok(snap < 90 * (500 + 20 + 16 + 12 + 8) + 64, `snapshot chunks of ${snap} bytes`);
 });
 
 test('the generic form lifts every Uint8Array out as a raw blob, wherever it is', () => {
@@ -152,7 +225,7 @@ test('decoded bytes are plain Uint8Array views of the frame', () => {
 test('every truncation and any trailing byte is a DecodeError', () => {
   for (const msg of [
     samples.PROPOSAL[0],
-    samples.SYNC[0],
+    samples.FETCHED[0],
     samples.ACKEPOCH[0],
     samples.PONG[0],
   ] as PeerMessage[]) {

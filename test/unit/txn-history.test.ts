@@ -1,3 +1,4 @@
+import { EncodedState } from '../../src/node/core/state-snapshot.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DataTree, requestKey } from '../../src/node/core/data-tree.js';
@@ -105,10 +106,11 @@ test('a follower behind the leader’s snapshot gets a SNAP and the txns after i
     [1, 1],
     [1, 2],
   ]);
-  const plan = leader.planSync(follower.ranges(), follower.last, () => ({
-    zxid: zxid(1, 6),
-    data: new Uint8Array([9]),
-  }));
+  const plan = leader.planSync(
+    follower.ranges(),
+    follower.last,
+    () => new EncodedState(zxid(1, 6), new Uint8Array([9])),
+  );
   assert.deepEqual(plan.snapshot?.zxid, zxid(1, 6));
   assert.deepEqual(
     plan.txns.map((t) => t.zxid),
@@ -162,7 +164,7 @@ test('past the diff limit a follower gets a snapshot and the txns after it; at t
   const beyond = leader.planSync(
     follower.ranges(),
     follower.last,
-    () => ({ zxid: zxid(1, 3), data: new Uint8Array([7]) }),
+    () => new EncodedState(zxid(1, 3), new Uint8Array([7])),
     2,
   );
   assert.deepEqual(beyond.snapshot?.zxid, zxid(1, 3));

@@ -6,6 +6,7 @@
 //   3. `replies` to clients;
 //   4. `events` to the event stream.
 // The core never touches a clock, socket, disk or random source itself.
+import type { StateSnapshot } from './state-snapshot.js';
 import type { NodeEventBody } from '../../events/node-events.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn, WallMs } from './types.js';
@@ -63,11 +64,10 @@ export type PersistOp =
       /** Who the accepted epoch came from: a node that crashed after ACKEPOCH may rejoin that same leader. */
       readonly acceptedLeader?: NodeId;
     }
-  /** Replace the whole state by a snapshot taken at `zxid` (SNAP sync) or record a local snapshot. */
+  /** Replace the whole state by a snapshot (SNAP sync) or record a local snapshot. */
   | {
       readonly op: 'snapshot';
-      readonly zxid: Zxid;
-      readonly data: Uint8Array;
+      readonly snapshot: StateSnapshot;
       readonly replacesLog: boolean;
     };
 
@@ -92,7 +92,7 @@ export interface RecoveredState {
   readonly acceptedEpoch: number;
   readonly currentEpoch: number;
   readonly acceptedLeader?: NodeId;
-  readonly snapshot?: { readonly zxid: Zxid; readonly data: Uint8Array };
+  readonly snapshot?: StateSnapshot;
   /** Txns logged after the snapshot, in zxid order. */
   readonly txns: readonly Txn[];
 }

@@ -3,12 +3,15 @@
 // deduplication survives failover and SNAP sync.
 import type { Txn } from './types.js';
 import { compareZxid, ZERO_ZXID, type Zxid } from './zxid.js';
+import {
+  FrozenState,
+  SnapshotDecoder,
+  snapshotBytes,
+  type StateSnapshot,
+  type Znode,
+} from './state-snapshot.js';
 
-export interface Znode {
-  readonly data: Uint8Array;
-  readonly version: number;
-  readonly zxid: Zxid;
-}
+export type { Znode };
 
 export interface ApplyResult {
   /** False when the request had been applied before (a retry): nothing changed. */
@@ -69,69 +72,32 @@ export class DataTree {
     return { applied: true, zxid: txn.zxid };
   }
 
-  /** Binary snapshot: header, znodes, then the dedup table, all in insertion order. */
+  /**
+   * The state now, as a snapshot: copies the tables' entries (not the data, which is immutable)
+   * and nothing else, so it costs little even for a large state; encoding happens later, in chunks.
+   */
+  freeze(): FrozenState {
+    return new FrozenState({ applied: this.applied, nodes: [...this.nodes], done: [...this.done] });
+  }
+
+  /** A tree of its own holding a snapshot's state. */
+  static fromSnapshot(snap: StateSnapshot, dedupWindow = DEFAULT_DEDUP_WINDOW): DataTree {
+    const c = snap.contents();
+    const tree = new DataTree(dedupWindow);
+    tree.applied = c.applied;
+    for (const [path, node] of c.nodes) tree.nodes.set(path, node);
+    for (const [key, z] of c.done) tree.done.set(key, z);
+    return tree;
+  }
+
+  /** The whole snapshot in one buffer (tests, small states). */
   serialize(): Uint8Array {
-    const parts: Buffer[] = [];
-    const head = Buffer.alloc(16);
-    head.writeUInt32BE(this.applied.epoch, 0);
-    head.writeUInt32BE(this.applied.counter, 4);
-    head.writeUInt32BE(this.nodes.size, 8);
-    head.writeUInt32BE(this.done.size, 12);
-    parts.push(head);
-    for (const [path, node] of this.nodes) {
-      const p = Buffer.from(path, 'utf8');
-      const h = Buffer.alloc(4 + 4 + 4 + 4 + 4);
-      h.writeUInt32BE(p.length, 0);
-      h.writeUInt32BE(node.version, 4);
-      h.writeUInt32BE(node.zxid.epoch, 8);
-      h.writeUInt32BE(node.zxid.counter, 12);
-      h.writeUInt32BE(node.data.length, 16);
-      parts.push(h, p, Buffer.from(node.data.buffer, node.data.byteOffset, node.data.byteLength));
-    }
-    for (const [key, z] of this.done) {
-      const k = Buffer.from(key, 'utf8');
-      const h = Buffer.alloc(12);
-      h.writeUInt32BE(k.length, 0);
-      h.writeUInt32BE(z.epoch, 4);
-      h.writeUInt32BE(z.counter, 8);
-      parts.push(h, k);
-    }
-    return Buffer.concat(parts);
+    return snapshotBytes(this.freeze());
   }
 
   static deserialize(bytes: Uint8Array, dedupWindow = DEFAULT_DEDUP_WINDOW): DataTree {
-    const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const tree = new DataTree(dedupWindow);
-    let o = 0;
-    const u32 = (): number => {
-      const v = b.readUInt32BE(o);
-      o += 4;
-      return v;
-    };
-    const take = (n: number): Buffer => {
-      if (o + n > b.length) throw new Error('snapshot is truncated');
-      const s = b.subarray(o, o + n);
-      o += n;
-      return s;
-    };
-    tree.applied = { epoch: u32(), counter: u32() };
-    const nodes = u32();
-    const done = u32();
-    for (let i = 0; i < nodes; i++) {
-      const plen = u32();
-      const version = u32();
-      const zx = { epoch: u32(), counter: u32() };
-      const dlen = u32();
-      const path = take(plen).toString('utf8');
-      // Copy: the snapshot buffer may be large and short-lived; don't pin it per znode.
-      tree.nodes.set(path, { data: Uint8Array.prototype.slice.call(take(dlen)), version, zxid: zx });
-    }
-    for (let i = 0; i < done; i++) {
-      const klen = u32();
-      const zx = { epoch: u32(), counter: u32() };
-      tree.done.set(take(klen).toString('utf8'), zx);
-    }
-    if (o !== b.length) throw new Error(`snapshot has ${b.length - o} trailing bytes`);
-    return tree;
+    const d = new SnapshotDecoder();
+    d.push(bytes);
+    return DataTree.fromSnapshot(d.finish(), dedupWindow);
   }
 }

@@ -2,6 +2,7 @@
 // protocol (discovery → catch-up fetch → sync → broadcast). Driven by inputs, it accumulates
 // effects that the driver drains with ready(); see core-types.ts for the order they must be
 // applied in. Time comes only from the `now` of each input.
+import type { StateSnapshot } from './state-snapshot.js';
 import type {
   CoreEvent,
   CoreInput,
@@ -215,7 +216,7 @@ export class NodeCore {
     this.acceptedLeader = recovered.acceptedLeader;
     this.currentEpoch = recovered.currentEpoch;
     const base = recovered.snapshot?.zxid ?? ZERO_ZXID;
-    this.tree = recovered.snapshot ? DataTree.deserialize(recovered.snapshot.data) : new DataTree();
+    this.tree = recovered.snapshot ? DataTree.fromSnapshot(recovered.snapshot) : new DataTree();
     this.history = new TxnHistory(base);
     for (const t of recovered.txns) this.history.append(t);
     this.durableZxid = this.history.last;
@@ -737,7 +738,7 @@ export class NodeCore {
       this.emit({
         ev: 'snapshot-sent',
         to: id,
-        bytes: plan.snapshot.data.byteLength,
+        bytes: plan.snapshot.byteLength,
         zxid: formatZxid(plan.snapshot.zxid),
       });
     this.send(id, { type: 'SYNC', epoch: ls.epoch, plan });
@@ -963,7 +964,7 @@ export class NodeCore {
       this.emit({
         ev: 'snapshot-sent',
         to: from,
-        bytes: plan.snapshot.data.byteLength,
+        bytes: plan.snapshot.byteLength,
         zxid: formatZxid(plan.snapshot.zxid),
       });
     this.send(from, { type: 'FETCHED', epoch: m.epoch, plan });
@@ -1012,22 +1013,19 @@ export class NodeCore {
   /** Bring this log in line with a plan (a SYNC from the leader or a FETCHED from a follower). */
   private applyPlan(plan: SyncPlan, from: NodeId, why: 'sync' | 'fetched'): void {
     if (plan.snapshot) {
-      this.tree = DataTree.deserialize(plan.snapshot.data);
+      this.tree = DataTree.fromSnapshot(plan.snapshot);
       this.cfg.observer?.installed(plan.snapshot.zxid);
       this.history.reset(plan.snapshot.zxid);
       this.committed = plan.snapshot.zxid;
       this.appliedSinceSnapshot = 0;
-      this.persist.push({
-        op: 'snapshot',
-        zxid: plan.snapshot.zxid,
-        data: plan.snapshot.data,
-        replacesLog: true,
-      });
+      // Whatever form it came in (chunks parsed as they arrived, or the sender's own copy in the
+      // simulator), the snapshot is a picture of its own, which the new tree does not share.
+      this.persist.push({ op: 'snapshot', snapshot: plan.snapshot, replacesLog: true });
       this.emit({
         ev: 'snapshot-received',
         from,
         why,
-        bytes: plan.snapshot.data.byteLength,
+        bytes: plan.snapshot.byteLength,
         zxid: formatZxid(plan.snapshot.zxid),
       });
     }
@@ -1089,16 +1087,17 @@ export class NodeCore {
     if (this.appliedSinceSnapshot >= this.cfg.snapshotEvery) this.takeLocalSnapshot();
   }
 
-  private snapshotNow(): { zxid: Zxid; data: Uint8Array } {
-    return { zxid: this.tree.lastApplied, data: this.tree.serialize() };
+  /** The state now; encoded later, a chunk at a time, by whoever sends or writes it. */
+  private snapshotNow(): StateSnapshot {
+    return this.tree.freeze();
   }
 
   private takeLocalSnapshot(): void {
     const snap = this.snapshotNow();
-    this.persist.push({ op: 'snapshot', zxid: snap.zxid, data: snap.data, replacesLog: false });
+    this.persist.push({ op: 'snapshot', snapshot: snap, replacesLog: false });
     this.history.compactTo(snap.zxid);
     this.appliedSinceSnapshot = 0;
-    this.emit({ ev: 'snapshot-taken', zxid: formatZxid(snap.zxid), bytes: snap.data.byteLength });
+    this.emit({ ev: 'snapshot-taken', zxid: formatZxid(snap.zxid), bytes: snap.byteLength });
   }
 
   private onWrite(

@@ -5,6 +5,7 @@
 import type { Txn } from './types.js';
 import type { EpochRange, SyncPlan } from './zab-messages.js';
 import { compareZxid, zxidEquals, type Zxid } from './zxid.js';
+import type { StateSnapshot } from './state-snapshot.js';
 
 export class TxnHistory {
   private txns: Txn[] = [];
@@ -139,7 +140,7 @@ export class TxnHistory {
   planSync(
     ranges: readonly EpochRange[],
     last: Zxid,
-    snapshot: () => { zxid: Zxid; data: Uint8Array },
+    snapshot: () => StateSnapshot,
     diffLimit = Infinity,
   ): SyncPlan {
     const common = this.commonPoint(ranges, last);

@@ -4,6 +4,7 @@ import type { HeartbeatMessage } from './measure/heartbeat-messages.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn } from './types.js';
 import type { Zxid } from './zxid.js';
+import type { StateSnapshot } from './state-snapshot.js';
 
 /** A run of consecutive counters of one epoch held in a log: lets two nodes find their common prefix. */
 export interface EpochRange {
@@ -15,7 +16,7 @@ export interface EpochRange {
 /** How to bring a log in line with another one: optional snapshot, optional truncation, then txns. */
 export interface SyncPlan {
   /** SNAP: replace everything by this state (its log starts after `zxid`). */
-  readonly snapshot?: { readonly zxid: Zxid; readonly data: Uint8Array };
+  readonly snapshot?: StateSnapshot;
   /** TRUNC: drop every txn after this zxid. */
   readonly truncateTo?: Zxid;
   /** DIFF: txns to append, in order. */

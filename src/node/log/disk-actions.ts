@@ -1,5 +1,6 @@
 // The physical steps a flush round performs, in the order the ops were applied. DurableStore.apply()
 // turns ops into these at once (updating its in-memory index), so a flush only does I/O.
+import type { EncodedSnapshot } from '../core/state-snapshot.js';
 import type { FileHandle } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
@@ -37,7 +38,7 @@ export type DiskAction =
   | {
       readonly kind: 'snapshot';
       readonly meta: SnapshotMeta;
-      readonly data: Uint8Array;
+      readonly snapshot: EncodedSnapshot;
       readonly deleteSeqs: readonly number[];
       readonly deleteSnapshots: readonly string[];
     };
@@ -73,6 +74,13 @@ const NEW_SEGMENT_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXC
 export class DiskExecutor {
   bytesWritten = 0;
   private readonly handles = new Map<number, FileHandle>();
+  /**
+   * A local snapshot being written beside the rounds: it only compacts the log (the segments it
+   * replaces stay until it is durable, so a crash meanwhile recovers from the older snapshot and
+   * the whole log), and writing hundreds of MB must not hold up the appends that clients wait for.
+   */
+  private background: Promise<void> | undefined;
+  private backgroundError: { readonly err: unknown } | undefined;
 
   private readonly syncFlag: number;
 
@@ -85,6 +93,7 @@ export class DiskExecutor {
 
   /** Perform `actions` in order; with fsync on, all of it is durable when this resolves. */
   async run(actions: readonly DiskAction[]): Promise<void> {
+    this.throwBackgroundError();
     markSyncPoints(actions);
     for (const a of actions) {
       switch (a.kind) {
@@ -106,6 +115,8 @@ export class DiskExecutor {
           break;
         }
         case 'truncate': {
+          // Deletions stay in order with a snapshot's.
+          await this.settleBackground();
           // Newest first: a crash part-way leaves a prefix of the old log, never a log with a hole.
           for (const seq of [...a.deleteSeqs].sort((x, y) => y - x)) {
             await this.closeHandle(seq);
@@ -123,15 +134,16 @@ export class DiskExecutor {
           this.bytesWritten += await writeEpochs(this.dir, a.epochs, this.fsync);
           break;
         case 'snapshot': {
-          this.bytesWritten += await writeSnapshot(this.dir, a.meta, a.data, this.fsync);
-          for (const seq of a.deleteSeqs) {
-            await this.closeHandle(seq);
-            await unlinkIfExists(this.path(seq));
+          // One snapshot at a time: each deletes the one before.
+          await this.settleBackground();
+          if (a.meta.replacesLog) {
+            // A SNAP's state is what the log after it continues from: durable before anything else.
+            await this.snapshot(a);
+          } else {
+            this.background = this.snapshot(a).catch((err: unknown) => {
+              this.backgroundError = { err };
+            });
           }
-          for (const name of a.deleteSnapshots) await unlinkIfExists(join(this.dir, name));
-          // Made durable so that at most two snapshots (this one and the one before) ever coexist:
-          // recovery may fall back one generation, never to a state older than that.
-          if (this.fsync && a.deleteSeqs.length + a.deleteSnapshots.length > 0) await fsyncDir(this.dir);
           break;
         }
       }
@@ -139,7 +151,32 @@ export class DiskExecutor {
   }
 
   async closeAll(): Promise<void> {
+    await this.background;
     for (const seq of [...this.handles.keys()]) await this.closeHandle(seq);
+    this.throwBackgroundError();
+  }
+
+  /** Waits for a local snapshot being written, if any; throws if writing it failed. */
+  async settleBackground(): Promise<void> {
+    await this.background;
+    this.background = undefined;
+    this.throwBackgroundError();
+  }
+
+  private throwBackgroundError(): void {
+    if (this.backgroundError) throw this.backgroundError.err;
+  }
+
+  private async snapshot(a: DiskAction & { kind: 'snapshot' }): Promise<void> {
+    this.bytesWritten += await writeSnapshot(this.dir, a.meta, a.snapshot, this.fsync);
+    for (const seq of a.deleteSeqs) {
+      await this.closeHandle(seq);
+      await unlinkIfExists(this.path(seq));
+    }
+    for (const name of a.deleteSnapshots) await unlinkIfExists(join(this.dir, name));
+    // Made durable so that at most two snapshots (this one and the one before) ever coexist:
+    // recovery may fall back one generation, never to a state older than that.
+    if (this.fsync && a.deleteSeqs.length + a.deleteSnapshots.length > 0) await fsyncDir(this.dir);
   }
 
   private path(seq: number): string {

@@ -5,6 +5,7 @@
 // log and queues the disk actions (appends are encoded into one buffer per op). flush() performs
 // everything queued in one round (one writev per segment, made durable by O_DSYNC) and
 // shares that round among all concurrent callers (group commit).
+import type { EncodedSnapshot } from '../core/state-snapshot.js';
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { Txn } from '../core/types.js';
 import type { Zxid } from '../core/zxid.js';
@@ -93,7 +94,7 @@ export class DurableStore {
    * Apply ops in order (append / truncate / epochs / snapshot). Buffers; nothing is durable until
    * flush(). Throws on an op that would break the log's invariants (an append not past the last
    * zxid, a local snapshot older than the current one): those are bugs in the caller, and the ops
-   * before the bad one stay applied. A snapshot's data must not be mutated until flush() resolves.
+   * before the bad one stay applied. A snapshot is encoded (a chunk at a time) during the flush.
    */
   apply(ops: readonly PersistOp[]): void {
     this.checkUsable();
@@ -113,7 +114,7 @@ export class DurableStore {
           });
           break;
         case 'snapshot':
-          this.recordSnapshot(op.zxid, op.data, op.replacesLog);
+          this.recordSnapshot(op.snapshot, op.replacesLog);
           break;
       }
       this.applied++;
@@ -122,7 +123,10 @@ export class DurableStore {
 
   /**
    * Write everything buffered, durably when fsync is on (O_DSYNC). Group commit:
-   * concurrent callers share one flush; resolves when all ops applied before the call are durable.
+   * concurrent callers share one flush; resolves when all ops applied before the call are durable,
+   * except a local snapshot (replacesLog false), which is written beside the rounds (see
+   * DiskExecutor.background): nothing depends on it being durable, since the log it compacts stays
+   * until it is. snapshotsWritten() waits for it; close() does too.
    */
   flush(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
@@ -133,6 +137,18 @@ export class DurableStore {
       this.waiters.push({ target, resolve, reject });
       this.running ??= this.drain();
     });
+  }
+
+  /** Resolves once every snapshot applied so far is on disk (after flush() of the ops before). */
+  async snapshotsWritten(): Promise<void> {
+    await this.flush();
+    try {
+      await this.executor.settleBackground();
+    } catch (err) {
+      // As for a failed round: the disk state is unknown, so no further work.
+      this.failure ??= err;
+      throw err;
+    }
   }
 
   /**
@@ -269,7 +285,8 @@ export class DurableStore {
     else this.queue.push({ kind: 'epochs', epochs });
   }
 
-  private recordSnapshot(zxid: Zxid, data: Uint8Array, replacesLog: boolean): void {
+  private recordSnapshot(snapshot: EncodedSnapshot, replacesLog: boolean): void {
+    const zxid = snapshot.zxid;
     for (const v of [zxid.epoch, zxid.counter]) {
       if (!Number.isInteger(v) || v < 0 || v > 0xffffffff)
         throw new RangeError(`snapshot zxid out of range: ${formatZxid(zxid)}`);
@@ -293,7 +310,7 @@ export class DurableStore {
     };
     const name = snapshotName(zxid);
     const deleteSnapshots = this.snapshotFiles.filter((n) => n !== name);
-    this.queue.push({ kind: 'snapshot', meta, data, deleteSeqs, deleteSnapshots });
+    this.queue.push({ kind: 'snapshot', meta, snapshot, deleteSeqs, deleteSnapshots });
     this.segments = [...kept, fresh];
     this.snapshot = meta;
     this.snapshotFiles = [name];

@@ -20,25 +20,50 @@ export async function fsyncDir(dir: string): Promise<void> {
  * `fsync` off only the rename's atomicity remains (enough against a process crash, not a power cut).
  * Returns the bytes written.
  */
-export async function writeFileAtomic(
+export function writeFileAtomic(
   dir: string,
   name: string,
   chunks: readonly Uint8Array[],
+  fsync: boolean,
+): Promise<number> {
+  return writeFileAtomicStream(
+    dir,
+    name,
+    (async function* () {
+      yield* chunks;
+    })(),
+    fsync,
+  );
+}
+
+/**
+ * writeFileAtomic for contents produced as they are written: each chunk is written (and the write
+ * awaited) before the next is asked for, so a large file never has to exist in memory at once. An
+ * error from the producer leaves only the temp file, which is removed.
+ */
+export async function writeFileAtomicStream(
+  dir: string,
+  name: string,
+  chunks: AsyncIterable<Uint8Array>,
   fsync: boolean,
 ): Promise<number> {
   const tmp = join(dir, name + TMP_SUFFIX);
   const handle = await open(tmp, 'w');
   let written = 0;
   try {
-    const expected = chunks.reduce((sum, c) => sum + c.byteLength, 0);
-    const { bytesWritten } = await handle.writev(chunks, 0);
-    if (bytesWritten !== expected)
-      throw new Error(`short write to ${tmp}: ${bytesWritten} of ${expected} bytes`);
-    written = bytesWritten;
+    for await (const chunk of chunks) {
+      const { bytesWritten } = await handle.write(chunk, 0, chunk.byteLength, written);
+      if (bytesWritten !== chunk.byteLength)
+        throw new Error(`short write to ${tmp}: ${bytesWritten} of ${chunk.byteLength} bytes`);
+      written += bytesWritten;
+    }
     if (fsync) await handle.sync();
-  } finally {
+  } catch (err) {
     await handle.close();
+    await unlinkIfExists(tmp);
+    throw err;
   }
+  await handle.close();
   await rename(tmp, join(dir, name));
   if (fsync) await fsyncDir(dir);
   return written;

@@ -2,6 +2,7 @@
 // after it from the log segments in order. Everything is checked before anything is changed on
 // disk; only then are torn tails cut off and leftovers (temp files, stale segments and snapshots)
 // removed.
+import { EncodedState } from '../core/state-snapshot.js';
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecoveredState } from '../core/core-types.js';
@@ -230,7 +231,7 @@ export async function recover(dir: string, fsync: boolean): Promise<RecoveredLay
     acceptedEpoch: epochs.acceptedEpoch,
     currentEpoch: epochs.currentEpoch,
     ...(epochs.acceptedLeader !== undefined ? { acceptedLeader: epochs.acceptedLeader } : {}),
-    ...(snapshot ? { snapshot: { zxid: snapshot.zxid, data: snapshot.data } } : {}),
+    ...(snapshot ? { snapshot: new EncodedState(snapshot.zxid, snapshot.data) } : {}),
     txns,
   };
   return {

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import type { Zxid } from '../core/zxid.js';
 import { snapshotName } from './file-names.js';
-import { writeFileAtomic } from './fs-helpers.js';
+import { writeFileAtomicStream } from './fs-helpers.js';
+import type { EncodedSnapshot } from '../core/state-snapshot.js';
+import { formatZxid } from '../core/zxid.js';
 
 const MAGIC = Buffer.from('POLESNAP', 'latin1');
 const VERSION = 1;
@@ -60,17 +62,41 @@ function decodeHeader(h: Buffer): (SnapshotMeta & { readonly dataLength: number 
   };
 }
 
-/** Write a snapshot atomically; returns the bytes written. */
-export function writeSnapshot(
+/**
+ * Write a snapshot atomically; returns the bytes written. The snapshot is encoded, checksummed and
+ * written a chunk at a time, each write awaited, so a large state never holds the event loop.
+ */
+export async function writeSnapshot(
   dir: string,
   meta: SnapshotMeta,
-  data: Uint8Array,
+  snapshot: EncodedSnapshot,
   fsync: boolean,
 ): Promise<number> {
-  const header = encodeHeader(meta, data.byteLength);
-  const trailer = Buffer.alloc(TRAILER_BYTES);
-  trailer.writeUInt32LE(crc32(data, crc32(header)), 0);
-  return writeFileAtomic(dir, snapshotName(meta.zxid), [header, data, trailer], fsync);
+  const header = encodeHeader(meta, snapshot.byteLength);
+  const written = await writeFileAtomicStream(
+    dir,
+    snapshotName(meta.zxid),
+    (async function* () {
+      yield header;
+      let crc = crc32(header);
+      let size = 0;
+      for (const chunk of snapshot.chunks()) {
+        crc = crc32(chunk, crc);
+        size += chunk.byteLength;
+        yield chunk;
+      }
+      if (size !== snapshot.byteLength) {
+        throw new Error(
+          `snapshot ${formatZxid(meta.zxid)} encoded to ${size} bytes, not the ${snapshot.byteLength} announced`,
+        );
+      }
+      const trailer = Buffer.alloc(TRAILER_BYTES);
+      trailer.writeUInt32LE(crc, 0);
+      yield trailer;
+    })(),
+    fsync,
+  );
+  return written;
 }
 
 /** The header of a snapshot file, read cheaply to order candidates; undefined if it is not one. */

@@ -9,9 +9,16 @@
 // number arrays. New message types therefore work without touching this file, just not as fast.
 //
 // Decoded Uint8Arrays are plain Uint8Array views into the frame (no copy).
+//
+// A SYNC or FETCHED that carries a snapshot is several frames: the snapshot's bytes first, as
+// SNAPCHUNK frames of about a megabyte (encoded lazily, one at a time, by encodeSnapshotFrames),
+// then the message itself with only the snapshot's zxid and size. A PeerFrameReader (one per
+// connection) parses the chunks as they arrive and hands the finished snapshot to the message
+// that follows them: neither side ever holds the event loop for a whole state.
 import type { PeerMessage, SyncPlan, ZabMessage } from '../core/zab-messages.js';
 import type { Txn } from '../core/types.js';
-import type { Zxid } from '../core/zxid.js';
+import { zxidEquals, type Zxid } from '../core/zxid.js';
+import { DEFAULT_CHUNK_BYTES, SnapshotDecoder, type StateSnapshot } from '../core/state-snapshot.js';
 import { BinaryReader, BinaryWriter, DecodeError } from './binary-io.js';
 
 export { DecodeError };
@@ -27,6 +34,7 @@ const Kind = {
   Sync: 7,
   Fetched: 8,
   Heartbeat: 9,
+  SnapChunk: 10,
 } as const;
 
 type Of<T extends PeerMessage['type']> = Extract<PeerMessage, { type: T }>;
@@ -41,8 +49,76 @@ export function encodePeerFrame(msg: PeerMessage): Buffer {
   return encodeInto(msg, true).finishFrame();
 }
 
-/** Decodes a frame payload; throws DecodeError on anything malformed. */
+/** The snapshot a SYNC or FETCHED carries, if any: it travels ahead of the message, in chunks. */
+export function snapshotOf(msg: PeerMessage): StateSnapshot | undefined {
+  return msg.type === 'SYNC' || msg.type === 'FETCHED' ? msg.plan.snapshot : undefined;
+}
+
+/**
+ * The SNAPCHUNK frames of a snapshot, each made when asked for. Send them all, in order and with
+ * nothing but other chunk-free frames between, before the message that carries the snapshot.
+ */
+export function* encodeSnapshotFrames(
+  snapshot: StateSnapshot,
+  chunkBytes = DEFAULT_CHUNK_BYTES,
+): Generator<Buffer> {
+  for (const chunk of snapshot.chunks(chunkBytes)) {
+    const w = new BinaryWriter(16 + chunk.byteLength, true);
+    w.u8(Kind.SnapChunk).bytes(chunk);
+    yield w.finishFrame();
+  }
+}
+
+/** Reads one connection's frames: keeps the snapshot being received between them. */
+export class PeerFrameReader {
+  private snapshot: SnapshotDecoder | undefined;
+
+  /** The message a frame holds, or undefined for a snapshot chunk (kept for the message after it). */
+  read(frame: Uint8Array): PeerMessage | undefined {
+    if (frame[0] === Kind.SnapChunk) {
+      const r = new BinaryReader(frame);
+      r.u8();
+      const bytes = r.bytes();
+      r.end();
+      this.snapshot ??= new SnapshotDecoder();
+      try {
+        this.snapshot.push(bytes);
+      } catch (e) {
+        throw new DecodeError(`bad snapshot chunk: ${(e as Error).message}`);
+      }
+      return undefined;
+    }
+    return decodeFrame(frame, (zxid, byteLength) => {
+      const d = this.snapshot;
+      this.snapshot = undefined;
+      if (!d) throw new DecodeError('a snapshot with no chunks before it');
+      if (d.bytes !== byteLength)
+        throw new DecodeError(`snapshot of ${d.bytes} bytes, announced ${byteLength}`);
+      let s: StateSnapshot;
+      try {
+        s = d.finish();
+      } catch (e) {
+        throw new DecodeError((e as Error).message);
+      }
+      if (!zxidEquals(s.zxid, zxid)) throw new DecodeError('snapshot chunks for another zxid');
+      return s;
+    });
+  }
+}
+
+/**
+ * Decodes a frame payload that is a whole message (a SYNC or FETCHED with a snapshot needs a
+ * PeerFrameReader instead); throws DecodeError on anything malformed.
+ */
 export function decodePeerMessage(buf: Uint8Array): PeerMessage {
+  return decodeFrame(buf, () => {
+    throw new DecodeError('a snapshot with no chunks before it');
+  });
+}
+
+type TakeSnapshot = (zxid: Zxid, byteLength: number) => StateSnapshot;
+
+function decodeFrame(buf: Uint8Array, takeSnapshot: TakeSnapshot): PeerMessage {
   const r = new BinaryReader(buf);
   const kind = r.u8();
   let msg: PeerMessage;
@@ -87,10 +163,10 @@ export function decodePeerMessage(buf: Uint8Array): PeerMessage {
       msg = { type: 'PONG', epoch: r.u32() };
       break;
     case Kind.Sync:
-      msg = { type: 'SYNC', epoch: r.u32(), plan: readPlan(r) };
+      msg = { type: 'SYNC', epoch: r.u32(), plan: readPlan(r, takeSnapshot) };
       break;
     case Kind.Fetched:
-      msg = { type: 'FETCHED', epoch: r.u32(), plan: readPlan(r) };
+      msg = { type: 'FETCHED', epoch: r.u32(), plan: readPlan(r, takeSnapshot) };
       break;
     case Kind.Generic:
       msg = readGeneric(r);
@@ -203,23 +279,24 @@ const HAS_SNAPSHOT = 1;
 const HAS_TRUNCATE = 2;
 
 function planSize(p: SyncPlan): number {
-  return 32 + (p.snapshot?.data.length ?? 0) + txnsSize(p.txns);
+  return 48 + txnsSize(p.txns);
 }
 
+/** The snapshot itself went ahead in SNAPCHUNK frames: here only what identifies it. */
 function writePlan(w: BinaryWriter, p: SyncPlan): void {
   w.u8((p.snapshot ? HAS_SNAPSHOT : 0) | (p.truncateTo ? HAS_TRUNCATE : 0));
   if (p.snapshot) {
     writeZxid(w, p.snapshot.zxid);
-    w.bytes(p.snapshot.data);
+    w.f64(p.snapshot.byteLength);
   }
   if (p.truncateTo) writeZxid(w, p.truncateTo);
   writeTxns(w, p.txns);
 }
 
-function readPlan(r: BinaryReader): SyncPlan {
+function readPlan(r: BinaryReader, takeSnapshot: TakeSnapshot): SyncPlan {
   const flags = r.u8();
   if ((flags & ~(HAS_SNAPSHOT | HAS_TRUNCATE)) !== 0) throw new DecodeError(`bad sync plan flags ${flags}`);
-  const snapshot = flags & HAS_SNAPSHOT ? { zxid: readZxid(r), data: r.bytes() } : undefined;
+  const snapshot = flags & HAS_SNAPSHOT ? takeSnapshot(readZxid(r), r.f64()) : undefined;
   const truncateTo = flags & HAS_TRUNCATE ? readZxid(r) : undefined;
   const txns = readTxns(r);
   // Absent parts stay absent (not `undefined`-valued keys), as the core built them.

@@ -16,7 +16,7 @@ import type { PeerMessage } from '../core/zab-messages.js';
 import type { Handshake } from './peer-handshake.js';
 import { CoalescingWriter } from './coalescing-writer.js';
 import { FrameDecoder, describeFrameError } from './frame-decoder.js';
-import { decodePeerMessage, encodePeerFrame } from './peer-codec.js';
+import { PeerFrameReader, encodePeerFrame, encodeSnapshotFrames, snapshotOf } from './peer-codec.js';
 import {
   HANDSHAKE_MAX_FRAME,
   HANDSHAKE_VERSION,
@@ -41,7 +41,7 @@ export interface PeerNetworkOptions {
   readonly peers: ReadonlyArray<PeerAddress>;
   /** Pause between dial attempts while a link is down. Default 50. */
   readonly reconnectMs?: number;
-  /** Largest frame accepted from a peer once it is known. Default 512 MiB (a SNAP carries a whole state). */
+  /** Largest frame accepted from a peer once it is known. Default 512 MiB (a DIFF carries a whole log). */
   readonly maxFrameBytes?: number;
   /** Time allowed for connect + handshake before the attempt is dropped. Default 5000. */
   readonly handshakeTimeoutMs?: number;
@@ -69,6 +69,12 @@ interface Conn {
   readonly socket: Socket;
   readonly writer: CoalescingWriter;
   readonly decoder: FrameDecoder;
+  readonly reader: PeerFrameReader;
+  /**
+   * Messages waiting for a snapshot being streamed ahead of them (ZAB needs them in order);
+   * undefined when nothing streams.
+   */
+  backlog: PeerMessage[] | undefined;
   /** The peer: known from the start when dialing, after HELLO when accepting. */
   peer: Member | undefined;
   state: 'handshake' | 'up' | 'done';
@@ -76,11 +82,16 @@ interface Conn {
   handshakeTimer: NodeJS.Timeout | undefined;
 }
 
-// A snapshot still travels as one frame: a state of 250 MB of 1 kB znodes (the paper's largest)
-// makes a SYNC of about 285 MB with its headers and dedup table (56.7 MB for 50 MB measured), so a
-// frame may hold 512 MiB, and a peer may have twice that waiting before it counts as not reading.
+// A snapshot travels as chunk frames of about 1 MiB (peer-codec.ts), streamed: the next chunk is
+// encoded once the socket has taken the previous ones, so at most STREAM_HIGH_WATER of it waits in
+// memory, and the event loop runs between chunks. A DIFF still goes as one frame, and may hold a
+// whole log since the last snapshot (100 MB and more at 1 kB a txn), so a frame may hold 512 MiB,
+// and a peer may have twice that waiting before it counts as not reading.
 const DEFAULTS = { reconnectMs: 50, maxFrameBytes: 512 * 1024 * 1024, handshakeTimeoutMs: 5000 };
 const DEFAULT_MAX_PENDING = 1024 * 1024 * 1024;
+const STREAM_HIGH_WATER = 4 * 1024 * 1024;
+/** Messages that may wait behind a snapshot being streamed before the peer counts as not reading. */
+const MAX_BACKLOG = 1_000_000;
 
 export class PeerNetwork {
   private readonly o: PeerNetworkOptions;
@@ -148,11 +159,61 @@ export class PeerNetwork {
   send(to: NodeId, msg: PeerMessage): boolean {
     const conn = this.links.get(to);
     if (!conn) return false;
+    // Heartbeats measure the link and depend on no order: they need not wait behind a snapshot.
+    if (conn.backlog && msg.type !== 'HEARTBEAT') {
+      conn.backlog.push(msg);
+      if (conn.backlog.length > MAX_BACKLOG)
+        this.fail(conn, `${to} is not reading: ${MAX_BACKLOG} messages waiting`);
+      return true;
+    }
+    if (snapshotOf(msg)) {
+      conn.backlog = [msg];
+      void this.stream(conn);
+      return true;
+    }
     conn.writer.write(encodePeerFrame(msg));
     if (conn.writer.pendingBytes > this.maxPendingBytes) {
       this.fail(conn, `${to} is not reading: over ${this.maxPendingBytes} bytes pending`);
     }
     return true;
+  }
+
+  /**
+   * Sends the backlog in order, each snapshot in chunks as the socket takes them, until nothing is
+   * left or the connection ends.
+   */
+  private async stream(conn: Conn): Promise<void> {
+    const live = (): boolean => conn.state === 'up' && !this.closed;
+    while (live() && conn.backlog && conn.backlog.length > 0) {
+      const msg = conn.backlog.shift() as PeerMessage;
+      const snapshot = snapshotOf(msg);
+      if (snapshot) {
+        for (const frame of encodeSnapshotFrames(snapshot)) {
+          if (!live()) return;
+          conn.writer.write(frame);
+          await this.socketTakes(conn);
+        }
+        if (!live()) return;
+      }
+      conn.writer.write(encodePeerFrame(msg));
+    }
+    conn.backlog = undefined;
+  }
+
+  /** Resolves after a turn of the event loop, and once no more than STREAM_HIGH_WATER waits to be sent. */
+  private async socketTakes(conn: Conn): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (conn.state === 'up' && !this.closed && conn.writer.pendingBytes > STREAM_HIGH_WATER) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          conn.socket.off('drain', done);
+          conn.socket.off('close', done);
+          resolve();
+        };
+        conn.socket.on('drain', done);
+        conn.socket.on('close', done);
+      });
+    }
   }
 
   isConnected(peer: NodeId): boolean {
@@ -206,6 +267,8 @@ export class PeerNetwork {
       socket,
       writer: new CoalescingWriter(socket),
       decoder: new FrameDecoder(HANDSHAKE_MAX_FRAME),
+      reader: new PeerFrameReader(),
+      backlog: undefined,
       peer,
       state: 'handshake',
       dialed,
@@ -264,13 +327,14 @@ export class PeerNetwork {
       this.onHandshake(conn, frame);
       return;
     }
-    let msg: PeerMessage;
+    let msg: PeerMessage | undefined;
     try {
-      msg = decodePeerMessage(frame);
+      msg = conn.reader.read(frame);
     } catch (e) {
       this.fail(conn, `undecodable message: ${(e as Error).message}`);
       return;
     }
+    if (!msg) return; // a snapshot chunk, kept for the message after it
     // Outside the try: an exception of the owner's handler is the owner's bug, not a bad frame.
     this.o.onMessage((conn.peer as Member).id, msg);
   }

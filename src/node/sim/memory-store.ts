@@ -3,13 +3,14 @@
 // a turn's ops when its simulated disk has made them so (SimOptions.fsyncMs).
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
-import { compareZxid, type Zxid } from '../core/zxid.js';
+import type { StateSnapshot } from '../core/state-snapshot.js';
+import { compareZxid } from '../core/zxid.js';
 
 export class MemoryStore {
   private acceptedEpoch = 0;
   private currentEpoch = 0;
   private acceptedLeader: NodeId | undefined;
-  private snapshot: { zxid: Zxid; data: Uint8Array } | undefined;
+  private snapshot: StateSnapshot | undefined;
   private txns: Txn[] = [];
 
   apply(ops: readonly PersistOp[]): void {
@@ -31,8 +32,10 @@ export class MemoryStore {
           this.acceptedLeader = op.acceptedLeader;
           break;
         case 'snapshot':
-          this.snapshot = { zxid: op.zxid, data: op.data };
-          this.txns = op.replacesLog ? [] : this.txns.filter((t) => compareZxid(t.zxid, op.zxid) > 0);
+          this.snapshot = op.snapshot;
+          this.txns = op.replacesLog
+            ? []
+            : this.txns.filter((t) => compareZxid(t.zxid, op.snapshot.zxid) > 0);
           break;
       }
     }
