@@ -4,7 +4,10 @@
 import type { Txn } from './types.js';
 import { compareZxid, ZERO_ZXID, type Zxid } from './zxid.js';
 import {
+  EMPTY_STATE_BYTES,
   FrozenState,
+  doneBytes,
+  znodeBytes,
   SnapshotDecoder,
   snapshotBytes,
   type StateSnapshot,
@@ -28,10 +31,12 @@ export function requestKey(clientId: string, requestId: number): string {
 }
 
 export class DataTree {
-  private readonly nodes = new Map<string, Znode>();
+  private nodes = new Map<string, Znode>();
   /** Insertion-ordered, so eviction and serialisation are the same on every replica. */
-  private readonly done = new Map<string, Zxid>();
+  private done = new Map<string, Zxid>();
   private applied: Zxid = ZERO_ZXID;
+  /** The size of this state encoded, kept as it changes, so a snapshot knows it without a pass. */
+  private bytes = EMPTY_STATE_BYTES;
 
   constructor(private readonly dedupWindow = DEFAULT_DEDUP_WINDOW) {}
 
@@ -64,10 +69,17 @@ export class DataTree {
     if (earlier) return { applied: false, zxid: earlier };
     const prev = this.nodes.get(txn.path);
     this.nodes.set(txn.path, { data: txn.data, version: prev ? prev.version + 1 : 0, zxid: txn.zxid });
+    this.bytes += prev
+      ? txn.data.byteLength - prev.data.byteLength
+      : znodeBytes(txn.path, txn.data.byteLength);
     this.done.set(key, txn.zxid);
+    this.bytes += doneBytes(key);
     if (this.done.size > this.dedupWindow) {
       const oldest = this.done.keys().next();
-      if (!oldest.done) this.done.delete(oldest.value);
+      if (!oldest.done) {
+        this.done.delete(oldest.value);
+        this.bytes -= doneBytes(oldest.value);
+      }
     }
     return { applied: true, zxid: txn.zxid };
   }
@@ -77,7 +89,22 @@ export class DataTree {
    * and nothing else, so it costs little even for a large state; encoding happens later, in chunks.
    */
   freeze(): FrozenState {
-    return new FrozenState({ applied: this.applied, nodes: [...this.nodes], done: [...this.done] });
+    // forEach into arrays of the right length: no [key, value] pair per entry.
+    const paths = new Array<string>(this.nodes.size);
+    const nodes = new Array<Znode>(this.nodes.size);
+    let i = 0;
+    this.nodes.forEach((node, path) => {
+      paths[i] = path;
+      nodes[i++] = node;
+    });
+    const keys = new Array<string>(this.done.size);
+    const dones = new Array<Zxid>(this.done.size);
+    i = 0;
+    this.done.forEach((z, key) => {
+      keys[i] = key;
+      dones[i++] = z;
+    });
+    return new FrozenState({ applied: this.applied, paths, nodes, keys, dones }, this.bytes);
   }
 
   /** A tree of its own holding a snapshot's state. */
@@ -85,8 +112,16 @@ export class DataTree {
     const c = snap.contents();
     const tree = new DataTree(dedupWindow);
     tree.applied = c.applied;
-    for (const [path, node] of c.nodes) tree.nodes.set(path, node);
-    for (const [key, z] of c.done) tree.done.set(key, z);
+    tree.bytes = snap.byteLength;
+    // A snapshot parsed as it arrived comes with its tables built: adopted, not built again.
+    const tables = snap.takeTables?.();
+    if (tables) {
+      tree.nodes = tables.nodes;
+      tree.done = tables.done;
+    } else {
+      for (let k = 0; k < c.nodes.length; k++) tree.nodes.set(c.paths[k] as string, c.nodes[k] as Znode);
+      for (let k = 0; k < c.keys.length; k++) tree.done.set(c.keys[k] as string, c.dones[k] as Zxid);
+    }
     return tree;
   }
 
