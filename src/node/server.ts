@@ -178,6 +178,7 @@ export class NodeServer {
       },
       onConnected: (peer) => this.input({ type: 'connected', now: performance.now(), peer }),
       onDisconnected: (peer) => this.input({ type: 'disconnected', now: performance.now(), peer }),
+      onProgress: (peer) => this.input({ type: 'heard', now: performance.now(), peer }),
       onLinkError: (info) => process.stderr.write(`${c.id}: peer link ${info.peer ?? '?'}: ${info.reason}\n`),
     });
     await this.net.start();

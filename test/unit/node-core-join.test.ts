@@ -179,3 +179,40 @@ test('a leader ignores a refusal from a member that voted elsewhere in its own e
   assert.equal(named(r.events, 'stepped-down').length, 0);
   assert.equal(core.role, 'leading');
 });
+
+/** p4 following p3 in epoch 2, joined at 12 ms. */
+function following(): NodeCore {
+  const core = failedCandidate();
+  const session = sessionOf(votesForP3(core, 10));
+  deliver(core, 12, 'p3', { type: 'LEADERINFO', epoch: 2, session, established: true });
+  assert.equal(core.leader, 'p3');
+  return core;
+}
+
+test('a follower receiving a long snapshot hears its leader in the chunks, and only its leader', () => {
+  // syncLimit is 5 ticks of 50 ms: 250 ms of silence from the leader ends the session.
+  const silent = following();
+  silent.step({ type: 'tick', now: 300 });
+  assert.equal(named(silent.ready().events, 'leader-lost')[0]?.reason, 'timeout');
+
+  // Chunks from the leader every 100 ms for a second: still following (initLimit is 500 ms, so
+  // the sync itself is bounded: past it, the session ends all the same).
+  const receiving = following();
+  for (let now = 100; now <= 400; now += 100) {
+    receiving.step({ type: 'heard', now, peer: 'p3' });
+    receiving.step({ type: 'tick', now });
+  }
+  assert.equal(receiving.role, 'following');
+  assert.equal(named(receiving.ready().events, 'leader-lost').length, 0);
+  receiving.step({ type: 'heard', now: 520, peer: 'p3' });
+  receiving.step({ type: 'tick', now: 520 });
+  assert.equal(named(receiving.ready().events, 'leader-lost')[0]?.reason, 'sync-timeout');
+
+  // Chunks from another member say nothing of the leader.
+  const other = following();
+  for (let now = 100; now <= 300; now += 100) {
+    other.step({ type: 'heard', now, peer: 'p2' });
+    other.step({ type: 'tick', now });
+  }
+  assert.equal(named(other.ready().events, 'leader-lost')[0]?.reason, 'timeout');
+});

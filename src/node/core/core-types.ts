@@ -28,6 +28,11 @@ export type CoreInput =
   | { readonly type: 'message'; readonly now: number; readonly from: NodeId; readonly msg: PeerMessage }
   /** The link to `peer` came up (both ends can talk). */
   | { readonly type: 'connected'; readonly now: number; readonly peer: NodeId }
+  /**
+   * Part of a message from `peer` arrived (a chunk of a snapshot, which can take seconds across a
+   * wide link): `peer` is alive, though no message is complete yet.
+   */
+  | { readonly type: 'heard'; readonly now: number; readonly peer: NodeId }
   /** The link to `peer` broke (connection closed or reset). */
   | { readonly type: 'disconnected'; readonly now: number; readonly peer: NodeId }
   /** Every txn appended up to `zxid` is durable (the driver's flush completed). */

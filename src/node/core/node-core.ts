@@ -358,6 +358,9 @@ export class NodeCore {
         this.monitor?.peerUp(input.peer, input.now);
         this.onConnected(input.now, input.peer);
         break;
+      case 'heard':
+        this.onHeard(input.now, input.peer);
+        break;
       case 'disconnected':
         this.connected.delete(input.peer);
         this.monitor?.peerDown(input.peer);
@@ -1179,6 +1182,19 @@ export class NodeCore {
       else if (this.phaseName !== 'serving' && now >= fr.since + t.initLimit * t.tickMs)
         this.leaderLost(now, 'sync-timeout');
     }
+  }
+
+  /**
+   * A leader streaming a snapshot of hundreds of MB to us sends nothing else until it is through
+   * (its PINGs wait behind it, in order): the chunks arriving are what says it is alive. As
+   * ZooKeeper's learner reads a snapshot under initLimit, not syncLimit, the sync is bounded by
+   * initLimit all the same.
+   */
+  private onHeard(now: number, peer: NodeId): void {
+    const fr = this.followerRole;
+    if (fr && fr.leader === peer) fr.lastHeard = Math.max(fr.lastHeard, now);
+    const f = this.leaderState?.followers.get(peer);
+    if (f) f.lastHeard = Math.max(f.lastHeard, now);
   }
 
   private onHeartbeat(now: number, from: NodeId, msg: HeartbeatMessage): void {

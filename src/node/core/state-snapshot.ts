@@ -217,6 +217,7 @@ export class SnapshotDecoder {
     return this.received;
   }
 
+  /** `piece` is kept (znodes' data are views of it): its memory must not be reused. */
   push(piece: Uint8Array): void {
     this.received += piece.byteLength;
     const view = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
@@ -238,8 +239,10 @@ export class SnapshotDecoder {
       const end = o + ZNODE_HEAD + plen + dlen;
       if (end > b.length) break;
       const path = b.toString('utf8', o + ZNODE_HEAD, o + ZNODE_HEAD + plen);
-      // A copy: the piece may be a large, short-lived buffer; don't pin it per znode.
-      const data = Uint8Array.prototype.slice.call(b, o + ZNODE_HEAD + plen, end);
+      // A view, not a copy: a piece's memory is never reused (a frame, a file read: see
+      // net/frame-decoder.ts), as with a PROPOSAL's txns. Copying each znode made one small
+      // ArrayBuffer per znode, 250,000 for 250 MB, whose garbage collection held the loop.
+      const data = new Uint8Array(b.buffer, b.byteOffset + o + ZNODE_HEAD + plen, dlen);
       const node: Znode = {
         data,
         version: b.readUInt32BE(o + 4),

@@ -50,6 +50,8 @@ export interface PeerNetworkOptions {
   onMessage(from: NodeId, msg: PeerMessage): void;
   onConnected(peer: NodeId): void;
   onDisconnected(peer: NodeId): void;
+  /** Part of a message from `peer` arrived (a snapshot chunk): it is alive. */
+  onProgress?(peer: NodeId): void;
   /** Diagnostics: refused handshakes, undecodable frames, slow peers. */
   onLinkError?(info: { readonly peer?: NodeId; readonly reason: string }): void;
 }
@@ -334,7 +336,11 @@ export class PeerNetwork {
       this.fail(conn, `undecodable message: ${(e as Error).message}`);
       return;
     }
-    if (!msg) return; // a snapshot chunk, kept for the message after it
+    if (!msg) {
+      // A snapshot chunk, kept for the message after it.
+      this.o.onProgress?.((conn.peer as Member).id);
+      return;
+    }
     // Outside the try: an exception of the owner's handler is the owner's bug, not a bad frame.
     this.o.onMessage((conn.peer as Member).id, msg);
   }
