@@ -260,8 +260,10 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       else if (f.action === 'pause') rt.pause(target);
       else if (f.action === 'resume') rt.resume(target);
       if (f.action === 'kill' || f.action === 'pause') lastDown = target;
-      else if ((f.action === 'restart' || f.action === 'resume') && target === lastDown) lastDown = undefined;
-      else if (f.action === 'partition' || f.action === 'isolate') {
+      else if (f.action === 'restart' || f.action === 'resume') {
+        // Not the last one down (two were killed, the first restarts): nothing more to do here.
+        if (target === lastDown) lastDown = undefined;
+      } else if (f.action === 'partition' || f.action === 'isolate') {
         const rest = t.nodes.map((n) => n.id).filter((id) => !cutOff.includes(id));
         await cutLinks(rt, cutOff, rest, true, f.action);
         cuts.push({ a: cutOff, b: rest });
