@@ -8,7 +8,7 @@ import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
 import { compareZxid, formatZxid, type Zxid } from './core/zxid.js';
 import { NodeCore } from './core/node-core.js';
 import type { Oracle } from './core/oracles/oracle.js';
-import { createOracle, knownOracleNames } from './core/oracles/registry.js';
+import { createOracle, knownOracleNames, oracleOptions } from './core/oracles/registry.js';
 import { heartbeatOptionsOf, membersOf, type NodeConfig } from './config.js';
 import { EventLog, type EventLogOptions } from './event-log.js';
 import { DurableStore } from './log/durable-store.js';
@@ -85,7 +85,7 @@ export class NodeServer {
     }, LOOP_TICK_MS);
     this.stallWatch.unref();
     this.clusterSize = membersOf(config).length;
-    const opts = config.preference ? { preference: config.preference } : {};
+    const opts = oracleOptions(config);
     this.statusOracles = [
       createOracle(config.oracle, opts),
       ...knownOracleNames()
@@ -131,7 +131,7 @@ export class NodeServer {
       {
         self: { id: config.id, sid: config.sid },
         members,
-        oracle: createOracle(config.oracle, config.preference ? { preference: config.preference } : {}),
+        oracle: createOracle(config.oracle, oracleOptions(config)),
         ...(config.initialLeader !== undefined ? { initialLeader: config.initialLeader } : {}),
         timers: config.timers,
         snapshotEvery: config.snapshotEvery,

@@ -7,7 +7,7 @@
 // ties are broken exactly as a run would break them (higher sid).
 import { compareProposals } from '../node/core/proposal-order.js';
 import { roundMicros } from '../node/core/oracles/measured.js';
-import { createOracle } from '../node/core/oracles/registry.js';
+import { createOracle, oracleOptions } from '../node/core/oracles/registry.js';
 import type { ScoreContext } from '../node/core/oracles/oracle.js';
 import { consensusScore, measuredScores, viewFromMatrix } from '../node/core/oracles/score-formulas.js';
 import type { NodeId, Score } from '../node/core/types.js';
@@ -121,8 +121,7 @@ export function predictElected(
   excluded: readonly NodeId[],
   opts: PredictOptions = {},
 ): ElectionPrediction {
-  const pref = topology.cluster.preference;
-  const oracle = createOracle(oracleSpec, pref ? { preference: pref } : {});
+  const oracle = createOracle(oracleSpec, oracleOptions(topology.cluster));
   const live = survivors(topology, excluded);
   if (live.length === 0) throw new Error('no server is left to elect');
   const epoch = opts.epoch ?? (excluded.length === 0 ? 1 : 2);

@@ -61,6 +61,11 @@ test('rotating: epoch e favours member ((e − 1) mod n), in configuration order
   assert.equal(rotatingChoice(0, MEMBERS), 'p5'); // epoch 0 maps to the last member, not undefined
   assert.equal(rotatingChoice(12, MEMBERS), 'p2');
   assert.equal(rotatingChoice(1, []), undefined);
+  // Started from the initial leader: p5 leads epoch 1, then p1, p2, ...
+  assert.equal(rotatingChoice(1, MEMBERS, 'p5'), 'p5');
+  assert.equal(rotatingChoice(2, MEMBERS, 'p5'), 'p1');
+  assert.equal(rotatingChoice(7, MEMBERS, 'p5'), 'p1');
+  assert.equal(rotatingChoice(2, MEMBERS, 'p3'), 'p4');
   for (let e = 1; e <= 10; e++) {
     const favoured = MEMBERS.filter((m) => r.score(ctx(m, { epoch: e }))[0] === 1);
     assert.equal(favoured.length, 1, `exactly one member is favoured in epoch ${e}`);

@@ -530,7 +530,7 @@ describe('loadTopology', () => {
       assert.equal(t.cluster.initialLeader, f === 'paper-3dc-degrade.yaml' ? 'p2' : 'p5');
       // The soak runs below saturation for half an hour (topologies/soak.yaml says why), and so do
       // the recovery experiments, whose snapshots cost the nodes' event loops time of their own.
-      assert.equal(t.workload.rate, f === 'soak.yaml' || f.startsWith('paper-fig8-') ? 200 : 1000);
+      assert.equal(t.workload.rate, f === 'soak.yaml' || f.startsWith('paper-fig8') ? 200 : 1000);
       assert.equal(t.workload.size, 1024);
     }
   });

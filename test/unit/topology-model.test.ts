@@ -135,14 +135,15 @@ describe('predictElected: the paper set-ups', () => {
     assert.equal(elect(t, 'latency'), 'p4');
   });
 
-  it('rotating picks the second member in sid order for epoch 2, the first for epoch 1', () => {
+  it('rotating starts from the initial leader (p5) in epoch 1 and picks the next member, p1, in epoch 2', () => {
     const t = shipped('paper-3dc-deployment-1');
     const after = predictElected(t, 'rotating', ['p5']);
     assert.equal(after.epoch, 2);
-    assert.equal(after.leader, 'p2');
-    assert.equal(predictElected(t, 'rotating', []).leader, 'p1');
+    assert.equal(after.leader, 'p1', "the paper's rotating: the next id modulo the number of servers");
+    assert.equal(predictElected(t, 'rotating', []).leader, 'p5');
+    assert.equal(predictElected(t, 'rotating', ['p5'], { epoch: 3 }).leader, 'p2');
     // The favoured member is the one lost: nobody scores, the sid decides.
-    assert.equal(predictElected(t, 'rotating', ['p2'], { epoch: 2 }).leader, 'p5');
+    assert.equal(predictElected(t, 'rotating', ['p1'], { epoch: 2 }).leader, 'p5');
   });
 
   it('history with nobody lost picks the highest sid; combined oracles use each part in turn', () => {
@@ -172,7 +173,7 @@ describe('modelSummary', () => {
     );
     assert.deepEqual(Object.fromEntries(m.elections.map((e) => [e.oracle, e.leader])), {
       history: 'p4',
-      rotating: 'p2',
+      rotating: 'p1', // the next after the initial leader p5, as the paper's
       consensus: 'p4',
       latency: 'p3',
       'worst-case': 'p3',

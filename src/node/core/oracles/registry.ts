@@ -13,6 +13,19 @@ import { createRotatingOracle } from './rotating.js';
 export interface CreateOracleOptions {
   /** The preference oracle's list, most preferred first. */
   readonly preference?: readonly NodeId[];
+  /** The member the rotating oracle starts from in epoch 1: the configured initial leader. */
+  readonly rotationStart?: NodeId;
+}
+
+/** The options a cluster's configuration gives its oracles. */
+export function oracleOptions(c: {
+  readonly preference?: readonly NodeId[] | undefined;
+  readonly initialLeader?: NodeId | undefined;
+}): CreateOracleOptions {
+  return {
+    ...(c.preference ? { preference: c.preference } : {}),
+    ...(c.initialLeader !== undefined ? { rotationStart: c.initialLeader } : {}),
+  };
 }
 
 export interface OracleFactoryInput extends CreateOracleOptions {
@@ -138,7 +151,10 @@ function noArgument(build: () => Oracle): OracleFactory {
 }
 
 registerOracle('history', noArgument(createHistoryOracle));
-registerOracle('rotating', noArgument(createRotatingOracle));
+registerOracle('rotating', ({ spec, arg, rotationStart }) => {
+  if (arg !== undefined) throw new OracleSpecError(spec, `oracle "${spec}" takes no argument`);
+  return createRotatingOracle(rotationStart);
+});
 registerOracle('preference', ({ spec, arg, preference }) => {
   if (arg !== undefined)
     throw new OracleSpecError(spec, `oracle "${spec}" takes no argument (give the list as an option)`);
