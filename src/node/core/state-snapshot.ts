@@ -166,7 +166,7 @@ export class FrozenState implements StateSnapshot {
  * when its contents are asked for.
  */
 export class EncodedState implements StateSnapshot {
-  private parsed: TreeContents | undefined;
+  private parsed: FrozenState | undefined;
 
   constructor(
     readonly zxid: Zxid,
@@ -186,10 +186,19 @@ export class EncodedState implements StateSnapshot {
   }
 
   contents(): TreeContents {
+    return this.parse().contents();
+  }
+
+  /** The tables the parse built on its way (a restarting node's tree adopts them). */
+  takeTables(): TreeTables | undefined {
+    return this.parse().takeTables();
+  }
+
+  private parse(): FrozenState {
     if (!this.parsed) {
       const d = new SnapshotDecoder();
       d.push(this.bytes);
-      this.parsed = d.finish().contents();
+      this.parsed = d.finish();
     }
     return this.parsed;
   }
