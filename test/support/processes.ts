@@ -1,4 +1,6 @@
-// The processes a test started, from /proc: to check that a run left none behind.
+// The processes a test started, from /proc: to check that a run left none behind; and running a
+// fixture script to its end, bounded.
+import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 
 /** Every descendant pid of `pid`. */
@@ -35,4 +37,40 @@ export function stillAlive(pids: readonly number[]): number[] {
       return false;
     }
   });
+}
+
+export interface ChildEnd {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly out: string;
+  readonly err: string;
+  readonly ms: number;
+}
+
+/**
+ * Runs `node script ...args` to its end; SIGKILLs it if it is still there after
+ * `limitMs` (then `timedOut`, with what it printed so far).
+ */
+export async function runNodeScript(
+  script: string,
+  args: readonly string[],
+  limitMs = 15_000,
+): Promise<ChildEnd | { readonly timedOut: true; readonly out: string; readonly err: string }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const started = Date.now();
+  const ended = await Promise.race([
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    ),
+    new Promise<null>((resolve) => setTimeout(() => resolve(null), limitMs).unref()),
+  ]);
+  if (ended === null) {
+    child.kill('SIGKILL');
+    return { timedOut: true, out, err };
+  }
+  return { ...ended, out, err, ms: Date.now() - started };
 }
