@@ -84,7 +84,8 @@ export function doneBytes(key: string): number {
 export class FrozenState implements StateSnapshot {
   constructor(
     private readonly c: TreeContents,
-    private size?: number,
+    /** Its encoded size, which whoever made it knows (the tree keeps it; a decoder counted it). */
+    private readonly size: number,
     private tables?: TreeTables,
   ) {}
 
@@ -99,13 +100,6 @@ export class FrozenState implements StateSnapshot {
   }
 
   get byteLength(): number {
-    if (this.size === undefined) {
-      let n = HEAD_BYTES;
-      for (let i = 0; i < this.c.nodes.length; i++)
-        n += znodeBytes(this.c.paths[i] as string, (this.c.nodes[i] as Znode).data.byteLength);
-      for (const key of this.c.keys) n += doneBytes(key);
-      this.size = n;
-    }
     return this.size;
   }
 
