@@ -7,6 +7,7 @@ import { loadValidatedFile } from '../util/load-validated.js';
 import { createOracle } from './core/oracles/registry.js';
 import type { HeartbeatOptions } from './core/measure/heartbeat-monitor.js';
 import type { Member, NodeId } from './core/types.js';
+import type { CatchUpFrom } from './core/node-core.js';
 
 export interface ListenConfig {
   readonly host: string;
@@ -92,6 +93,8 @@ export interface NodeConfig {
   readonly snapshotEvery: number;
   /** A follower further behind than this many txns is synced with a snapshot (default: unlimited). */
   readonly syncDiffLimit?: number;
+  /** Whom a new leader behind its quorum catches up from among equals (default: the first to answer). */
+  readonly catchUpFrom?: CatchUpFrom;
   /** Largest client write payload accepted, in bytes. */
   readonly maxWriteBytes: number;
 }
@@ -157,6 +160,7 @@ const rawSchema = z.strictObject({
     .optional(),
   snapshotEvery: positiveInt.default(100_000),
   syncDiffLimit: positiveInt.optional(),
+  catchUpFrom: z.enum(['first-answer', 'highest-id']).optional(),
   maxWriteBytes: positiveInt.default(1024 * 1024),
 });
 
@@ -258,6 +262,7 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
     },
     snapshotEvery: raw.snapshotEvery,
     ...(raw.syncDiffLimit !== undefined ? { syncDiffLimit: raw.syncDiffLimit } : {}),
+    ...(raw.catchUpFrom !== undefined ? { catchUpFrom: raw.catchUpFrom } : {}),
     maxWriteBytes: raw.maxWriteBytes,
   };
   return {

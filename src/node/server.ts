@@ -136,6 +136,7 @@ export class NodeServer {
         timers: config.timers,
         snapshotEvery: config.snapshotEvery,
         ...(config.syncDiffLimit !== undefined ? { syncDiffLimit: config.syncDiffLimit } : {}),
+        ...(config.catchUpFrom !== undefined ? { catchUpFrom: config.catchUpFrom } : {}),
         ...(heartbeat ? { heartbeat, measurementWaitMs: config.measure.waitMs } : {}),
         ...(config.resign ? { resign: config.resign } : {}),
       },

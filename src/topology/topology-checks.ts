@@ -267,6 +267,7 @@ function checkCluster(raw: RawTopology, nodeIds: ReadonlySet<NodeId>, issues: To
     ...(c.measure !== undefined ? { measure: dropUndefined(c.measure) } : {}),
     ...(c.resign !== undefined ? { resign: dropUndefined(c.resign) } : {}),
     ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
+    ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
   };
 }
 

@@ -97,6 +97,8 @@ export interface ClusterSpec {
   readonly resign?: Partial<ResignConfig>;
   /** A follower further behind than this many txns is synced with a snapshot (POLE node only). */
   readonly syncDiffLimit?: number;
+  /** Whom a new leader behind its quorum catches up from among equals (POLE node only). */
+  readonly catchUpFrom?: 'first-answer' | 'highest-id';
 }
 
 export interface WorkloadSpec {
@@ -312,6 +314,12 @@ export const rawTopologySchema = z
           .optional()
           .describe(
             'a follower further behind than this many txns is synced with a snapshot, as ZooKeeper 3.4 did past its 500 in-memory proposals (default: only when its history is gone)',
+          ),
+        catchUpFrom: z
+          .enum(['first-answer', 'highest-id'])
+          .optional()
+          .describe(
+            'a new leader behind its quorum fetches from its most up-to-date member; among equals, first-answer (default) takes the first to acknowledge (the nearest), highest-id the highest server id (the order of ZooKeeper\'s election; the paper\'s Fig. 8a)',
           ),
       })
       .prefault({}),

@@ -53,6 +53,8 @@ export interface CoreConfig {
   readonly syncDiffLimit?: number;
   /** Most txns in one PROPOSAL; larger batches are split. */
   readonly maxBatch?: number;
+  /** Whom a new leader behind its quorum catches up from, among equally up-to-date members. */
+  readonly catchUpFrom?: CatchUpFrom;
   /** Heartbeats on the peer links (RTT_i, F_i for the measured oracles); none when absent. */
   readonly heartbeat?: HeartbeatOptions;
   /**
@@ -65,6 +67,25 @@ export interface CoreConfig {
   /** Watches state changes (the simulator's invariant checks); never changes behaviour. */
   readonly observer?: CoreObserver;
 }
+
+/**
+ * A new leader whose history is behind a member of the quorum that acknowledged its epoch first
+ * fetches the missing state from the most up-to-date member of that quorum. Among equals:
+ * - `first-answer`: the one whose acknowledgement came first, in practice the nearest, so a
+ *   large state crosses as short a link as the quorum allows;
+ * - `highest-id`: the one with the highest server id, the order in which ZooKeeper's election ranks
+ *   equal votes, i.e. the member ZooKeeper's own election would have made leader. The paper's
+ *   recovery experiment (Fig. 8a) grows with the RTT only if the state comes across the link,
+ *   which this order makes happen (docs/paper.md).
+ */
+export type CatchUpFrom = 'first-answer' | 'highest-id';
+
+/**
+ * Most committed txns a follower applies in one turn. A follower restarted with 100,000 logged txns
+ * learns they are committed in one SYNC; applying them at once held its event loop for over a second
+ * (past syncLimit: its leader gave it up). 2,000 take about 20-30 ms here.
+ */
+const APPLY_TURN_TXNS = 2_000;
 
 export interface ResignOptions {
   /** How much better a follower must score, as a fraction of the leader's score (0.1 = 10 %). */
@@ -164,6 +185,8 @@ export class NodeCore {
   private tree: DataTree;
   /** Highest zxid known committed; ≥ lastApplied, and applied as soon as it is logged. */
   private committed: Zxid;
+  /** Committed and logged here, so to be applied: up to it a follower applies over several turns. */
+  private applyTarget: Zxid = ZERO_ZXID;
   private appliedSinceSnapshot = 0;
 
   private roleName: Role = 'looking';
@@ -418,6 +441,8 @@ export class NodeCore {
       deadlines.push(fr.lastHeard + t.syncLimit * t.tickMs);
       if (this.phaseName !== 'serving') deadlines.push(fr.since + t.initLimit * t.tickMs);
     }
+    // Committed txns still to apply: a tick at once, after whatever input is waiting.
+    if (compareZxid(this.applyTarget, this.tree.lastApplied) > 0) deadlines.push(this.lastNow);
     return deadlines.length > 0 ? Math.min(...deadlines) : undefined;
   }
 
@@ -675,9 +700,11 @@ export class NodeCore {
     let best: NodeId = this.self;
     let bestEpoch = this.currentEpoch;
     let bestZxid = this.history.last;
+    const byId = this.cfg.catchUpFrom === 'highest-id';
     for (const [id, f] of acked) {
       const c = f.currentEpoch !== bestEpoch ? f.currentEpoch - bestEpoch : compareZxid(f.lastZxid, bestZxid);
-      if (c > 0) {
+      // Never in favour of an equal member over itself: catching up from an equal costs a transfer for nothing.
+      if (c > 0 || (c === 0 && byId && best !== this.self && this.sidOf(id) > this.sidOf(best))) {
         best = id;
         bestEpoch = f.currentEpoch;
         bestZxid = f.lastZxid;
@@ -701,6 +728,10 @@ export class NodeCore {
       return;
     }
     this.startSync(now);
+  }
+
+  private sidOf(id: NodeId): number {
+    return this.cfg.members.find((x) => x.id === id)?.sid ?? -1;
   }
 
   private onFetched(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'FETCHED' }>): void {
@@ -1017,6 +1048,7 @@ export class NodeCore {
   private applyPlan(plan: SyncPlan, from: NodeId, why: 'sync' | 'fetched'): void {
     if (plan.snapshot) {
       this.tree = DataTree.fromSnapshot(plan.snapshot);
+      this.applyTarget = plan.snapshot.zxid;
       this.cfg.observer?.installed(plan.snapshot.zxid);
       this.history.reset(plan.snapshot.zxid);
       this.committed = plan.snapshot.zxid;
@@ -1063,7 +1095,9 @@ export class NodeCore {
     if (this.followerRole && !this.followerRole.synced) return;
     const upTo = compareZxid(z, this.history.last) <= 0 ? z : this.history.last;
     if (compareZxid(z, this.committed) > 0) this.committed = z;
-    this.applyUpTo(upTo);
+    // A follower answers nobody but its own clients from its tree (the leader dedupes retries with
+    // its own, fully applied one), so what it cannot apply now it applies over the next turns.
+    this.applyUpTo(upTo, APPLY_TURN_TXNS);
   }
 
   /** Leader: mark committed and apply. */
@@ -1072,10 +1106,20 @@ export class NodeCore {
     this.applyUpTo(z);
   }
 
-  private applyUpTo(z: Zxid): void {
+  /**
+   * Apply what is committed up to `z`, at most `budget` txns now; the rest on the next ticks. A
+   * leader applies everything at once: it dedupes retried requests against its tree.
+   */
+  private applyUpTo(z: Zxid, budget = Infinity): void {
+    if (compareZxid(z, this.applyTarget) > 0) this.applyTarget = z;
+    this.applyPending(budget);
+  }
+
+  private applyPending(budget: number): void {
+    const z = this.applyTarget;
     if (compareZxid(z, this.tree.lastApplied) <= 0) return;
     const ls = this.leaderState;
-    for (const t of this.history.slice(this.tree.lastApplied, z)) {
+    for (const t of this.history.slice(this.tree.lastApplied, z, budget)) {
       const r = this.tree.apply(t);
       this.cfg.observer?.applied(t, r);
       const key = requestKey(t.clientId, t.requestId);
@@ -1139,6 +1183,7 @@ export class NodeCore {
   }
 
   private onTick(now: number): void {
+    this.applyPending(APPLY_TURN_TXNS);
     if (this.startGate !== undefined && now >= this.startGate)
       this.openStartGate(now, 'startup:initial-leader-not-heard');
     if (this.measureGate !== undefined && now >= this.measureGate)

@@ -53,10 +53,11 @@ export class TxnHistory {
   }
 
   /** Txns with zxid in (from, to]; `to` defaults to the end. */
-  slice(from: Zxid, to?: Zxid): Txn[] {
+  /** The txns after `from` up to `to` (default: the last), at most `limit` of them. */
+  slice(from: Zxid, to?: Zxid, limit = Infinity): Txn[] {
     const start = this.upperBound(from);
     const end = to ? this.upperBound(to) : this.txns.length;
-    return this.txns.slice(start, end);
+    return this.txns.slice(start, Math.min(end, start + limit));
   }
 
   get(z: Zxid): Txn | undefined {

@@ -36,6 +36,8 @@ export interface ProcessClusterOptions {
   readonly resign?: { readonly margin?: number; readonly checks?: number; readonly holdMs?: number };
   /** A follower further behind than this many txns is synced with a snapshot. */
   readonly syncDiffLimit?: number;
+  /** Whom a new leader behind its quorum catches up from among equals. */
+  readonly catchUpFrom?: 'first-answer' | 'highest-id';
   /** Data center of each node (default: all in "dc1"). */
   readonly datacenterOf?: (id: NodeId) => string;
   /**
@@ -128,6 +130,7 @@ export class ProcessCluster implements ProcessMembers {
           ...(opts.measure ? { measure: opts.measure } : {}),
           ...(opts.resign ? { resign: opts.resign } : {}),
           ...(opts.syncDiffLimit !== undefined ? { syncDiffLimit: opts.syncDiffLimit } : {}),
+          ...(opts.catchUpFrom !== undefined ? { catchUpFrom: opts.catchUpFrom } : {}),
           ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
         };
         await writeFile(s.configFile, JSON.stringify(config, null, 2));

@@ -39,6 +39,7 @@ export async function planPoleContainers(o: ContainerStartOptions): Promise<Cont
       ...(c.measure ? { measure: c.measure } : {}),
       ...(c.resign ? { resign: c.resign } : {}),
       ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
+      ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
     };
     await writeFile(join(o.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
   }

@@ -35,6 +35,7 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
     ...(c.measure ? { measure: c.measure as Record<string, number> } : {}),
     ...(c.resign ? { resign: c.resign } : {}),
     ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
+    ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
     // A POLE node's peer link is dialled by the higher sid.
     dialVia: (nodes) =>
       o.shape(
