@@ -319,7 +319,7 @@ export const rawTopologySchema = z
           .enum(['first-answer', 'highest-id'])
           .optional()
           .describe(
-            'a new leader behind its quorum fetches from its most up-to-date member; among equals, first-answer (default) takes the first to acknowledge (the nearest), highest-id the highest server id (the order of ZooKeeper\'s election; the paper\'s Fig. 8a)',
+            "a new leader behind its quorum fetches from its most up-to-date member; among equals, first-answer (default) takes the first to acknowledge (the nearest), highest-id the highest server id (the order of ZooKeeper's election; the paper's Fig. 8a)",
           ),
       })
       .prefault({}),
