@@ -35,6 +35,14 @@ export class DataTree {
   /** Insertion-ordered, so eviction and serialisation are the same on every replica. */
   private done = new Map<string, Zxid>();
   private applied: Zxid = ZERO_ZXID;
+  /**
+   * Walks `done` from its oldest entry, evicting as it goes. A fresh `done.keys().next()` per
+   * eviction skips every entry deleted since the table last compacted (V8 leaves holes until then):
+   * ~10 µs per apply with the window full, which a restarted follower applying 94,538 logged txns in
+   * one turn paid as a 1.2 s stall in the soak. A live iterator resumes where it stopped (Map
+   * iteration follows deletions, insertions and rehashes), so eviction is O(1).
+   */
+  private evictor: MapIterator<string> | undefined;
   /** The size of this state encoded, kept as it changes, so a snapshot knows it without a pass. */
   private bytes = EMPTY_STATE_BYTES;
 
@@ -75,7 +83,8 @@ export class DataTree {
     this.done.set(key, txn.zxid);
     this.bytes += doneBytes(key);
     if (this.done.size > this.dedupWindow) {
-      const oldest = this.done.keys().next();
+      this.evictor ??= this.done.keys();
+      const oldest = this.evictor.next();
       if (!oldest.done) {
         this.done.delete(oldest.value);
         this.bytes -= doneBytes(oldest.value);
