@@ -277,3 +277,18 @@ export const msg = {
   ready: (pid: number): ReadyMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'ready', pid }),
   error: (message: string): ErrorMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'error', message }),
 };
+
+/**
+ * The phase the harness starts when a fault takes the serving leader out. A write in flight at that
+ * moment waits for the next leader (hundreds of ms): it belongs to the outage, not to the steady
+ * state of the phase it was sent in, whose mean a few such writes would move by a millisecond.
+ */
+export const FAULT_PHASE = 'gap';
+/**
+ * The phase the harness starts at the first fault that leaves the leader serving (a follower
+ * killed, a link changed), until one takes the leader out: "before" is the steady state the
+ * model describes, with every member up and every link as configured.
+ */
+export const DEGRADED_PHASE = 'degraded';
+/** Phases a fault begins: a write still in flight when one begins counts in it. */
+export const FAULT_PHASES: ReadonlySet<string> = new Set([FAULT_PHASE, DEGRADED_PHASE]);

@@ -7,14 +7,15 @@
 // in a burst when it woke late, and records how late each one went out. A write's latency is
 // measured from its intended send time (corrected for coordinated omission) and, beside it, from
 // its actual send time (uncorrected). Each completed write is recorded in the phase that was in
-// effect at its intended send time, and in the current interval (by completion time).
+// effect at its intended send time (or in the fault's window if one began while it was in flight:
+// see phaseOf), and in the current interval (by completion time).
 import type { Histogram } from 'hdr-histogram-js';
 import { Random } from '../util/random.js';
 import { EndpointPool } from './retrying-writer.js';
 import { WriteFlights, type Flight, type FlightOutcome } from './write-flights.js';
 import { AckBook } from './ack-book.js';
 import { OpenLoopSchedule } from './open-loop-schedule.js';
-import { AGENT_PROTOCOL_VERSION } from './agent-protocol.js';
+import { AGENT_PROTOCOL_VERSION, FAULT_PHASES } from './agent-protocol.js';
 import type { AgentMessage, AgentTrace, DoneMessage, LoadSpec, PhaseSummary } from './agent-protocol.js';
 import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-recorders.js';
 import { WakeClock, hrMs } from './wake-clock.js';
@@ -276,7 +277,7 @@ export class LoadAgent {
 
   private complete(f: Flight, o: FlightOutcome, now: number): void {
     this.totals.retries += f.attempts - 1;
-    const phase = this.phaseAt(f.intended);
+    const phase = this.phaseOf(f.intended, now);
     const rec = this.recordersOf(phase);
     if (o.ok) {
       this.totals.acked += 1;
@@ -328,6 +329,14 @@ export class LoadAgent {
       if (p.at <= t) return p.name;
     }
     return this.phases[0]!.name;
+  }
+
+  /** The phase of `intended`, unless a fault's phase began after it and by `done`: then the last such. */
+  private phaseOf(intended: number, done: number): string {
+    let phase = this.phaseAt(intended);
+    for (const p of this.phases)
+      if (FAULT_PHASES.has(p.name) && p.at > intended && p.at <= done) phase = p.name;
+    return phase;
   }
 
   private recordersOf(phase: string): PhaseRecorders {

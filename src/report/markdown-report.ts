@@ -246,7 +246,10 @@ function mb(bytes: number): string {
 function latency(r: RunResult): string {
   const rows: string[][] = [];
   for (const dc of dcNames(r, Object.keys(r.latency))) {
-    for (const w of ['before', 'after'] as const) {
+    const windows = r.latency[dc]?.degraded
+      ? (['before', 'degraded', 'after'] as const)
+      : (['before', 'after'] as const);
+    for (const w of windows) {
       const s: LatencyStats | null = r.latency[dc]?.[w] ?? null;
       rows.push([
         dc,
@@ -264,7 +267,7 @@ function latency(r: RunResult): string {
   return [
     '## Latency per data center',
     '',
-    'Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the fault; after: from the election plus the settle time to the end.',
+    "Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the first fault (every member up, every link as configured: the steady state the model describes); degraded, where there is one: from a fault that left the leader serving to the one that took it out (or the end); after: from the election plus the settle time to the end. A write still in flight when a fault struck counts in that fault's window.",
     '',
     table(
       ['Data center', 'Window', 'Count', 'Mean', 'p50', 'p90', 'p99', 'p99.9', 'Max'],

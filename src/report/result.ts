@@ -118,10 +118,19 @@ export interface LatencyStats {
   readonly max: number | null;
 }
 
-/** before: warmup to the fault; after: elected + settle to the end. Null when the window did not exist. */
+/**
+ * before: warmup to the first fault; after: elected + settle to the end. Null when the window did
+ * not exist. A write in flight when a fault struck counts in that fault's window, not in "before".
+ */
 export interface LatencyWindows {
   readonly before: LatencyStats | null;
   readonly after: LatencyStats | null;
+  /**
+   * From the first fault that left the leader serving (a follower killed, a link cut or changed)
+   * to the one that took it out, or the end (added within result@7: absent from older files, and
+   * from runs with no such fault).
+   */
+  readonly degraded?: LatencyStats;
 }
 
 /**
@@ -376,7 +385,11 @@ export const runResultSchema = z
     }),
     latency: z.record(
       z.string(),
-      z.object({ before: latencyStats.nullable(), after: latencyStats.nullable() }),
+      z.object({
+        before: latencyStats.nullable(),
+        after: latencyStats.nullable(),
+        degraded: latencyStats.optional(),
+      }),
     ),
     model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
     floor: z.object({

@@ -9,7 +9,13 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { isEvent } from '../events/node-events.js';
 import type { AgentProcess } from '../load/agent-process.js';
-import type { DoneMessage, IntervalMessage, LatencySummary } from '../load/agent-protocol.js';
+import {
+  DEGRADED_PHASE,
+  FAULT_PHASE,
+  type DoneMessage,
+  type IntervalMessage,
+  type LatencySummary,
+} from '../load/agent-protocol.js';
 import type { ClusterEvent } from '../runtime/process/process-cluster.js';
 import { wallNow } from '../runtime/process/process-cluster.js';
 import { collectEnvironment } from '../report/environment.js';
@@ -181,7 +187,9 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
         startAtMs: loadStart,
       });
     }
+    let phaseNow = 'warmup';
     const toAgents = (name: string, atMs: number): void => {
+      phaseNow = name;
       for (const a of agents.values()) a.phase(name, atMs);
       note('phase', { phase: name, at: atMs });
     };
@@ -258,7 +266,9 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
           cutOff.includes(leaderBefore));
       const deposes = killAt === null && takesLeaderOut;
       const at = wallNow();
-      if (deposes) toAgents('gap', at);
+      if (deposes) toAgents(FAULT_PHASE, at);
+      // Any other fault ends the steady state the model describes (and "before" with it).
+      else if (killAt === null && phaseNow === 'before') toAgents(DEGRADED_PHASE, at);
       let when = at;
       if (f.action === 'kill') when = await rt.kill(target);
       else if (f.action === 'restart') await rt.restart(target);
@@ -308,7 +318,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
             .then((gone) => {
               depositions.push({ at, mark: fault, leader: leaderBefore });
               // The clients' gap starts when the leader stops serving.
-              if (killAt === null) toAgents('gap', gone.t);
+              if (killAt === null) toAgents(FAULT_PHASE, gone.t);
               return rt.waitFor(
                 (e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leaderBefore,
                 left(),
@@ -520,9 +530,11 @@ function buildResult(x: {
   const clientGapMs: Record<string, number | null> = {};
   for (const dc of t.datacenters) {
     const d = x.dones.get(dc.name);
+    const degraded = d?.phases[DEGRADED_PHASE];
     latency[dc.name] = {
       before: d?.phases.before ? stats(d.phases.before.corrected) : null,
       after: d?.phases.after ? stats(d.phases.after.corrected) : null,
+      ...(degraded ? { degraded: stats(degraded.corrected) } : {}),
     };
     const gap = d?.firstAckAfter.gap ?? d?.firstAckAfter.after;
     clientGapMs[dc.name] = gap !== undefined && x.killAt !== null ? gap - x.killAt : null;

@@ -11,6 +11,7 @@ import { decodeRequest, encodeErrorReply, encodeWriteOk } from '../../src/node/n
 import { LoadAgent } from '../../src/load/load-agent.js';
 import {
   AGENT_PROTOCOL_VERSION,
+  FAULT_PHASE,
   msg,
   parseAgentMessage,
   parseHarnessMessage,
@@ -18,7 +19,7 @@ import {
   type LoadSpec,
 } from '../../src/load/agent-protocol.js';
 
-type Behaviour = 'ok' | 'hang' | ClientErrorName;
+type Behaviour = 'ok' | 'hang' | 'hold' | ClientErrorName;
 
 interface Seen {
   readonly clientId: string;
@@ -29,6 +30,8 @@ interface Seen {
 /** A fake node: answers each write as `behave(requestId, attempt)` says; remembers every request. */
 class FakeNode {
   readonly seen: Seen[] = [];
+  /** Replies to writes answered 'hold', sent when the test calls them. */
+  readonly held: Array<() => void> = [];
   private readonly attempts = new Map<number, number>();
   private readonly sockets = new Set<Socket>();
   private counter = 0;
@@ -49,6 +52,7 @@ class FakeNode {
 
   reset(): void {
     this.seen.length = 0;
+    this.held.length = 0;
     this.attempts.clear();
     this.behave = () => 'ok';
   }
@@ -68,6 +72,10 @@ class FakeNode {
         this.attempts.set(requestId, attempt);
         const b = this.behave(requestId, attempt);
         if (b === 'hang') return;
+        if (b === 'hold') {
+          this.held.push(() => socket.write(encodeWriteOk(tag, { epoch: 1, counter: ++this.counter })));
+          return;
+        }
         socket.write(
           b === 'ok' ? encodeWriteOk(tag, { epoch: 1, counter: ++this.counter }) : encodeErrorReply(tag, b),
         );
@@ -162,6 +170,36 @@ describe('load agent (in-process, fake node)', () => {
     );
     assert.equal(d.phases.warmup!.failed, hang.length + tooLarge.length);
     assert.equal(d.sentRate, 500);
+  });
+
+  it('a write in flight when the fault phase begins counts in the fault phase, not in the one it was sent in', async () => {
+    node.reset();
+    // Writes 20-24 get no reply until the fault phase has begun (a leader killed under them); when
+    // write 26 arrives the test starts the fault phase, then lets 20-24 through; 40 starts "after".
+    let agent: LoadAgent | undefined;
+    node.behave = (id) => {
+      if (id >= 20 && id <= 24) return 'hold';
+      if (id === 26) {
+        agent!.setPhase(FAULT_PHASE);
+        for (const reply of node.held.splice(0)) reply();
+      }
+      if (id === 40) agent!.setPhase('after');
+      return 'ok';
+    };
+    const { done } = await run(spec({ rate: 100, durationMs: 500, phase: 'before' }), (m, a) => {
+      agent = a;
+    });
+    const d = parseAgentMessage(done[0]);
+    assert.ok(d.type === 'done');
+    assert.equal(d.totals.acked, 50);
+    const before = d.phases.before!.corrected.count;
+    const gap = d.phases[FAULT_PHASE]!.corrected.count;
+    const after = d.phases.after!.corrected.count;
+    assert.equal(before + gap + after, 50);
+    // 1-19 were answered 70 ms before the fault; 25 and 26 may land on either side of it; 20-24
+    // were still waiting and are the fault's, whatever their send time said.
+    assert.ok(before >= 19 && before <= 21, `before: ${before} writes`);
+    assert.ok(gap >= 5 + 13, `fault phase: ${gap} writes`);
   });
 
   it('counts writes beyond maxInFlight as failed (overflow) without sending them', async () => {
