@@ -536,7 +536,7 @@ function buildResult(x: {
       after: d?.phases.after ? stats(d.phases.after.corrected) : null,
       ...(degraded ? { degraded: stats(degraded.corrected) } : {}),
     };
-    const gap = d?.firstAckAfter.gap ?? d?.firstAckAfter.after;
+    const gap = d?.firstAckAfter[FAULT_PHASE] ?? d?.firstAckAfter.after;
     clientGapMs[dc.name] = gap !== undefined && x.killAt !== null ? gap - x.killAt : null;
   }
   const links: Record<string, Record<string, RunResult['links'][string][string]>> = {};

@@ -82,8 +82,9 @@ export type CatchUpFrom = 'first-answer' | 'highest-id';
 
 /**
  * Most committed txns a follower applies in one turn. A follower restarted with 100,000 logged txns
- * learns they are committed in one SYNC; applying them at once held its event loop for over a second
- * (past syncLimit: its leader gave it up). 2,000 take about 20-30 ms here.
+ * learns they are committed in one UPTODATE; applying them at once held its event loop for over a
+ * second in the soak (past syncLimit: its leader gave it up). At the 1.6-1.9 µs per apply that
+ * `pole-bench bench state` measures, 2,000 are a few ms.
  */
 const APPLY_TURN_TXNS = 2_000;
 
@@ -704,7 +705,10 @@ export class NodeCore {
     for (const [id, f] of acked) {
       const c = f.currentEpoch !== bestEpoch ? f.currentEpoch - bestEpoch : compareZxid(f.lastZxid, bestZxid);
       // Never in favour of an equal member over itself: catching up from an equal costs a transfer for nothing.
-      if (c > 0 || (c === 0 && byId && best !== this.self && this.sidOf(id) > this.sidOf(best))) {
+      if (
+        c > 0 ||
+        (c === 0 && byId && best !== this.self && (this.sidOf(id) ?? -1) > (this.sidOf(best) ?? -1))
+      ) {
         best = id;
         bestEpoch = f.currentEpoch;
         bestZxid = f.lastZxid;
@@ -730,8 +734,9 @@ export class NodeCore {
     this.startSync(now);
   }
 
-  private sidOf(id: NodeId): number {
-    return this.cfg.members.find((x) => x.id === id)?.sid ?? -1;
+  /** The member's numeric server id (ties go to the higher); undefined for a non-member. */
+  private sidOf(id: NodeId): number | undefined {
+    return this.cfg.members.find((x) => x.id === id)?.sid;
   }
 
   private onFetched(now: number, from: NodeId, m: Extract<ZabMessage, { type: 'FETCHED' }>): void {
@@ -1268,7 +1273,7 @@ export class NodeCore {
     const own = this.resignationScore();
     let best: { id: NodeId; sid: number; score: Score } | undefined;
     for (const [id, score] of this.monitor.peerScores(now)) {
-      const sid = this.cfg.members.find((x) => x.id === id)?.sid;
+      const sid = this.sidOf(id);
       if (ls.followers.get(id)?.stage !== 'synced' || sid === undefined) continue;
       // Ties go to the higher sid, as in the election's own proposal order.
       const c = best ? this.cfg.oracle.compare(score, best.score) : 1;
