@@ -1,12 +1,14 @@
 // `pole-bench report DIR`: draw a stored run's report.md and charts again from its result.json and
-// latency.hlog (after an upgrade of pole-bench, or to time how long drawing takes).
-import { Args, Command } from '@oclif/core';
+// latency.hlog (after an upgrade of pole-bench, or to time how long drawing takes); with --check,
+// hold its figures against each other instead (report/self-check.ts) and exit 1 if any disagree.
+import { Args, Command, Flags } from '@oclif/core';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeRunCharts } from '../report/charts/write-charts.js';
 import { parseHlog } from '../report/hlog-writer.js';
 import { renderReport } from '../report/markdown-report.js';
 import { readResultFile } from '../report/result.js';
+import { selfCheck } from '../report/self-check.js';
 import { OUTPUT_FILE_NAMES } from '../report/write-outputs.js';
 import { InputError } from '../util/input-error.js';
 
@@ -14,16 +16,36 @@ export default class Report extends Command {
   static override description =
     "Draw a run's report.md and charts (*.svg) again from the result.json and latency.hlog in its output directory";
 
-  static override examples = ['<%= config.bin %> report reports/2026-11-25T12-00-00-000Z-paper-2dc'];
+  static override examples = [
+    '<%= config.bin %> report reports/2026-11-25T12-00-00-000Z-paper-2dc',
+    '<%= config.bin %> report --check reports/2026-11-25T12-00-00-000Z-paper-2dc',
+  ];
+
+  static override flags = {
+    check: Flags.boolean({
+      description:
+        "check the stored run's figures against each other (as every run does) and exit 1 if any check fails; draws nothing",
+      default: false,
+    }),
+  };
 
   static override args = {
     dir: Args.string({ description: 'a run output directory', required: true }),
   };
 
   async run(): Promise<void> {
-    const { args } = await this.parse(Report);
+    const { args, flags } = await this.parse(Report);
     try {
       const result = readResultFile(join(args.dir, OUTPUT_FILE_NAMES.result));
+      if (flags.check) {
+        // Checked again from the figures themselves: the file's own selfCheck may be stale or edited.
+        const { checked, violations } = selfCheck(result);
+        for (const v of violations) this.log(`violated: ${v}`);
+        const held = checked.filter((c) => !violations.some((v) => v.startsWith(`${c}:`)));
+        this.log(`${held.length} of ${checked.length} checks held`);
+        if (violations.length > 0) this.exit(1);
+        return;
+      }
       const hlogFile = join(args.dir, OUTPUT_FILE_NAMES.hlog);
       const hlog = await readFile(hlogFile, 'utf8').catch(() => {
         throw new InputError({

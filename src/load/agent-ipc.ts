@@ -124,6 +124,7 @@ function emptyDone(): DoneMessage {
     sentRate: 0,
     firstAckAfter: {},
     firstAckByEpoch: {},
+    longestAckGap: {},
     acked: [],
     clientId: '',
     traces: [],

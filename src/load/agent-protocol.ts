@@ -196,6 +196,12 @@ export const doneMessageSchema = z.object({
    * client's view of a new leader's first commit (all a target without such an event gives).
    */
   firstAckByEpoch: z.record(z.string(), ms).default({}),
+  /**
+   * Phase → the longest time between two consecutive acknowledgements (of any writes) whose later
+   * one came in that phase, by completion time, with its two ends (wall ms): for the fault's phase,
+   * the longest the clients went without hearing anything.
+   */
+  longestAckGap: z.record(z.string(), z.object({ ms: nonNegative, fromMs: ms, toMs: ms })).default({}),
   /** Every acknowledged write: [path, zxid epoch, zxid counter], in acknowledgement order. */
   acked: z.array(z.tuple([z.string(), count, count])),
   /** The client id the writes carried (the nodes' trace events name it). */

@@ -92,6 +92,9 @@ export class LoadAgent {
   private readonly totals = { attempted: 0, acked: 0, failed: 0, timedOut: 0, overflow: 0, retries: 0 };
   private readonly firstAck = new Map<string, number>();
   private readonly firstAckByEpoch = new Map<number, number>();
+  /** Monotonic ms of the latest acknowledgement, and the longest silence ending in each phase. */
+  private lastAckAt: number | undefined;
+  private readonly longestAckGap = new Map<string, { ms: number; fromMs: number; toMs: number }>();
   private readonly acks = new AckBook();
   /** The traced writes (latency anatomy) acknowledged at the first attempt. */
   private readonly traces: AgentTrace[] = [];
@@ -291,6 +294,7 @@ export class LoadAgent {
         this.traces.push([f.seq, phase, round3(f.intended), round3(f.sentAt), round3(now)]);
       if (!this.firstAck.has(phase)) this.firstAck.set(phase, wall(now));
       if (!this.firstAckByEpoch.has(o.zxid.epoch)) this.firstAckByEpoch.set(o.zxid.epoch, wall(now));
+      this.noteAckGap(now);
     } else {
       this.totals.failed += 1;
       this.interval.failed += 1;
@@ -305,6 +309,21 @@ export class LoadAgent {
     // with no timer running in between: send whatever fell due meanwhile right here.
     if (this.sendEndMs === undefined && this.schedule !== undefined && this.schedule.peek() <= now)
       this.pump();
+  }
+
+  /**
+   * The silence this acknowledgement ends, filed under the phase in effect now (not the write's
+   * own): a silence that began before a fault and ended after it is the fault's, whichever write
+   * broke it.
+   */
+  private noteAckGap(now: number): void {
+    const last = this.lastAckAt;
+    this.lastAckAt = now;
+    if (last === undefined) return;
+    const phase = this.phaseAt(now);
+    const gap = now - last;
+    if (gap > (this.longestAckGap.get(phase)?.ms ?? -1))
+      this.longestAckGap.set(phase, { ms: round3(gap), fromMs: wall(last), toMs: wall(now) });
   }
 
   /** Waits for the writes in flight; each ends by its deadline, and this is bounded beyond it. */
@@ -415,6 +434,7 @@ export class LoadAgent {
       sentRate: round2(this.totals.attempted / windowS),
       firstAckAfter: Object.fromEntries(this.firstAck),
       firstAckByEpoch: Object.fromEntries([...this.firstAckByEpoch].map(([e, t]) => [String(e), t])),
+      longestAckGap: Object.fromEntries(this.longestAckGap),
       acked: this.acks.toList(this.pathOf),
       clientId: this.clientId,
       traces: this.traces,

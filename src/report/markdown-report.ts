@@ -40,6 +40,7 @@ export const REPORT_SECTIONS = [
   'Charts',
   'Writes',
   'Self-check',
+  'Cross-checks',
   'Resources',
   'Thresholds',
   'Environment',
@@ -62,6 +63,7 @@ export function renderReport(result: RunResult, charts: readonly ChartFile[] = [
     chartsSection(charts),
     writes(result),
     selfCheck(result),
+    crossChecks(result),
     resources(result),
     thresholds(result),
     environment(result),
@@ -87,6 +89,12 @@ function title(r: RunResult): string {
       break;
   }
   const lines = [`# pole-bench run: ${r.topology.name}`, '', verdict];
+  const v = r.selfCheck.violations;
+  if (v.length > 0)
+    lines.push(
+      '',
+      `**Figures suspect**: ${v.length} of the run's cross-checks did not hold (see Cross-checks): ${v.join('; ')}.`,
+    );
   if (r.cpu.warning !== null)
     lines.push('', `**Self-check: take the latency figures with care**: ${r.cpu.warning}.`);
   if (r.errors.length > 0) lines.push('', 'Errors:', '', ...r.errors.map((e) => `- ${e}`));
@@ -190,14 +198,33 @@ function recovery(r: RunResult): string {
     ['Serving (quorum acked NEWLEADER)', observed(rec.servingMs)],
     ['First commit in the new epoch', observed(rec.firstCommitMs)],
     ['Paper recovery (first commit − elected)', observed(rec.paperRecoveryMs)],
-    ...gapNames(r).map((dc) => [`Client gap: ${dc}`, observed(rec.clientGapMs[dc] ?? null)]),
   ];
+  const at = rec.faultAtS ?? cause?.atS ?? null;
+  const when =
+    at === null
+      ? ''
+      : ` at ${secUnit(at)}${rec.scheduledAtS !== null && Math.abs(rec.scheduledAtS - at) >= 0.0005 ? ` (scheduled at ${secUnit(rec.scheduledAtS)})` : ''}`;
   const intro = !cause
     ? 'Times in ms since the leader was taken out (no fault took it out in this run).'
     : cause.action === 'kill'
-      ? `Times in ms since ${cause.leader} was killed at ${secUnit(cause.atS)}.`
-      : `Times in ms since \`${cause.action} ${cause.node}\` took the leader ${cause.leader} out at ${secUnit(cause.atS)}.`;
-  return ['## Recovery', '', intro, '', table(['Phase', 'ms'], rows, [1])].join('\n');
+      ? `Times in ms since ${cause.leader} was killed${when}: every figure here counts from that instant.`
+      : `Times in ms since \`${cause.action} ${cause.node}\` took the leader ${cause.leader} out${when}: every figure here counts from that instant.`;
+  const clients = dcNames(r, Object.keys(rec.perDc)).map((dc) => [
+    dc,
+    observed(rec.perDc[dc]?.outageMs ?? null),
+    observed(rec.perDc[dc]?.longestAckGapMs ?? null),
+  ]);
+  return [
+    '## Recovery',
+    '',
+    intro,
+    '',
+    table(['Phase', 'ms'], rows, [1]),
+    '',
+    "What each data center's clients saw: the outage, from the fault to its first acknowledgement of a write committed in the new epoch; the longest silence, the longest its clients went without any acknowledgement (the silence that ended after the fault, while the new leader was not yet settled).",
+    '',
+    table(['Data center', 'Outage, ms', 'Longest silence, ms'], clients, [1, 2]),
+  ].join('\n');
 }
 
 function snapshots(r: RunResult): string {
@@ -246,11 +273,17 @@ function mb(bytes: number): string {
 function latency(r: RunResult): string {
   const rows: string[][] = [];
   for (const dc of dcNames(r, Object.keys(r.latency))) {
-    const windows = r.latency[dc]?.degraded
-      ? (['before', 'degraded', 'after'] as const)
-      : (['before', 'after'] as const);
+    const l = r.latency[dc];
+    if (l?.lost) {
+      rows.push([dc, `no data: ${l.lost}`, NONE, NONE, NONE, NONE, NONE, NONE, NONE]);
+      continue;
+    }
+    // Every acknowledged write is in one row: the warm-up and the outage are measured too.
+    const windows = (['warmup', 'before', 'degraded', 'during', 'after'] as const).filter(
+      (w) => w === 'before' || w === 'after' || (l?.[w]?.count ?? 0) > 0,
+    );
     for (const w of windows) {
-      const s: LatencyStats | null = r.latency[dc]?.[w] ?? null;
+      const s: LatencyStats | null = l?.[w] ?? null;
       rows.push([
         dc,
         w,
@@ -267,7 +300,7 @@ function latency(r: RunResult): string {
   return [
     '## Latency per data center',
     '',
-    "Write latency in ms, from the intended send time (corrected for coordinated omission). Before: warm-up to the first fault (every member up, every link as configured: the steady state the model describes); degraded, where there is one: from a fault that left the leader serving to the one that took it out (or the end); after: from the election plus the settle time to the end. A write still in flight when a fault struck counts in that fault's window.",
+    "Write latency in ms, from the intended send time (corrected for coordinated omission). Warm-up: the load's first seconds (measured, not modelled); before: warm-up to the first fault (every member up, every link as configured: the steady state the model describes); degraded, where there is one: from a fault that left the leader serving to the one that took it out (or the end); during: from the fault that took the leader out to the start of after (the outage and the settle time); after: from the election plus the settle time to the end. A write still in flight when a fault struck counts in that fault's window. The rows and the failed writes add up to every write sent (Cross-checks).",
     '',
     table(
       ['Data center', 'Window', 'Count', 'Mean', 'p50', 'p90', 'p99', 'p99.9', 'Max'],
@@ -285,37 +318,41 @@ function againstModel(r: RunResult): string {
   const rows: string[][] = [];
   for (const dc of dcNames(r, Object.keys(r.latency))) {
     for (const w of ['before', 'after'] as const) {
-      const mean = r.latency[dc]?.[w]?.mean ?? null;
+      const s = r.latency[dc]?.[w] ?? null;
+      const mean = s?.mean ?? null;
       const paper = r.model[dc]?.[w] ?? null;
       const floor = r.floor.perDc[dc]?.[w] ?? null;
       const predicted = paper !== null && floor !== null ? paper + floor : null;
+      const overModel = s?.sentMean != null && paper !== null ? s.sentMean - paper : null;
       rows.push([
         dc,
         w,
         ms(mean),
         ms(paper),
         ms(floor),
+        ms(overModel),
         ms(predicted),
         signedMs(mean, predicted),
         diffPercent(mean, predicted),
-        signedMs(mean, paper),
       ]);
     }
   }
   const f = r.floor;
   const how =
-    f.leaderMs === null && f.followerMs === null
-      ? `Node floor ${f.method}.`
-      : `Node floor: ${ms(f.leaderMs)} ms for a write sent to the leader, ${ms(f.followerMs)} ms for one a follower forwards (${count(f.writes)} writes; ${f.method}); a data center's floor mixes the two by the share of its live servers that leads.`;
+    f.source === 'traced'
+      ? `Floor: what a write costs beside the network, from ${f.method}, ${count(f.writes)} writes. Beside it, the same quantity from every write of the window: its mean from the actual send time less the paper model; the two agree within max(1 ms, 20 %) or the run says so (Cross-checks).`
+      : f.leaderMs === null && f.followerMs === null
+        ? `Node floor ${f.method}.`
+        : `Node floor: ${ms(f.leaderMs)} ms for a write sent to the leader, ${ms(f.followerMs)} ms for one a follower forwards (${count(f.writes)} writes; ${f.method}); a data center's floor mixes the two by the share of its live servers that leads.`;
   return [
     '## Latency against the model',
     '',
     "Mean latency in ms. Paper model: forwarding RTT to the window's leader plus its consensus latency θc, from the topology (network only). " +
       how +
-      ' Δ: the mean against model + floor; over paper: the mean minus the paper model alone.',
+      ' Δ: the mean (from the intended send time) against model + floor.',
     '',
     table(
-      ['Data center', 'Window', 'Mean', 'Paper model', 'Floor', 'Model + floor', 'Δ ms', 'Δ %', 'Over paper'],
+      ['Data center', 'Window', 'Mean', 'Paper model', 'Floor', 'Mean from send − model', 'Model + floor', 'Δ ms', 'Δ %'],
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),
@@ -464,6 +501,22 @@ function thresholds(r: RunResult): string {
 }
 
 /** pole-bench's own cost during the load, so a reader can tell the system under test from the harness. */
+/** The run's figures held against each other (report/self-check.ts). */
+function crossChecks(r: RunResult): string {
+  const { checked, violations } = r.selfCheck;
+  const lines = [
+    '## Cross-checks',
+    '',
+    violations.length === 0
+      ? `All ${checked.length} of the run's cross-checks held:`
+      : `${violations.length} violation(s): the figures they name are suspect.`,
+    '',
+  ];
+  if (violations.length > 0) lines.push(...violations.map((v) => `- **violated**: ${v}`), '', 'Checked:', '');
+  lines.push(...checked.map((c) => `- ${c}`));
+  return lines.join('\n');
+}
+
 function selfCheck(r: RunResult): string {
   const c = r.cpu;
   if (!c.sampled) return '## Self-check\n\nCPU was not sampled (no /proc, or the load did not run).';
@@ -529,12 +582,6 @@ function dcNames(r: RunResult, extra: readonly string[] = Object.keys(r.links)):
   const names = r.topology.datacenters.map((d) => d.name);
   for (const n of extra) if (!names.includes(n)) names.push(n);
   return names;
-}
-
-function gapNames(r: RunResult): string[] {
-  return dcNames(r, Object.keys(r.recovery.clientGapMs)).filter(
-    (dc) => dc in r.recovery.clientGapMs || r.topology.datacenters.some((d) => d.name === dc),
-  );
 }
 
 function nodeDatacenters(r: RunResult): Map<string, string> {

@@ -33,5 +33,6 @@ export function modelColumns(
       after: leaders.elected ? floorOfDc(t, floor, dc.name, leaders.elected, alive) : null,
     };
   }
-  return { model, floor: { ...floor, perDc } };
+  const source = floor.leaderMs === null && floor.followerMs === null ? 'none' : 'calibrated';
+  return { model, floor: { source, ...floor, perDc } };
 }

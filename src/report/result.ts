@@ -16,7 +16,7 @@ import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js'
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
 
-export const RESULT_SCHEMA_ID = 'pole-bench/result@7';
+export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
@@ -91,8 +91,14 @@ export interface Resignation {
   readonly successorScore: readonly number[];
 }
 
-/** All relative to the fault that killed the leader, in ms; null when not observed. */
+/**
+ * All relative to one time zero, the instant the fault that took the leader out was carried out
+ * (`faultAtS`), in ms; null when not observed.
+ */
 export interface RecoveryInfo {
+  /** The fault's time zero: when it was carried out, and when it was scheduled (s from the load start). */
+  readonly faultAtS: number | null;
+  readonly scheduledAtS: number | null;
   /** First follower notices the leader is gone. */
   readonly detectMs: number | null;
   /** The new leader knows it leads. */
@@ -103,14 +109,23 @@ export interface RecoveryInfo {
   readonly firstCommitMs: number | null;
   /** firstCommit − elected, the paper's definition of recovery time. */
   readonly paperRecoveryMs: number | null;
-  /** Per data center: fault to the first acknowledged write from that data center. */
-  readonly clientGapMs: Readonly<Record<string, number | null>>;
+  /** Per data center, what its clients saw (report/client-recovery.ts). */
+  readonly perDc: Readonly<Record<string, ClientRecovery>>;
+}
+
+export interface ClientRecovery {
+  /** The fault to this data center's first acknowledgement of a write committed in the new epoch. */
+  readonly outageMs: number | null;
+  /** The longest its clients went without any acknowledgement, the silence that ended in the fault's window. */
+  readonly longestAckGapMs: number | null;
 }
 
 /** One window's write latency, ms (corrected for coordinated omission). Stats are null when count is 0. */
 export interface LatencyStats {
   readonly count: number;
   readonly mean: number | null;
+  /** The mean from the actual send time (not corrected): what the traced writes' anatomy measures. */
+  readonly sentMean: number | null;
   readonly p50: number | null;
   readonly p90: number | null;
   readonly p99: number | null;
@@ -131,6 +146,15 @@ export interface LatencyWindows {
    * from runs with no such fault).
    */
   readonly degraded?: LatencyStats;
+  /** From the fault that took the leader out to the start of "after": the outage and the settle time. */
+  readonly during: LatencyStats | null;
+  /** Writes intended during the warm-up, before the first window (measured, not modelled). */
+  readonly warmup: LatencyStats | null;
+  /** Every write this data center's agent sent, and those that failed (in no window's count). */
+  readonly attempted: number;
+  readonly failed: number;
+  /** Why this data center has no figures: its agent's data was lost (null: it has them). */
+  readonly lost: string | null;
 }
 
 /**
@@ -143,12 +167,24 @@ export interface ModelWindows {
 }
 
 export interface FloorInfo {
+  /**
+   * traced: each window's own traced writes, all but their network part (the latency anatomy);
+   * calibrated: writes after the load with the delays taken out (targets that trace no writes).
+   */
+  readonly source: 'traced' | 'calibrated' | 'none';
   readonly method: string;
   readonly leaderMs: number | null;
   readonly followerMs: number | null;
   readonly writes: number;
   /** perDc[dc]: the floor under the leader of each window. */
   readonly perDc: Readonly<Record<string, ModelWindows>>;
+}
+
+export interface SelfCheck {
+  /** The invariants that were checked, each in a few words. */
+  readonly checked: readonly string[];
+  /** Those that did not hold, with the figures. */
+  readonly violations: readonly string[];
 }
 
 export interface LinkRtt {
@@ -264,6 +300,11 @@ export interface RunResult {
    * cpu-sampler.ts); `warning` is set when the latency figures include queueing for CPU.
    */
   readonly cpu: CpuReport;
+  /**
+   * The run's figures checked against each other (report/self-check.ts): what was checked, and
+   * every violation; a result with violations is written whole and its figures are suspect.
+   */
+  readonly selfCheck: SelfCheck;
   /** Where the milliseconds of a sample of writes went (report/latency-anatomy.ts). */
   readonly anatomy: LatencyAnatomy;
   /**
@@ -312,6 +353,7 @@ const isoTime = z.iso.datetime({ offset: true });
 const latencyStats = z.object({
   count,
   mean: ms().nullable(),
+  sentMean: ms().nullable(),
   p50: ms().nullable(),
   p90: ms().nullable(),
   p99: ms().nullable(),
@@ -381,7 +423,12 @@ export const runResultSchema = z
       servingMs: ms().nullable(),
       firstCommitMs: ms().nullable(),
       paperRecoveryMs: ms().nullable(),
-      clientGapMs: z.record(z.string(), ms().nullable()),
+      faultAtS: z.number().nullable(),
+      scheduledAtS: z.number().nullable(),
+      perDc: z.record(
+        z.string(),
+        z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() }),
+      ),
     }),
     latency: z.record(
       z.string(),
@@ -389,16 +436,23 @@ export const runResultSchema = z
         before: latencyStats.nullable(),
         after: latencyStats.nullable(),
         degraded: latencyStats.optional(),
+        during: latencyStats.nullable(),
+        warmup: latencyStats.nullable(),
+        attempted: count,
+        failed: count,
+        lost: z.string().nullable(),
       }),
     ),
     model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
     floor: z.object({
+      source: z.enum(['traced', 'calibrated', 'none']),
       method: z.string(),
       leaderMs: ms().nullable(),
       followerMs: ms().nullable(),
       writes: count,
       perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
     }),
+    selfCheck: z.object({ checked: z.array(z.string()), violations: z.array(z.string()) }),
     cpu: z.object({
       sampled: z.boolean(),
       windowS: z.number().min(0),

@@ -39,6 +39,9 @@ import {
   type NodeFloor,
 } from '../measure/node-floor.js';
 import { modelColumns } from '../report/model-columns.js';
+import { clientRecovery } from '../report/client-recovery.js';
+import { tracedFloor } from '../report/traced-floor.js';
+import { selfCheck } from '../report/self-check.js';
 import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from '../report/latency-anatomy.js';
 import { TRACE_EVERY } from '../node/trace/write-tracer.js';
 import { KILLED, LEADER } from '../topology/topology-schema.js';
@@ -101,6 +104,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   let killed: NodeId | null = null;
   let killAt: number | null = null;
   let cause: FaultMark | null = null;
+  /** When the cause was scheduled (wall ms): beside the instant it was carried out (`killAt`). */
+  let causeScheduledAt: number | null = null;
   const cuts: Array<{ a: NodeId[]; b: NodeId[] }> = [];
   /** Elections a link fault may cause later; settled before the load ends. */
   const watchers: Array<Promise<void>> = [];
@@ -328,6 +333,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
               if (killAt !== null) return;
               killed = leaderBefore;
               killAt = at;
+              causeScheduledAt = loadStart + f.atMs;
               cause = fault;
               progress('recovering', { leader: elected.node });
               toAgents('after', elected.t + sc.settleMs);
@@ -338,6 +344,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       if (deposes) {
         killed = leaderBefore;
         killAt = when;
+        causeScheduledAt = loadStart + f.atMs;
         cause = mark;
         const since = killAt;
         const gone = killed;
@@ -387,10 +394,13 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     });
     lostList = check.lost;
 
-    // After the load, so that the calibration's delay-free round trips can never reach the RTTs
+    // A target whose members trace writes gets its floor from them (report/traced-floor.ts). Else
+    // after the load, so that the calibration's delay-free round trips can never reach the RTTs
     // that a measured oracle elects by.
-    progress('calibrating the node floor', { leader: leaderNow });
-    floor = await measureFloor(rt, t, leaderNow, `run${o.seed}-floor`);
+    if (!target.tracesWrites) {
+      progress('calibrating the node floor', { leader: leaderNow });
+      floor = await measureFloor(rt, t, leaderNow, `run${o.seed}-floor`);
+    }
   } catch (err) {
     if (err instanceof RunAborted) throw err;
     errors.push((err as Error).message);
@@ -412,6 +422,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     initial,
     killed,
     killAt,
+    causeScheduledAt,
     cause,
     links,
     dones,
@@ -490,6 +501,7 @@ function buildResult(x: {
   /** The leader the cause took out, and when (the recovery's zero). */
   killed: NodeId | null;
   killAt: number | null;
+  causeScheduledAt: number | null;
   cause: FaultMark | null;
   links: Map<string, Map<string, number>>;
   dones: Map<string, DoneMessage>;
@@ -523,22 +535,37 @@ function buildResult(x: {
   const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
 
   const latency: Record<string, RunResult['latency'][string]> = {};
+  const dones = [...x.dones.values()];
   // The paper's model alone (network only); the floor beside it, never folded in.
   // A killed leader stays down; one cut off is back once the cut is restored.
   const dead = x.cause?.action === 'kill' ? x.killed : null;
-  const { model, floor } = modelColumns(t, { initial: x.initial, elected, killed: dead }, x.floor);
-  const clientGapMs: Record<string, number | null> = {};
+  const columns = modelColumns(t, { initial: x.initial, elected, killed: dead }, x.floor);
+  const model = columns.model;
   for (const dc of t.datacenters) {
     const d = x.dones.get(dc.name);
-    const degraded = d?.phases[DEGRADED_PHASE];
-    latency[dc.name] = {
-      before: d?.phases.before ? stats(d.phases.before.corrected) : null,
-      after: d?.phases.after ? stats(d.phases.after.corrected) : null,
-      ...(degraded ? { degraded: stats(degraded.corrected) } : {}),
+    const window = (name: string): LatencyStats | null => {
+      const p = d?.phases[name];
+      return p ? stats(p.corrected, p.uncorrected) : null;
     };
-    const gap = d?.firstAckAfter[FAULT_PHASE] ?? d?.firstAckAfter.after;
-    clientGapMs[dc.name] = gap !== undefined && x.killAt !== null ? gap - x.killAt : null;
+    const degraded = window(DEGRADED_PHASE);
+    latency[dc.name] = {
+      warmup: window('warmup'),
+      before: window('before'),
+      ...(degraded ? { degraded } : {}),
+      during: window(FAULT_PHASE),
+      after: window('after'),
+      attempted: d?.totals.attempted ?? 0,
+      failed: d?.totals.failed ?? 0,
+      lost: d ? null : 'the load agent reported nothing',
+    };
   }
+  const anatomy = anatomyOf(t, dones, x.nodeEvents, x.o.runtime.shaping.kind === 'none');
+  const floor = x.o.runtime.target.tracesWrites
+    ? tracedFloor(
+        anatomy,
+        t.datacenters.map((d) => d.name),
+      )
+    : columns.floor;
   const links: Record<string, Record<string, RunResult['links'][string][string]>> = {};
   for (const a of t.datacenters)
     for (const b of t.datacenters) {
@@ -548,11 +575,10 @@ function buildResult(x: {
         measuredRttMs: m === undefined || Number.isNaN(m) ? null : m,
       };
     }
-  const dones = [...x.dones.values()];
   const sum = (f: (d: DoneMessage) => number): number => dones.reduce((s, d) => s + f(d), 0);
   const shaping = x.o.runtime.shaping;
   const j = t.shaping.jitter;
-  const partial: Omit<RunResult, 'thresholds' | 'verdict'> = {
+  const checked: Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdict'> = {
     schema: RESULT_SCHEMA_ID,
     errors: x.errors,
     target: x.o.runtime.target.name,
@@ -605,13 +631,20 @@ function buildResult(x: {
       servingMs: rel(serving),
       firstCommitMs,
       paperRecoveryMs: electedMs !== null && firstCommitMs !== null ? firstCommitMs - electedMs : null,
-      clientGapMs,
+      faultAtS: x.killAt === null ? null : (x.killAt - x.loadStart) / 1000,
+      scheduledAtS: x.causeScheduledAt === null ? null : (x.causeScheduledAt - x.loadStart) / 1000,
+      perDc: clientRecovery(
+        t.datacenters.map((d) => d.name),
+        x.dones,
+        x.killAt,
+        epoch,
+      ),
     },
     latency,
     model,
     floor,
     cpu: x.cpu,
-    anatomy: anatomyOf(t, dones, x.nodeEvents, x.o.runtime.shaping.kind === 'none'),
+    anatomy,
     elections: summariseElections(
       ev,
       x.depositions,
@@ -641,6 +674,7 @@ function buildResult(x: {
   };
   // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
   const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...x.o.thresholds];
+  const partial = { ...checked, selfCheck: selfCheck(checked) };
   const thresholds = evaluateThresholds(all, partial);
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
 }
@@ -696,9 +730,19 @@ function anatomyOf(
   );
 }
 
-function stats(s: LatencySummary): LatencyStats {
-  if (s.count === 0) return { count: 0, mean: null, p50: null, p90: null, p99: null, p999: null, max: null };
-  return { count: s.count, mean: s.mean, p50: s.p50, p90: s.p90, p99: s.p99, p999: s.p999, max: s.max };
+function stats(s: LatencySummary, fromSend: LatencySummary): LatencyStats {
+  if (s.count === 0)
+    return { count: 0, mean: null, sentMean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+  return {
+    count: s.count,
+    mean: s.mean,
+    sentMean: fromSend.mean,
+    p50: s.p50,
+    p90: s.p90,
+    p99: s.p99,
+    p999: s.p999,
+    max: s.max,
+  };
 }
 
 /** Per second of load, all data centers merged. */

@@ -105,6 +105,11 @@ export interface Target {
   /** Whether the target elects by POLE's oracles (--oracle applies). */
   readonly hasOracles: boolean;
   /**
+   * Whether its members stamp the traced writes (the latency anatomy): the node floor is then each
+   * window's traced writes less their network part; else it is calibrated after the load.
+   */
+  readonly tracesWrites: boolean;
+  /**
    * How long the harness writes to the leader before the load, unmeasured: long enough for the
    * members' code to be compiled and their buffers grown (a JVM's JIT needs longer than Node's).
    */

@@ -24,7 +24,7 @@ function seconds(): TimelinePoint[] {
 
 export function result2dc(): MutableResult {
   return {
-    schema: 'pole-bench/result@7',
+    schema: 'pole-bench/result@8',
     verdict: 'threshold-failed',
     errors: [],
     target: 'pole',
@@ -64,16 +64,28 @@ export function result2dc(): MutableResult {
       servingMs: 702.125,
       firstCommitMs: 731.4,
       paperRecoveryMs: 75.65,
-      clientGapMs: { tud: 760.2, cern: 741.9 },
+      faultAtS: 15.004,
+      scheduledAtS: 15,
+      perDc: { tud: { outageMs: 760.2, longestAckGapMs: 758.1 }, cern: { outageMs: 741.9, longestAckGapMs: 739.6 } },
     },
     latency: {
       tud: {
-        before: { count: 4987, mean: 31.42, p50: 31.1, p90: 32.6, p99: 34.88, p999: 41.2, max: 43.01 },
-        after: { count: 3996, mean: 21.07, p50: 20.9, p90: 21.8, p99: 23.35, p999: 28.9, max: 30.4 },
+        warmup: { count: 5001, mean: 33.1, sentMean: 32.8, p50: 32.9, p90: 34.1, p99: 36.2, p999: 44.1, max: 46.3 },
+        during: { count: 987, mean: 180.4, sentMean: 179.9, p50: 31.5, p90: 700.2, p99: 771.4, p999: 775.1, max: 776.9 },
+        attempted: 15001,
+        failed: 30,
+        lost: null,
+        before: { count: 4987, mean: 31.42, sentMean: 31.12, p50: 31.1, p90: 32.6, p99: 34.88, p999: 41.2, max: 43.01 },
+        after: { count: 3996, mean: 21.07, sentMean: 20.77, p50: 20.9, p90: 21.8, p99: 23.35, p999: 28.9, max: 30.4 },
       },
       cern: {
-        before: { count: 5012, mean: 10.66, p50: 10.4, p90: 11.2, p99: 12.75, p999: 17.3, max: 19.95 },
-        after: { count: 4003, mean: 20.98, p50: 20.7, p90: 21.6, p99: 23.1, p999: 27.45, max: 29.6 },
+        warmup: { count: 4999, mean: 12.1, sentMean: 11.8, p50: 11.9, p90: 12.8, p99: 14.2, p999: 19.1, max: 21.3 },
+        during: { count: 955, mean: 170.2, sentMean: 169.8, p50: 11.5, p90: 690.1, p99: 750.3, p999: 752.8, max: 755.6 },
+        attempted: 14999,
+        failed: 30,
+        lost: null,
+        before: { count: 5012, mean: 10.66, sentMean: 10.36, p50: 10.4, p90: 11.2, p99: 12.75, p999: 17.3, max: 19.95 },
+        after: { count: 4003, mean: 20.98, sentMean: 20.68, p50: 20.7, p90: 21.6, p99: 23.1, p999: 27.45, max: 29.6 },
       },
     },
     model: {
@@ -81,6 +93,7 @@ export function result2dc(): MutableResult {
       cern: { before: 10.375, after: 20.75 },
     },
     floor: {
+      source: 'calibrated',
       method: 'calibrated before the load',
       leaderMs: 0.9,
       followerMs: 1.2,
@@ -90,6 +103,7 @@ export function result2dc(): MutableResult {
         cern: { before: 1.1, after: 1.2 },
       },
     },
+    selfCheck: { checked: ['every window’s count + failed = attempted, per data center and in all'], violations: [] },
     cpu: {
       sampled: true,
       windowS: 30,

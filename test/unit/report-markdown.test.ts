@@ -220,6 +220,7 @@ describe('report.md', () => {
   it('says why there is no floor, and leaves its columns empty', () => {
     const r = result2dc();
     r.floor = {
+      source: 'none',
       method: 'not measured: the netem shaping cannot take its delays out during a run',
       leaderMs: null,
       followerMs: null,
@@ -309,7 +310,9 @@ describe('report.md', () => {
       servingMs: null,
       firstCommitMs: null,
       paperRecoveryMs: null,
-      clientGapMs: {},
+      faultAtS: null,
+      scheduledAtS: null,
+      perDc: {},
     };
     r.latency = {};
     r.model = {};

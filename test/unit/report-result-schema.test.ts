@@ -40,9 +40,13 @@ describe('result.json schema', () => {
       servingMs: null,
       firstCommitMs: null,
       paperRecoveryMs: null,
-      clientGapMs: { tud: null },
+      faultAtS: null,
+      scheduledAtS: null,
+      perDc: { tud: { outageMs: null, longestAckGapMs: null } },
     };
-    r.latency = { tud: { before: null, after: null } };
+    r.latency = {
+      tud: { before: null, after: null, during: null, warmup: null, attempted: 0, failed: 0, lost: null },
+    };
     r.model = { tud: { before: null, after: null } };
     r.links = { tud: { cern: { configuredRttMs: 20.75, measuredRttMs: null } } };
     r.load = { targetRate: 1000, achievedRate: null, latenessP99Ms: null };

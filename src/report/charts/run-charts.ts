@@ -296,7 +296,7 @@ export function recoverySpec(r: RunResult): ChartSpec {
   add('serving', rec.servingMs);
   add('first commit', rec.firstCommitMs);
   for (const dc of r.topology.datacenters.map((d) => d.name))
-    add(`client gap ${dc}`, rec.clientGapMs[dc] ?? null);
+    add(`outage ${dc}`, rec.perDc[dc]?.outageMs ?? null);
   const title = cause
     ? `Recovery after ${cause.action} ${cause.node} at ${cause.atS.toFixed(1)} s (leader ${cause.leader})`
     : 'Recovery';

@@ -9,6 +9,7 @@ import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
 export const poleTarget: Target = {
   name: 'pole',
   hasOracles: true,
+  tracesWrites: true,
   protocol: 'pole',
   // measure/node-floor.ts warmUp: 3 s took 5-8 ms off the first seconds of the e2e fixture.
   warmUpMs: 3_000,

@@ -10,6 +10,7 @@ import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 export const zookeeperTarget: Target = {
   name: 'zookeeper',
   hasOracles: false,
+  tracesWrites: false,
   protocol: 'zookeeper',
   // The JVMs' JIT: with 3 s of warm-up, a 40 s run of the e2e fixture (200 writes/s, seed 21,
   // --duration 40s --kill-at 30s) had per-second p99s of 15.5-42.1 ms in its first 11 s against

@@ -1,0 +1,139 @@
+// The run checks its own figures: where two figures of a result measure the same thing by different
+// means, or must add up, they are held against each other, and every disagreement is named with
+// its numbers. Pure, on the result alone, so `pole-bench report --check DIR` runs the same checks
+// on a stored run. A violation does not stop a run from writing everything it measured; it says
+// which figures are suspect.
+import type { RunResult, SelfCheck } from './result.js';
+
+export type CheckedResult = Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdict'>;
+
+/**
+ * The outage is measured by the agents, the first commit by the new leader: different processes,
+ * whose wall clocks (each `performance.timeOrigin` + monotonic time) differ by well under this.
+ */
+export const CLOCK_SLACK_MS = 1;
+/** The parts of a traced write are consecutive stamps: their means add up to the mean to rounding. */
+export const ANATOMY_SUM_MS = 0.2;
+/** The floor against the window's mean less the model: max(this, FLOOR_SHARE of the floor). */
+export const FLOOR_SLACK_MS = 1;
+export const FLOOR_SHARE = 0.2;
+
+const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
+/** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
+const STAT_FIELDS = ['mean', 'sentMean', 'p50', 'p90', 'p99', 'p999', 'max'] as const;
+
+export function selfCheck(r: CheckedResult): SelfCheck {
+  const checked: string[] = [];
+  const violations: string[] = [];
+  const check = (what: string, run: (fail: (why: string) => void) => void): void => {
+    checked.push(what);
+    run((why) => violations.push(`${what}: ${why}`));
+  };
+  const f = (v: number): string => v.toFixed(2);
+
+  check('outage ≥ 0 and ≥ the new leader’s first commit', (fail) => {
+    const first = r.recovery.firstCommitMs;
+    for (const [dc, c] of Object.entries(r.recovery.perDc)) {
+      if (c.outageMs === null) continue;
+      if (c.outageMs < 0) fail(`${dc} ${f(c.outageMs)} ms`);
+      else if (first !== null && c.outageMs < first - CLOCK_SLACK_MS)
+        fail(`${dc} ${f(c.outageMs)} ms, before the first commit at ${f(first)} ms`);
+    }
+  });
+
+  // A write sent just after the fault can only be acknowledged once the new epoch commits: the
+  // longest write of the window (the agents' histograms) is at least the outage (their first-ack
+  // stamps) less the time to the first write sent after the fault.
+  check('the longest write of “during” ≥ the outage − one send interval', (fail) => {
+    for (const [dc, c] of Object.entries(r.recovery.perDc)) {
+      const max = r.latency[dc]?.during?.max ?? null;
+      const rate = r.workload.rate * (r.workload.share[dc] ?? 0);
+      if (c.outageMs === null || max === null || rate <= 0) continue;
+      const interval = 1000 / rate;
+      if (max < c.outageMs - interval - CLOCK_SLACK_MS)
+        fail(`${dc}: longest ${f(max)} ms, outage ${f(c.outageMs)} ms, a write every ${f(interval)} ms`);
+    }
+  });
+
+  check('recovery phases in order (detected ≤ elected ≤ serving ≤ first commit)', (fail) => {
+    const order: Array<[string, number | null]> = [
+      ['detected', r.recovery.detectMs],
+      ['elected', r.recovery.electedMs],
+      ['serving', r.recovery.servingMs],
+      ['first commit', r.recovery.firstCommitMs],
+    ];
+    const seen = order.filter((p): p is [string, number] => p[1] !== null);
+    for (let i = 1; i < seen.length; i++)
+      if (seen[i]![1] < seen[i - 1]![1])
+        fail(`${seen[i]![0]} ${f(seen[i]![1])} ms before ${seen[i - 1]![0]} ${f(seen[i - 1]![1])} ms`);
+  });
+
+  check(`the anatomy's parts add up to its mean within ${ANATOMY_SUM_MS} ms`, (fail) => {
+    for (const [dc, windows] of Object.entries(r.anatomy.perDc))
+      for (const [w, b] of Object.entries(windows)) {
+        const sum = b.networkMs + b.transportMs + b.diskMs + b.nodesMs + b.clientMs;
+        if (Math.abs(sum - b.totalMs) > ANATOMY_SUM_MS)
+          fail(`${dc} ${w}: parts ${f(sum)} ms, mean ${f(b.totalMs)} ms`);
+      }
+  });
+
+  if (r.floor.source === 'traced')
+    check(
+      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %) of the traced floor`,
+      (fail) => {
+        for (const [dc, floors] of Object.entries(r.floor.perDc))
+          for (const w of ['before', 'after'] as const) {
+            const floor = floors[w];
+            const model = r.model[dc]?.[w] ?? null;
+            const mean = r.latency[dc]?.[w]?.sentMean ?? null;
+            if (floor === null || model === null || mean === null) continue;
+            const off = mean - model - floor;
+            if (Math.abs(off) > Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor))
+              fail(`${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms`);
+          }
+      },
+    );
+
+  check('every window’s count + failed = attempted, per data center and in all', (fail) => {
+    let attempted = 0;
+    let acked = 0;
+    let failed = 0;
+    for (const [dc, l] of Object.entries(r.latency)) {
+      attempted += l.attempted;
+      failed += l.failed;
+      if (l.lost !== null) continue;
+      const counted = WINDOWS.reduce((n, w) => n + (l[w]?.count ?? 0), 0);
+      acked += counted;
+      if (counted + l.failed !== l.attempted)
+        fail(`${dc}: ${counted} in the windows + ${l.failed} failed ≠ ${l.attempted} attempted`);
+    }
+    if (attempted !== r.writes.attempted || failed !== r.writes.failed)
+      fail(`per data center ${attempted} attempted, ${failed} failed; in all ${r.writes.attempted}, ${r.writes.failed}`);
+    const lost = Object.values(r.latency).some((l) => l.lost !== null);
+    if (!lost && acked !== r.writes.acked) fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
+  });
+
+  check('no negative duration', (fail) => {
+    for (const [path, v] of negativeDurations(r)) fail(`${path} = ${f(v)} ms`);
+  });
+
+  return { checked, violations };
+}
+
+/** Every field of the result that holds a duration (a name ending in Ms, a latency stat) and is < 0. */
+function negativeDurations(r: CheckedResult): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  const walk = (v: unknown, path: string, statsHere: boolean): void => {
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`, false));
+    else if (v !== null && typeof v === 'object') {
+      const isStats = 'count' in v && 'p99' in v;
+      for (const [k, x] of Object.entries(v)) walk(x, path === '' ? k : `${path}.${k}`, isStats);
+    } else if (typeof v === 'number' && v < 0) {
+      const key = path.slice(path.lastIndexOf('.') + 1);
+      if (key.endsWith('Ms') || (statsHere && (STAT_FIELDS as readonly string[]).includes(key)))
+        out.push([path, v]);
+    }
+  };
+  walk(r, '', false);
+  return out;
+}

@@ -1,0 +1,98 @@
+// The run's own cross-checks (report/self-check.ts): a consistent result passes every one, and each
+// kind of doctoring a reader could not see in the report is caught and named with its figures; the
+// same checks run on a stored run with `pole-bench report --check`.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { selfCheck } from '../../src/report/self-check.js';
+import { RUN_JS } from '../support/run-cli.js';
+import { result2dc, type MutableResult } from './report-fixture.js';
+
+const run = promisify(execFile);
+
+function violationsOf(r: MutableResult): readonly string[] {
+  return selfCheck(r).violations;
+}
+
+describe('selfCheck', () => {
+  it('finds nothing wrong with a consistent result, and says what it checked', () => {
+    const c = selfCheck(result2dc());
+    assert.deepEqual(c.violations, []);
+    assert.ok(c.checked.length >= 6, c.checked.join('; '));
+  });
+
+  it('flags a negative outage (the old "client gap" of a write the dead leader had committed)', () => {
+    const r = result2dc();
+    r.recovery.perDc.tud = { outageMs: -3.53, longestAckGapMs: 362 };
+    const v = violationsOf(r);
+    assert.ok(v.some((x) => /^outage ≥ 0.*tud -3\.53 ms/.test(x)), v.join('\n'));
+    assert.ok(v.some((x) => /^no negative duration: recovery\.perDc\.tud\.outageMs = -3\.53/.test(x)), v.join('\n'));
+  });
+
+  it('flags an outage before the new leader first committed anything', () => {
+    const r = result2dc();
+    r.recovery.perDc.cern = { outageMs: 700, longestAckGapMs: 690 };
+    assert.ok(violationsOf(r).some((x) => /cern 700\.00 ms, before the first commit at 731\.40 ms/.test(x)));
+  });
+
+  it('flags an outage the window’s longest write cannot have waited through', () => {
+    const r = result2dc();
+    r.latency.tud!.during!.max = 500;
+    assert.ok(violationsOf(r).some((x) => /longest 500\.00 ms, outage 760\.20 ms/.test(x)));
+  });
+
+  it('flags windows whose counts do not add up to the writes sent', () => {
+    const r = result2dc();
+    r.latency.cern!.during!.count -= 7;
+    const v = violationsOf(r);
+    assert.ok(v.some((x) => /cern: 14962 in the windows \+ 30 failed ≠ 14999 attempted/.test(x)), v.join('\n'));
+  });
+
+  it('flags anatomy parts that do not add up to their mean', () => {
+    const r = result2dc();
+    r.anatomy.perDc.tud!.before!.diskMs += 0.5;
+    assert.ok(violationsOf(r).some((x) => /tud before: parts 28\.00 ms, mean 27\.50 ms/.test(x)));
+  });
+
+  it('holds a traced floor against every write’s mean less the model', () => {
+    const r = result2dc();
+    r.floor.source = 'traced';
+    // tud before: sentMean 31.12 − model 31.125 ≈ 0: a floor of 1.2 ms is within 1 ms of it ...
+    r.floor.perDc.tud = { before: 0.9, after: 0.1 };
+    r.floor.perDc.cern = { before: 0.1, after: 0.1 };
+    assert.deepEqual(violationsOf(r), []);
+    // ... one of 6 ms is not.
+    r.floor.perDc.tud.before = 6;
+    assert.ok(violationsOf(r).some((x) => /tud before: mean 31\.12 − model 31\.13 = -0\.00 ms, floor 6\.00 ms/.test(x)));
+  });
+});
+
+describe('pole-bench report --check', () => {
+  it('passes a consistent stored run and fails a doctored one, naming what is wrong', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'pole-bench-check-'));
+    try {
+      const file = join(dir, 'result.json');
+      await writeFile(file, JSON.stringify(result2dc()));
+      const ok = await run(process.execPath, [RUN_JS, 'report', '--check', dir]);
+      assert.match(ok.stdout, /^(\d+) of \1 checks held$/m);
+
+      const doctored = result2dc();
+      doctored.recovery.perDc.tud = { outageMs: -1.48, longestAckGapMs: 352 };
+      doctored.latency.tud!.after!.count += 100;
+      await writeFile(file, JSON.stringify(doctored));
+      const bad = await run(process.execPath, [RUN_JS, 'report', '--check', dir]).then(
+        () => assert.fail('report --check passed a doctored result'),
+        (err: { code: number; stdout: string }) => err,
+      );
+      assert.equal(bad.code, 1);
+      assert.match(bad.stdout, /violated: outage ≥ 0 .*tud -1\.48 ms/);
+      assert.match(bad.stdout, /violated: every window’s count \+ failed = attempted.*tud: 15071 in the windows/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
