@@ -27,10 +27,14 @@ export function clientRecovery(
   for (const dc of dcs) {
     const a = agents.get(dc);
     const firstNew = fromEpoch === null ? undefined : firstAckFrom(a?.firstAckByEpoch ?? {}, fromEpoch);
-    const gap = a?.longestAckGap[FAULT_PHASE];
+    // The silences that overlap the outage: any that ended in the fault's window, and the one that
+    // ended after it when the outage outlasted the window (its settle time).
+    const gaps = [a?.longestAckGap[FAULT_PHASE], a?.longestAckGap.after].filter(
+      (g) => g !== undefined && (firstNew === undefined || g.fromMs <= firstNew),
+    );
     out[dc] = {
       outageMs: faultAt === null || firstNew === undefined ? null : round3(firstNew - faultAt),
-      longestAckGapMs: faultAt === null || gap === undefined ? null : gap.ms,
+      longestAckGapMs: faultAt === null || gaps.length === 0 ? null : Math.max(...gaps.map((g) => g!.ms)),
     };
   }
   return out;

@@ -203,7 +203,7 @@ function recovery(r: RunResult): string {
   const when =
     at === null
       ? ''
-      : ` at ${secUnit(at)}${rec.scheduledAtS !== null && Math.abs(rec.scheduledAtS - at) >= 0.0005 ? ` (scheduled at ${secUnit(rec.scheduledAtS)})` : ''}`;
+      : ` at ${secUnit(at)}${rec.scheduledAtS !== null && Math.abs(rec.scheduledAtS - at) >= 0.00005 ? ` (${ms((at - rec.scheduledAtS) * 1000)} ms after it was scheduled)` : ''}`;
   const intro = !cause
     ? 'Times in ms since the leader was taken out (no fault took it out in this run).'
     : cause.action === 'kill'

@@ -124,7 +124,7 @@ describe('run charts', () => {
       for (const dc of ['tud', 'cern']) {
         assert.ok(timeline.includes(dc), `${dc} in the timeline's legend`);
         assert.ok(latency.includes(dc), `${dc} panel in the latency chart`);
-        assert.ok(recovery.includes(`client gap ${dc}`), `${dc} client gap`);
+        assert.ok(recovery.includes(`outage ${dc}`), `${dc} outage`);
       }
       assert.ok(recovery.includes('elected (p4)'));
       const report = await readFile(files.report, 'utf8');

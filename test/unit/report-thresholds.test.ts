@@ -55,7 +55,7 @@ describe('parsing thresholds', () => {
     assert.equal(parseThreshold('recovery.electedMs < 250ms').value, 250);
     assert.equal(parseThreshold('recovery.electedMs < 250 ms').value, 250);
     assert.equal(parseThreshold('latency.tud.after.p99 <= 0.12s').value, 120);
-    assert.equal(parseThreshold('recovery.clientGapMs.tud < 2s').value, 2000);
+    assert.equal(parseThreshold('recovery.perDc.tud.outageMs < 2s').value, 2000);
     assert.equal(parseThreshold('links.tud.cern.measuredRttMs < 21ms').value, 21);
     assert.equal(parseThreshold('load.latenessP99Ms < 2ms').value, 2);
     assert.equal(parseThreshold('recovery.electedMs < 900').value, 900);
@@ -89,7 +89,7 @@ describe('parsing thresholds', () => {
   it('rejects paths that do not end at a number', () => {
     rejects('recovery < 5', 'recovery is a group of values', 'servingMs');
     rejects('latency.tud < 5', 'is a group of values');
-    rejects('recovery.clientGapMs < 5', 'recovery.clientGapMs is a group of values');
+    rejects('recovery.perDc < 5', 'recovery.perDc is a group of values');
     rejects('verdict == 1', 'verdict is not a number');
     rejects('leaders.elected == 4', 'leaders.elected is not a number');
     rejects('writes.lost.count == 0', 'writes.lost is a single value');
