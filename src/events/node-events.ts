@@ -9,6 +9,14 @@ import type { TraceEventFields } from '../node/trace/write-tracer.js';
 
 type NodeId = string;
 
+/**
+ * What ended an election's collection of proposals (POLE): every member proposed or voted, so
+ * nothing was left to wait for; the timer T ran out with a quorum but not everybody heard; or a
+ * quorum's votes, the leader's own among them, named an established leader.
+ */
+export const ELECTION_END_REASONS = ['all-proposals', 'timer', 'votes'] as const;
+export type ElectionEndReason = (typeof ELECTION_END_REASONS)[number];
+
 /** The events and their fields, without the stamp every event carries (t, node). */
 export type NodeEventBody =
   // --- lifecycle (the server, or a target's translator) ---
@@ -41,6 +49,14 @@ export type NodeEventBody =
       readonly proposals?: Readonly<Record<NodeId, readonly number[]>>;
       /** ZooKeeper's own "LEADER ELECTION TOOK" figure. */
       readonly tookMs?: number;
+      // What bounded the election (POLE; ZooKeeper's log does not say, so its events have none):
+      readonly reason?: ElectionEndReason;
+      /** T, ms: how long the collection waits once a quorum has proposed. */
+      readonly timeoutMs?: number;
+      /** Proposal rounds the member sent in the deciding epoch: 1, plus one per retry before deciding. */
+      readonly rounds?: number;
+      /** Members it heard neither a proposal nor a vote from in that epoch. */
+      readonly unheard?: readonly NodeId[];
     }
   | {
       readonly ev: 'oracle-fallback';

@@ -16,6 +16,7 @@ import {
   table,
 } from './format.js';
 import type { LatencyStats, RunResult } from './result.js';
+import type { RecoveryExplain } from './recovery-explain.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
 import { elections, resources } from './markdown-long-run.js';
@@ -220,11 +221,113 @@ function recovery(r: RunResult): string {
     intro,
     '',
     table(['Phase', 'ms'], rows, [1]),
+    ...(rec.explain ? ['', 'What bounded each phase:', '', ...explanationLines(rec.explain)] : []),
     '',
     "What each data center's clients saw: the outage, from the fault to its first acknowledgement of a write committed in the new epoch; the longest silence, the longest its clients went without any acknowledgement (the silence that ended after the fault, while the new leader was not yet settled).",
     '',
     table(['Data center', 'Outage, ms', 'Longest silence, ms'], clients, [1, 2]),
   ].join('\n');
+}
+
+/** The recovery's explanation (report/recovery-explain.ts) as one line per phase. */
+function explanationLines(x: RecoveryExplain): string[] {
+  return [
+    `- Detected: ${detectedText(x.detection)}`,
+    `- Elected: ${electedText(x.election, x.detection)}`,
+    `- Synced: ${syncedText(x.sync, x.election)}`,
+  ];
+}
+
+function detectedText(d: RecoveryExplain['detection']): string {
+  if (d === null) return 'no member reported losing its leader after the fault.';
+  const leader = d.leader ?? 'its leader';
+  switch (d.kind) {
+    case 'connection-closed':
+      return `${d.node}'s connection to ${leader} closed (${ms(d.atMs)} ms).`;
+    case 'timeout': {
+      const what = d.reason === 'sync-timeout' ? 'not brought in sync' : 'nothing heard from it';
+      return `${d.node} timed out on ${leader}: ${what} within its limit (\`${d.reason}\`, ${ms(d.atMs)} ms).`;
+    }
+    case 'other':
+      return `${d.node} left ${leader} (\`${d.reason}\`, ${ms(d.atMs)} ms).`;
+    case 'unreported':
+      return `${d.node} lost ${leader} (${ms(d.atMs)} ms); how (a closed connection or a timeout) is not reported by ZooKeeper, whose log says \`${d.reason.replace(/^zk:/, '')}\`.`;
+  }
+}
+
+function electedText(e: RecoveryExplain['election'], d: RecoveryExplain['detection']): string {
+  const who = `${e.leader} (${ms(e.atMs)} ms)`;
+  if (e.reason === null) {
+    const took = e.tookMs !== null ? `; ZooKeeper's own figure: the election took ${ms(e.tookMs)} ms` : '';
+    return `${who}; why its election ended, and after how many rounds, is not reported by ZooKeeper${took}.`;
+  }
+  const again = (e.rounds ?? 1) - 1;
+  const rounds =
+    e.rounds === null
+      ? ''
+      : again === 0
+        ? ' after one round'
+        : ` after ${e.rounds} rounds (no decision before the retry timer re-sent its proposal ${again === 1 ? 'once' : `${again} times`})`;
+  const t = e.timeoutMs !== null ? `T (${e.timeoutMs} ms)` : 'T';
+  switch (e.reason) {
+    case 'timer': {
+      const unheard = e.unheard ?? [];
+      const silent = unheard.length > 0 ? ` (${list(unheard)} did not)` : '';
+      // The dead leader is still a member: a collection that waits for everybody waits T for it.
+      const dead =
+        d?.leader && unheard.includes(d.leader)
+          ? `; ${d.leader}, the leader taken out, still counts among the members it waits for`
+          : '';
+      return `${who}${rounds}; the collection ended when ${t} ran out, not every member proposed${silent}${dead}.`;
+    }
+    case 'all-proposals':
+      return `${who}${rounds}; every member proposed, so the collection ended at once, without waiting for ${t}.`;
+    case 'votes':
+      return `${who}${rounds}; it adopted the leader that a quorum, that leader among it, had already settled on.`;
+  }
+}
+
+function syncedText(s: RecoveryExplain['sync'], e: RecoveryExplain['election']): string {
+  const parts: string[] = [];
+  if (s.fetched)
+    parts.push(
+      `${e.leader} first fetched the history it lacked from ${s.fetched.from} (${s.fetched.kind}, ${count(s.fetched.txns)} txns)`,
+    );
+  const followers = s.followers;
+  if (followers === null) {
+    parts.push('how the new leader synced its followers (DIFF, TRUNC or SNAP) is not reported by ZooKeeper');
+  } else if (followers.length === 0) {
+    parts.push('no follower was synced');
+  } else {
+    // Followers that joined after the leader served did not bound this recovery: say so.
+    const servedAt = s.servingAfterElectedMs === null ? null : e.atMs + s.servingAfterElectedMs;
+    const kinds = [...new Set(followers.map((f) => f.kind))].map((kind) => {
+      const of = followers.filter((f) => f.kind === kind);
+      const names = of.map((f) =>
+        servedAt !== null && f.atMs > servedAt
+          ? `${f.node} ${ms(f.atMs - servedAt)} ms after serving`
+          : f.node,
+      );
+      return `${of.length} ${of.length === 1 ? 'follower' : 'followers'} by ${kind} (${names.join(', ')})`;
+    });
+    parts.push(kinds.join(', '));
+  }
+  if (s.servingAfterElectedMs === null) {
+    parts.push(`${e.leader} was not seen serving`);
+  } else {
+    const split =
+      s.discoveryMs !== null && s.syncMs !== null
+        ? ` (discovery ${ms(s.discoveryMs)} ms: a quorum acknowledging the new epoch; sync ${ms(s.syncMs)} ms: a quorum acknowledging what it was sent)`
+        : '';
+    parts.push(`serving ${ms(s.servingAfterElectedMs)} ms after elected${split}`);
+  }
+  return `${parts.join('; ')}.`;
+}
+
+/** "p5", "p4 and p5", "p3, p4 and p5". */
+function list(names: readonly string[]): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
 }
 
 function snapshots(r: RunResult): string {
@@ -352,7 +455,17 @@ function againstModel(r: RunResult): string {
       ' Δ: the mean (from the intended send time) against model + floor.',
     '',
     table(
-      ['Data center', 'Window', 'Mean', 'Paper model', 'Floor', 'Mean from send − model', 'Model + floor', 'Δ ms', 'Δ %'],
+      [
+        'Data center',
+        'Window',
+        'Mean',
+        'Paper model',
+        'Floor',
+        'Mean from send − model',
+        'Model + floor',
+        'Δ ms',
+        'Δ %',
+      ],
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),

@@ -15,6 +15,7 @@ import type { ResourceReport } from '../measure/resource-sampler.js';
 import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
+import { DETECTION_KINDS, ELECTION_END_REASONS, type RecoveryExplain } from './recovery-explain.js';
 
 export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
 
@@ -99,6 +100,11 @@ export interface RecoveryInfo {
   /** The fault's time zero: when it was carried out, and when it was scheduled (s from the load start). */
   readonly faultAtS: number | null;
   readonly scheduledAtS: number | null;
+  /**
+   * What bounded each phase, from the members' events (report/recovery-explain.ts); null when
+   * there was no recovery to explain (added within result@7: absent from files written before).
+   */
+  readonly explain?: RecoveryExplain | null;
   /** First follower notices the leader is gone. */
   readonly detectMs: number | null;
   /** The new leader knows it leads. */
@@ -418,6 +424,38 @@ export const runResultSchema = z
       ),
     }),
     recovery: z.object({
+      explain: z
+        .object({
+          detection: z
+            .object({
+              node: z.string(),
+              leader: z.string().nullable(),
+              kind: z.enum(DETECTION_KINDS),
+              reason: z.string(),
+              atMs: ms(),
+            })
+            .nullable(),
+          election: z.object({
+            leader: z.string(),
+            atMs: ms(),
+            reason: z.enum(ELECTION_END_REASONS).nullable(),
+            timeoutMs: ms().min(0).nullable(),
+            rounds: z.number().int().min(1).nullable(),
+            unheard: z.array(z.string()).nullable(),
+            tookMs: ms().nullable(),
+          }),
+          sync: z.object({
+            followers: z
+              .array(z.object({ node: z.string(), kind: z.string(), txns: count, atMs: ms() }))
+              .nullable(),
+            fetched: z.object({ from: z.string(), kind: z.string(), txns: count }).nullable(),
+            discoveryMs: ms().nullable(),
+            syncMs: ms().nullable(),
+            servingAfterElectedMs: ms().nullable(),
+          }),
+        })
+        .nullable()
+        .optional(),
       detectMs: ms().nullable(),
       electedMs: ms().nullable(),
       servingMs: ms().nullable(),
@@ -425,10 +463,7 @@ export const runResultSchema = z
       paperRecoveryMs: ms().nullable(),
       faultAtS: z.number().nullable(),
       scheduledAtS: z.number().nullable(),
-      perDc: z.record(
-        z.string(),
-        z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() }),
-      ),
+      perDc: z.record(z.string(), z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() })),
     }),
     latency: z.record(
       z.string(),

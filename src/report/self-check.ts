@@ -91,7 +91,9 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             if (floor === null || model === null || mean === null) continue;
             const off = mean - model - floor;
             if (Math.abs(off) > Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor))
-              fail(`${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms`);
+              fail(
+                `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms`,
+              );
           }
       },
     );
@@ -110,9 +112,12 @@ export function selfCheck(r: CheckedResult): SelfCheck {
         fail(`${dc}: ${counted} in the windows + ${l.failed} failed ≠ ${l.attempted} attempted`);
     }
     if (attempted !== r.writes.attempted || failed !== r.writes.failed)
-      fail(`per data center ${attempted} attempted, ${failed} failed; in all ${r.writes.attempted}, ${r.writes.failed}`);
+      fail(
+        `per data center ${attempted} attempted, ${failed} failed; in all ${r.writes.attempted}, ${r.writes.failed}`,
+      );
     const lost = Object.values(r.latency).some((l) => l.lost !== null);
-    if (!lost && acked !== r.writes.acked) fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
+    if (!lost && acked !== r.writes.acked)
+      fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
   });
 
   check('no negative duration', (fail) => {

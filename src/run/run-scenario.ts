@@ -46,6 +46,7 @@ import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from '../rep
 import { TRACE_EVERY } from '../node/trace/write-tracer.js';
 import { KILLED, LEADER } from '../topology/topology-schema.js';
 import { summariseElections, type Deposition } from '../report/elections.js';
+import { explainRecovery } from '../report/recovery-explain.js';
 import { ResourceSampler, emptyResourceReport, type ResourceReport } from '../measure/resource-sampler.js';
 import { parseThresholds } from '../report/thresholds.js';
 import type { Topology } from '../topology/topology.js';
@@ -626,6 +627,7 @@ function buildResult(x: {
       })),
     },
     recovery: {
+      explain: explainRecovery(ev, x.killAt, elected),
       detectMs: rel(detect),
       electedMs,
       servingMs: rel(serving),

@@ -176,6 +176,11 @@ test('a quorum of proposals starts the election timer once; it decides T later o
     epoch: 1,
     via: 'timer',
     proposals: ['p1', 'p2', 'p4', 'p5'].map((id) => ({ id, score: [SCORES[id] ?? 0] })),
+    // p3 never proposed: the collection could only end when T ran out.
+    reason: 'timer',
+    timeoutMs: T,
+    rounds: 1,
+    unheard: ['p3'],
   };
   assert.deepEqual(out.decided, expected);
   assert.deepEqual(out.sends, []);
@@ -192,7 +197,39 @@ test('proposals from all n decide at once, in the same call', () => {
   const out = el.onMessage(2, 'p5', P(1, 'p5'));
   assert.equal(out.decided?.leader, 'p3');
   assert.equal(out.decided?.via, 'timer');
+  // The timer did not run out: every member proposed, so it had nothing left to wait for.
+  assert.equal(out.decided?.reason, 'all-proposals');
+  assert.equal(out.decided?.timeoutMs, T);
+  assert.equal(out.decided?.rounds, 1);
+  assert.deepEqual(out.decided?.unheard, []);
   assert.equal(el.leader, 'p3');
+});
+
+test('rounds count the retries of the deciding epoch; joining a newer epoch starts them again', () => {
+  const { el } = make('p1', { retryBaseMs: 100, electionTimeoutMs: 1000 });
+  el.newElection(0);
+  el.tick(100); // nobody answered: round 2
+  el.tick(300); // round 3
+  el.onMessage(350, 'p2', P(1, 'p2'));
+  el.onMessage(360, 'p4', P(1, 'p4')); // a quorum: T starts
+  el.tick(700); // round 4, the timer still running
+  const out = el.tick(1360);
+  assert.equal(out.decided?.reason, 'timer');
+  assert.equal(out.decided?.rounds, 4);
+  assert.deepEqual(out.decided?.unheard, ['p3', 'p5']);
+
+  const fresh = make('p1', { retryBaseMs: 100, electionTimeoutMs: 1000 }).el;
+  fresh.newElection(0);
+  fresh.tick(100);
+  fresh.tick(300);
+  // A newer epoch is a new collection: its rounds start again from the proposal it joins with.
+  const decided = ['p2', 'p3', 'p4', 'p5'].map((j) => fresh.onMessage(400, j, P(2, j)).decided);
+  const last = decided.at(-1);
+  assert.deepEqual(decided.slice(0, -1), [undefined, undefined, undefined]);
+  assert.equal(last?.epoch, 2);
+  assert.equal(last?.leader, 'p3');
+  assert.equal(last?.reason, 'all-proposals');
+  assert.equal(last?.rounds, 1);
 });
 
 test('a settled node answers any P with V(epoch, leader), to the sender only', () => {
@@ -217,6 +254,7 @@ test("votes: a quorum for one (e, l) that includes l's own vote is adopted, even
   assert.equal(out.decided?.leader, 'p5');
   assert.equal(out.decided?.epoch, 3);
   assert.equal(out.decided?.via, 'votes');
+  assert.equal(out.decided?.reason, 'votes');
   assert.equal(el.epoch, 3);
   assert.equal(el.leader, 'p5');
   assert.equal(el.nextDeadline(), undefined);
@@ -426,6 +464,7 @@ test('5 nodes exchanging messages all agree on the best-scored node, without wai
       assert.equal(d.decision.leader, 'p3', `seed ${seed}: ${id}`);
       assert.equal(d.decision.epoch, 1);
       assert.equal(d.at, 0, 'heard from all n: decided at once');
+      assert.equal(d.decision.reason, 'all-proposals');
       assert.equal(c.node(id).leader, 'p3');
     }
   }
@@ -442,6 +481,9 @@ test('with the best node down, the other 4 agree on the best live node after T',
       assert.equal(d.decision.leader, 'p5', `seed ${seed}: ${id}`);
       assert.equal(d.decision.via, 'timer');
       assert.equal(d.at, T, 'a quorum but not everybody: wait T');
+      // The dead member is what the collection waited T for, and the decision says so.
+      assert.equal(d.decision.reason, 'timer');
+      assert.deepEqual(d.decision.unheard, ['p3']);
     }
   }
 });

@@ -78,7 +78,16 @@ describe('report.md', () => {
 
   it('lists the recovery phases in order, then what each data center saw, from the fault carried out', () => {
     const s = section(md, 'Recovery');
-    const phases = ['Detected', 'Elected', 'Serving', 'First commit', 'Paper recovery', 'Data center', 'tud', 'cern'];
+    const phases = [
+      'Detected',
+      'Elected',
+      'Serving',
+      'First commit',
+      'Paper recovery',
+      'Data center',
+      'tud',
+      'cern',
+    ];
     const at = phases.map((p) => s.indexOf(`| ${p}`));
     assert.ok(
       at.every((p) => p > 0),
@@ -92,7 +101,10 @@ describe('report.md', () => {
     assert.equal(row(s, 'Serving (quorum acked NEWLEADER)')[1], '702.13');
     assert.equal(row(s, 'Paper recovery (first commit − elected)')[1], '75.65');
     assert.deepEqual(row(s, 'tud'), ['tud', '760.20', '758.10']);
-    assert.match(s, /since p5 was killed at 15\.0 s \(4\.00 ms after it was scheduled\): every figure here counts from that instant/);
+    assert.match(
+      s,
+      /since p5 was killed at 15\.0 s \(4\.00 ms after it was scheduled\): every figure here counts from that instant/,
+    );
   });
 
   it('shows latency per data center and window', () => {

@@ -29,8 +29,14 @@ describe('selfCheck', () => {
     const r = result2dc();
     r.recovery.perDc.tud = { outageMs: -3.53, longestAckGapMs: 362 };
     const v = violationsOf(r);
-    assert.ok(v.some((x) => /^outage ≥ 0.*tud -3\.53 ms/.test(x)), v.join('\n'));
-    assert.ok(v.some((x) => /^no negative duration: recovery\.perDc\.tud\.outageMs = -3\.53/.test(x)), v.join('\n'));
+    assert.ok(
+      v.some((x) => /^outage ≥ 0.*tud -3\.53 ms/.test(x)),
+      v.join('\n'),
+    );
+    assert.ok(
+      v.some((x) => /^no negative duration: recovery\.perDc\.tud\.outageMs = -3\.53/.test(x)),
+      v.join('\n'),
+    );
   });
 
   it('flags an outage before the new leader first committed anything', () => {
@@ -53,7 +59,10 @@ describe('selfCheck', () => {
     const r = result2dc();
     r.latency.cern!.during!.count -= 7;
     const v = violationsOf(r);
-    assert.ok(v.some((x) => /cern: 14962 in the windows \+ 30 failed ≠ 14999 attempted/.test(x)), v.join('\n'));
+    assert.ok(
+      v.some((x) => /cern: 14962 in the windows \+ 30 failed ≠ 14999 attempted/.test(x)),
+      v.join('\n'),
+    );
   });
 
   it('flags anatomy parts that do not add up to their mean', () => {
@@ -71,7 +80,11 @@ describe('selfCheck', () => {
     assert.deepEqual(violationsOf(r), []);
     // ... one of 6 ms is not.
     r.floor.perDc.tud.before = 6;
-    assert.ok(violationsOf(r).some((x) => /tud before: mean 31\.12 − model 31\.13 = -0\.00 ms, floor 6\.00 ms/.test(x)));
+    assert.ok(
+      violationsOf(r).some((x) =>
+        /tud before: mean 31\.12 − model 31\.13 = -0\.00 ms, floor 6\.00 ms/.test(x),
+      ),
+    );
   });
 });
 
@@ -94,7 +107,10 @@ describe('pole-bench report --check', () => {
       );
       assert.equal(bad.code, 1);
       assert.match(bad.stdout, /violated: outage ≥ 0 .*tud -1\.48 ms/);
-      assert.match(bad.stdout, /violated: every window’s count \+ failed = attempted.*tud: 15071 in the windows/);
+      assert.match(
+        bad.stdout,
+        /violated: every window’s count \+ failed = attempted.*tud: 15071 in the windows/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

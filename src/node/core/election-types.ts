@@ -1,5 +1,8 @@
 // Messages and outputs of the POLE election (Algorithm 1 of Becker, Junqueira, Serafini 2011).
+import type { ElectionEndReason } from '../../events/node-events.js';
 import type { NodeId, Score } from './types.js';
+
+export type { ElectionEndReason };
 
 /** (score, id): what a node proposes as leader. `sid` is the numeric server id used to break ties. */
 export interface Proposal {
@@ -27,6 +30,19 @@ export interface ElectionDecision {
   readonly via: 'timer' | 'votes';
   /** The best proposal this node saw from every server it heard from in this epoch (for the `elected` event). */
   readonly proposals: ReadonlyArray<{ readonly id: NodeId; readonly score: Score }>;
+  /**
+   * What ended the collection, so a report can say what bounded the election: every member had
+   * proposed (or voted), leaving nothing to wait for; the election timer T ran out with a quorum
+   * but not everybody heard; or a quorum's votes named an established leader. `via` says 'timer'
+   * for the first two alike (both are the paper's election timer firing).
+   */
+  readonly reason: ElectionEndReason;
+  /** T, ms: how long the collection waits once a quorum has proposed. */
+  readonly timeoutMs: number;
+  /** Proposal rounds this node sent in its current epoch: 1, plus one per retry (back-off) before deciding. */
+  readonly rounds: number;
+  /** Members heard from neither by proposal nor by vote in this node's current epoch, in member order. */
+  readonly unheard: readonly NodeId[];
 }
 
 export interface ElectionOutput {

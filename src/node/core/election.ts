@@ -23,6 +23,7 @@
 // - Messages from self or from non-members, and proposals naming a non-member, are ignored.
 import type {
   ElectionDecision,
+  ElectionEndReason,
   ElectionMessage,
   ElectionOutput,
   ElectionSend,
@@ -72,6 +73,8 @@ export class PoleElection {
   private electionDeadline: number | undefined;
   private retryDeadline: number | undefined;
   private retryInterval: number;
+  /** Proposal rounds sent in this epoch (the first, then one per retry), for the decision. */
+  private rounds = 1;
 
   // Effects of the call in progress, drained by flush().
   private sends: ElectionSend[] = [];
@@ -178,8 +181,9 @@ export class PoleElection {
   /** Fire due timers (election timer, retry timer). */
   tick(now: number): ElectionOutput {
     if (this.electionDeadline !== undefined && now >= this.electionDeadline) {
-      this.fireElectionTimer();
+      this.fireElectionTimer('timer');
     } else if (this.retryDeadline !== undefined && now >= this.retryDeadline && this.leaderId === undefined) {
+      this.rounds += 1;
       this.sendProposalToAll(now);
       this.retryInterval *= 2;
       // Restarted from the firing, like the paper's retry-timer: a late tick does not bunch retries up.
@@ -263,7 +267,7 @@ export class PoleElection {
     // Only the group just grown can newly qualify. l's own vote must be in it: votes for a leader
     // that crashed (and so cannot vote) are never adopted.
     if (2 * voters.size > this.n && voters.has(l)) {
-      this.decide('votes', l, e);
+      this.decide('votes', 'votes', l, e);
     } else {
       this.startTimerIfQuorum(now, j);
     }
@@ -275,14 +279,14 @@ export class PoleElection {
     this.proposalSet.add(j);
     if (this.proposalSet.size >= this.n) {
       // Heard from everybody: nothing left to wait for (the paper's "start election-timer with T+1").
-      this.fireElectionTimer();
+      this.fireElectionTimer('all-proposals');
     } else if (2 * this.proposalSet.size > this.n && this.electionDeadline === undefined) {
       this.electionDeadline = now + this.timeoutMs;
     }
   }
 
-  private fireElectionTimer(): void {
-    this.decide('timer', this.current.id, this.epochNo);
+  private fireElectionTimer(reason: 'all-proposals' | 'timer'): void {
+    this.decide('timer', reason, this.current.id, this.epochNo);
   }
 
   /** The state half of start-epoch (plus a fresh own proposal); the caller then broadcasts. */
@@ -294,6 +298,7 @@ export class PoleElection {
     this.votes.clear();
     this.toldOfVote.clear();
     this.seen.clear();
+    this.rounds = 1;
     this.noteSeen(this.current);
     this.electionDeadline = undefined; // choice: see header
   }
@@ -307,12 +312,26 @@ export class PoleElection {
     this.startTimerIfQuorum(now, this.self.id);
   }
 
-  private decide(via: ElectionDecision['via'], leader: NodeId, epoch: number): void {
+  private decide(
+    via: ElectionDecision['via'],
+    reason: ElectionEndReason,
+    leader: NodeId,
+    epoch: number,
+  ): void {
     this.leaderId = leader;
     this.epochNo = epoch;
     this.electionDeadline = undefined;
     this.retryDeadline = undefined;
-    this.decision = { leader, epoch, via, proposals: this.proposalsSeen() };
+    this.decision = {
+      leader,
+      epoch,
+      via,
+      proposals: this.proposalsSeen(),
+      reason,
+      timeoutMs: this.timeoutMs,
+      rounds: this.rounds,
+      unheard: [...this.sidOf.keys()].filter((id) => !this.proposalSet.has(id)),
+    };
   }
 
   private noteSeen(p: Proposal): void {

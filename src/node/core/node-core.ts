@@ -594,6 +594,11 @@ export class NodeCore {
       epoch: d.epoch,
       via: d.via,
       proposals: Object.fromEntries(d.proposals.map((p) => [p.id, p.score])),
+      // What bounded the election, for the report's recovery explanation (report/recovery-explain.ts).
+      reason: d.reason,
+      timeoutMs: d.timeoutMs,
+      rounds: d.rounds,
+      unheard: d.unheard,
     });
     if (d.leader === this.self) this.lead(now, d.epoch);
     else this.follow(now, d.leader, d.epoch, d.via === 'votes');

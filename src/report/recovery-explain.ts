@@ -1,0 +1,174 @@
+// What bounded each phase of a recovery, read from the members' own events: how the fault was
+// detected (the leader's connection closed, or a member timed out on it), what ended the election
+// (every member proposed, or the timer T ran out) and after how many rounds, and how the new leader
+// synced its followers on its way to serving. `recovery` says how long each phase took; this says
+// why, so a reader does not have to guess that 200 of 234 ms were T. Pure: built from the events,
+// the fault instant and the elected leader, so it is tested on made-up events.
+//
+// Events are taken in the order collected, with the same rules recovery's numbers are found by
+// (run-scenario.ts): the first `leader-lost` at or after the fault is the detection, the elected
+// leader's first `elected` naming itself is the election. So the explanation and the table above
+// it in report.md always speak of the same events.
+import {
+  ELECTION_END_REASONS,
+  type ElectionEndReason,
+  type EventOf,
+  type NodeEvent,
+} from '../events/node-events.js';
+
+/**
+ * connection-closed: the link to the leader broke (the killed process's sockets closed);
+ * timeout: nothing heard from the leader within the member's limit (a pause, a cut link);
+ * other: the member left its leader for another reason (a rejection, a newer election);
+ * unreported: the target does not say why (ZooKeeper logs an exception, not its cause).
+ */
+export const DETECTION_KINDS = ['connection-closed', 'timeout', 'other', 'unreported'] as const;
+export type DetectionKind = (typeof DETECTION_KINDS)[number];
+
+export { ELECTION_END_REASONS, type ElectionEndReason };
+
+/** Times in ms since the fault, as in the rest of `recovery`. */
+export interface DetectionExplain {
+  /** The member that noticed first. */
+  readonly node: string;
+  /** The leader it lost; null when its event does not name it (ZooKeeper). */
+  readonly leader: string | null;
+  readonly kind: DetectionKind;
+  /** As the member said it, e.g. "connection-lost", "timeout", "zk:exception when following the leader". */
+  readonly reason: string;
+  readonly atMs: number;
+}
+
+export interface ElectionExplain {
+  /** The new leader, whose own decision this is. */
+  readonly leader: string;
+  readonly atMs: number;
+  /** Null wherever the target does not report it (ZooKeeper's log says none of it). */
+  readonly reason: ElectionEndReason | null;
+  /** T, ms: how long the collection waits once a quorum has proposed. */
+  readonly timeoutMs: number | null;
+  /** Proposal rounds in the deciding epoch: 1, plus one per retry before the decision. */
+  readonly rounds: number | null;
+  /** Members the new leader heard neither a proposal nor a vote from before deciding. */
+  readonly unheard: readonly string[] | null;
+  /** ZooKeeper's own "LEADER ELECTION TOOK" figure; null where there is none (POLE). */
+  readonly tookMs: number | null;
+}
+
+export interface FollowerSync {
+  readonly node: string;
+  /** DIFF, TRUNC or SNAP, as the leader chose it. */
+  readonly kind: string;
+  /** Transactions sent with it. */
+  readonly txns: number;
+  readonly atMs: number;
+}
+
+export interface SyncExplain {
+  /**
+   * Each follower's first sync in this leadership, in the order sent; null when the target
+   * reports no syncs at all (ZooKeeper), as opposed to an empty list: none were sent.
+   */
+  readonly followers: readonly FollowerSync[] | null;
+  /** History the new leader lacked and fetched from a member before syncing anyone; null: none. */
+  readonly fetched: { readonly from: string; readonly kind: string; readonly txns: number } | null;
+  /** Elected to the sync phase: a quorum acknowledging the new epoch (and any fetch). */
+  readonly discoveryMs: number | null;
+  /** Sync phase to serving: a quorum acknowledging what it was sent. */
+  readonly syncMs: number | null;
+  readonly servingAfterElectedMs: number | null;
+}
+
+export interface RecoveryExplain {
+  /** Null when no member reported losing its leader after the fault. */
+  readonly detection: DetectionExplain | null;
+  readonly election: ElectionExplain;
+  readonly sync: SyncExplain;
+}
+
+/** A `leader-lost` reason (free text, see node-core.ts and zk-log-events.ts) as one of a few kinds. */
+export function detectionKind(reason: string): DetectionKind {
+  // 'connection-lost' is the POLE node's word for the link to its leader breaking.
+  if (reason === 'connection-lost' || reason === 'connection-closed') return 'connection-closed';
+  // 'sync-timeout': the leader went silent while still syncing this member (initLimit, not syncLimit).
+  if (reason === 'timeout' || reason === 'sync-timeout') return 'timeout';
+  if (reason.startsWith('zk:')) return 'unreported';
+  return 'other';
+}
+
+/**
+ * Why the recovery from the fault at `faultAt` (wall ms) to `elected` took what it took; null when
+ * there is nothing to explain (no fault took the leader out, no new leader, or no `elected` event).
+ */
+export function explainRecovery(
+  events: readonly NodeEvent[],
+  faultAt: number | null,
+  elected: string | null,
+): RecoveryExplain | null {
+  if (faultAt === null || elected === null) return null;
+  const rel = (e: NodeEvent): number => e.t - faultAt;
+  const electedAt = events.findIndex(
+    (e) => e.t >= faultAt && e.ev === 'elected' && e.node === elected && e.leader === elected,
+  );
+  if (electedAt < 0) return null;
+  const won = events[electedAt] as EventOf<'elected'>;
+
+  const lost = events.find((e): e is EventOf<'leader-lost'> => e.t >= faultAt && e.ev === 'leader-lost');
+  const detection: DetectionExplain | null = lost
+    ? {
+        node: lost.node,
+        leader: lost.leader ?? null,
+        kind: detectionKind(lost.reason),
+        reason: lost.reason,
+        atMs: rel(lost),
+      }
+    : null;
+
+  // The new leader's own events from its decision on (one member's events keep their order), up
+  // to the end of this leadership: a later election of its own belongs to another recovery.
+  const own: NodeEvent[] = [];
+  for (const e of events.slice(electedAt + 1)) {
+    if (e.node !== elected) continue;
+    if (e.ev === 'election-started' || e.ev === 'stepped-down' || e.ev === 'elected') break;
+    own.push(e);
+  }
+  const servingAt = own.findIndex((e) => e.ev === 'serving' && e.leader === undefined);
+  const serving = servingAt < 0 ? undefined : own[servingAt];
+  const beforeServing = servingAt < 0 ? own : own.slice(0, servingAt);
+  const syncPhase = beforeServing.find(
+    (e) => e.ev === 'phase' && (e.phase === 'sync' || e.phase === 'synchronization'),
+  );
+  // `synced` and `fetched` share one shape in the union, so EventOf<'fetched'> would be empty.
+  const fetched = beforeServing.find(
+    (e): e is Extract<NodeEvent, { ev: 'synced' | 'fetched' }> => e.ev === 'fetched',
+  );
+
+  const syncs: FollowerSync[] = [];
+  for (const e of own) {
+    if (e.ev !== 'sync-sent' || syncs.some((s) => s.node === e.to)) continue;
+    syncs.push({ node: e.to, kind: e.kind, txns: e.txns, atMs: rel(e) });
+  }
+  // A target that says why its election ended also says how it synced: without either, an empty
+  // list would claim "no follower synced" where the truth is "not reported".
+  const reports = won.reason !== undefined || syncs.length > 0;
+
+  return {
+    detection,
+    election: {
+      leader: elected,
+      atMs: rel(won),
+      reason: won.reason ?? null,
+      timeoutMs: won.timeoutMs ?? null,
+      rounds: won.rounds ?? null,
+      unheard: won.unheard ? [...won.unheard] : null,
+      tookMs: won.tookMs ?? null,
+    },
+    sync: {
+      followers: reports ? syncs : null,
+      fetched: fetched ? { from: fetched.from, kind: fetched.kind, txns: fetched.txns } : null,
+      discoveryMs: syncPhase ? syncPhase.t - won.t : null,
+      syncMs: syncPhase && serving ? serving.t - syncPhase.t : null,
+      servingAfterElectedMs: serving ? serving.t - won.t : null,
+    },
+  };
+}
