@@ -264,6 +264,11 @@ function latency(r: RunResult): string {
       ]);
     }
   }
+  // A data center whose agent's data was lost has dashes above; this says why they are not zeros.
+  const lost = dcNames(r, Object.keys(r.latency)).flatMap((dc) => {
+    const why = r.latency[dc]?.agentLost;
+    return why === undefined ? [] : [`- ${dc}: no data: ${why}`];
+  });
   return [
     '## Latency per data center',
     '',
@@ -274,6 +279,7 @@ function latency(r: RunResult): string {
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),
+    ...(lost.length > 0 ? ['', ...lost] : []),
   ].join('\n');
 }
 

@@ -131,6 +131,12 @@ export interface LatencyWindows {
    * from runs with no such fault).
    */
   readonly degraded?: LatencyStats;
+  /**
+   * Why this data center has no data: its load agent's was lost (it exited without `done`, or did
+   * not finish in time), so its latencies, acknowledged writes and traces are missing from the
+   * result while the other data centers' are kept; the run failed. Absent when the agent reported.
+   */
+  readonly agentLost?: string;
 }
 
 /**
@@ -389,6 +395,7 @@ export const runResultSchema = z
         before: latencyStats.nullable(),
         after: latencyStats.nullable(),
         degraded: latencyStats.optional(),
+        agentLost: z.string().optional(),
       }),
     ),
     model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),

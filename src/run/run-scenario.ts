@@ -9,6 +9,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { isEvent } from '../events/node-events.js';
 import type { AgentProcess } from '../load/agent-process.js';
+import { drainAgents, markLostAgents } from './drain-agents.js';
 import {
   DEGRADED_PHASE,
   FAULT_PHASE,
@@ -107,6 +108,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   const faultsDone: FaultMark[] = [];
   let links = new Map<string, Map<string, number>>();
   const dones = new Map<string, DoneMessage>();
+  /** Data center → why its agent's data was lost. */
+  const lostAgents = new Map<string, string>();
   let lostList: string[] = [];
   let floor: NodeFloor = unmeasuredFloor('the run ended before the calibration');
   let sampler: CpuSampler | undefined;
@@ -366,7 +369,15 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();
-    for (const [dc, a] of agents) dones.set(dc, await withTimeout(a.done, 30_000, `load agent ${dc}`));
+    // Every agent's done, whatever became of the others: one that is lost fails the run, but what
+    // the rest measured (and their acknowledged writes, checked below) is kept.
+    const drained = await drainAgents(agents, (done) => withTimeout(done, 30_000, 'the load agent'));
+    for (const [dc, d] of drained.dones) dones.set(dc, d);
+    for (const [dc, why] of drained.lost) {
+      lostAgents.set(dc, why);
+      errors.push(`data center ${dc}: ${why}`);
+      note('agent-lost', { dc, reason: why });
+    }
     // Per write: every write sent during the load, acknowledged by now (some after the window).
     cpu = sampler.report([...dones.values()].reduce((n, d) => n + d.totals.acked, 0));
 
@@ -428,7 +439,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   });
   const events = [...nodeEvents, ...harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
   return {
-    result,
+    result: markLostAgents(result, lostAgents),
     intervals: intervals.map((m) => ({
       tag: m.dc,
       startMs: m.startMs,
