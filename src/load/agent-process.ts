@@ -1,6 +1,13 @@
 // The harness's side of one load agent child process (`pole-bench agent`): spawns it with an IPC
 // channel, checks every message it sends against the protocol, and exposes the conversation as
 // promises (ready, started, done, exited) plus a listener for the per-second intervals.
+//
+// An agent has exited only once everything it sent has been read. The child's 'exit' does not say
+// so: on Linux libuv reaps children with waitpid on any SIGCHLD (another agent's, a node's, a `tc`
+// run's), after the I/O of its poll round, so an agent that sends `done` and exits while the
+// harness is busy in that round is reaped, and 'exit' emitted, before the bytes of its `done` are
+// read in the next round. 'close' comes after the exit and the EOF of every pipe the child had,
+// the IPC channel's included; the channel's 'disconnect' follows its EOF by a tick.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +22,13 @@ import {
 } from './agent-protocol.js';
 
 const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
+
+/**
+ * How long after its exit an agent's pipes may stay open. Its last messages are in the kernel's
+ * buffers by then (a few hundred kB), read within a poll round; the bound is for a pipe some other
+ * process still holds (a grandchild), so that exited, and kill() with it, always end.
+ */
+export const EXIT_DRAIN_MS = 5_000;
 
 export interface AgentExit {
   readonly code: number | null;
@@ -79,6 +93,56 @@ function stdioChannel(child: ChildProcess, onMessage: (m: unknown) => void): Cha
   };
 }
 
+/**
+ * The child's exit, once its output has been read to the end: 'close' (the exit and every pipe's
+ * EOF), and with an IPC channel its 'disconnect' too. 'close' also follows a failed spawn, which
+ * emits 'error' instead of 'exit'. Bounded by EXIT_DRAIN_MS from the exit.
+ */
+function drained(child: ChildProcess, ipc: boolean, onUnread: () => void): Promise<AgentExit> {
+  return new Promise((resolve) => {
+    let exit: AgentExit | undefined;
+    let closed = false;
+    let disconnected = !ipc;
+    let bound: NodeJS.Timeout | undefined;
+    const settle = (): void => {
+      if (exit === undefined || !closed || !disconnected) return;
+      clearTimeout(bound);
+      resolve(exit);
+    };
+    const startBound = (): void => {
+      bound ??= setTimeout(() => {
+        // One more poll round first: a loop that was busy past the bound may have the last bytes
+        // waiting, and timers run before the poll phase, setImmediate after it.
+        setImmediate(() => {
+          if (!closed || !disconnected) onUnread();
+          closed = disconnected = true;
+          settle();
+        });
+      }, EXIT_DRAIN_MS);
+    };
+    child.once('exit', (code, signal) => {
+      exit = { code, signal };
+      startBound();
+      settle();
+    });
+    // A spawn that failed has its exitCode set (a negative errno); a failed kill() does not.
+    child.on('error', () => {
+      if (child.exitCode !== null) startBound();
+    });
+    child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+      exit ??= { code, signal };
+      closed = true;
+      settle();
+    });
+    if (ipc) {
+      child.once('disconnect', () => {
+        disconnected = true;
+        settle();
+      });
+    }
+  });
+}
+
 export class AgentProcess {
   readonly started: Promise<StartedMessage>;
   /** Resolves with `done`; rejects on an `error` message, a bad message, or an exit without `done`. */
@@ -91,6 +155,7 @@ export class AgentProcess {
   private settleReady!: { resolve: () => void; reject: (e: Error) => void };
   private readonly ready: Promise<void>;
   private readonly channel: Channel;
+  private drainTimedOut = false;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -101,7 +166,7 @@ export class AgentProcess {
     this.done = new Promise((resolve, reject) => (this.settleDone = { resolve, reject }));
     // Callers may await only some of these; a rejection nobody awaits must not crash the harness.
     for (const p of [this.ready, this.started, this.done]) p.catch(() => undefined);
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited = drained(child, o.stdioCommand === undefined, () => (this.drainTimedOut = true));
     this.channel = o.stdioCommand
       ? stdioChannel(child, (raw) => this.onMessage(raw))
       : ipcChannel(child, (raw) => this.onMessage(raw));
@@ -116,9 +181,13 @@ export class AgentProcess {
       this.settleStarted.reject(why);
       this.settleDone.reject(why);
     });
+    // Everything the agent sent has been read by now: without `done`, it never sent one.
     void this.exited.then((x) => {
+      const unread = this.drainTimedOut
+        ? `; its output was still open ${EXIT_DRAIN_MS} ms after its exit, so messages may be unread`
+        : '';
       const why = new Error(
-        `load agent exited (code ${x.code}, signal ${x.signal}) before it was done; stderr: ${this.stderrTail()}`,
+        `load agent exited (code ${x.code}, signal ${x.signal}) without sending done${unread}; stderr: ${this.stderrTail()}`,
       );
       this.settleReady.reject(why);
       this.settleStarted.reject(why);
@@ -178,7 +247,7 @@ export class AgentProcess {
     if (this.channel.connected) this.channel.send(msg.stop());
   }
 
-  /** SIGKILL (if still running) and wait for the exit. */
+  /** SIGKILL (if still running) and wait for the exit (at most EXIT_DRAIN_MS after it). */
   async kill(): Promise<AgentExit> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     return this.exited;

@@ -377,10 +377,6 @@ function latency(r: RunResult): string {
   const rows: string[][] = [];
   for (const dc of dcNames(r, Object.keys(r.latency))) {
     const l = r.latency[dc];
-    if (l?.lost) {
-      rows.push([dc, `no data: ${l.lost}`, NONE, NONE, NONE, NONE, NONE, NONE, NONE]);
-      continue;
-    }
     // Every acknowledged write is in one row: the warm-up and the outage are measured too.
     const windows = (['warmup', 'before', 'degraded', 'during', 'after'] as const).filter(
       (w) => w === 'before' || w === 'after' || (l?.[w]?.count ?? 0) > 0,
@@ -400,6 +396,11 @@ function latency(r: RunResult): string {
       ]);
     }
   }
+  // A data center whose agent's data was lost has dashes above; this says why they are not zeros.
+  const lost = dcNames(r, Object.keys(r.latency)).flatMap((dc) => {
+    const why = r.latency[dc]?.lost;
+    return why == null ? [] : [`- ${dc}: no data: ${why}`];
+  });
   return [
     '## Latency per data center',
     '',
@@ -410,6 +411,7 @@ function latency(r: RunResult): string {
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),
+    ...(lost.length > 0 ? ['', ...lost] : []),
   ].join('\n');
 }
 

@@ -159,7 +159,11 @@ export interface LatencyWindows {
   /** Every write this data center's agent sent, and those that failed (in no window's count). */
   readonly attempted: number;
   readonly failed: number;
-  /** Why this data center has no figures: its agent's data was lost (null: it has them). */
+  /**
+   * Why this data center has no data: its load agent's was lost (it exited without `done`, or did
+   * not finish in time), so its latencies, acknowledged writes and traces are missing from the
+   * result while the other data centers' are kept; the run failed. Null when the agent reported.
+   */
   readonly lost: string | null;
 }
 

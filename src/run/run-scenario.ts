@@ -9,6 +9,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { isEvent } from '../events/node-events.js';
 import type { AgentProcess } from '../load/agent-process.js';
+import { drainAgents } from './drain-agents.js';
 import {
   DEGRADED_PHASE,
   FAULT_PHASE,
@@ -113,6 +114,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   const faultsDone: FaultMark[] = [];
   let links = new Map<string, Map<string, number>>();
   const dones = new Map<string, DoneMessage>();
+  /** Data center → why its agent's data was lost. */
+  const lostAgents = new Map<string, string>();
   let lostList: string[] = [];
   let floor: NodeFloor = unmeasuredFloor('the run ended before the calibration');
   let sampler: CpuSampler | undefined;
@@ -374,7 +377,15 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     clearInterval(ticker);
     progress('draining');
     for (const a of agents.values()) a.stop();
-    for (const [dc, a] of agents) dones.set(dc, await withTimeout(a.done, 30_000, `load agent ${dc}`));
+    // Every agent's done, whatever became of the others: one that is lost fails the run, but what
+    // the rest measured (and their acknowledged writes, checked below) is kept.
+    const drained = await drainAgents(agents, (done) => withTimeout(done, 30_000, 'the load agent'));
+    for (const [dc, d] of drained.dones) dones.set(dc, d);
+    for (const [dc, why] of drained.lost) {
+      lostAgents.set(dc, why);
+      errors.push(`data center ${dc}: ${why}`);
+      note('agent-lost', { dc, reason: why });
+    }
     // Per write: every write sent during the load, acknowledged by now (some after the window).
     cpu = sampler.report([...dones.values()].reduce((n, d) => n + d.totals.acked, 0));
 
@@ -429,6 +440,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     dones,
     intervals,
     lostList,
+    lostAgents,
     nodeEvents,
     loadStart,
     faults: faultsDone,
@@ -508,6 +520,8 @@ function buildResult(x: {
   dones: Map<string, DoneMessage>;
   intervals: IntervalMessage[];
   lostList: string[];
+  /** Data center → why its agent's data was lost. */
+  lostAgents: ReadonlyMap<string, string>;
   nodeEvents: readonly ClusterEvent[];
   loadStart: number;
   faults: FaultMark[];
@@ -557,7 +571,7 @@ function buildResult(x: {
       after: window('after'),
       attempted: d?.totals.attempted ?? 0,
       failed: d?.totals.failed ?? 0,
-      lost: d ? null : 'the load agent reported nothing',
+      lost: x.lostAgents.get(dc.name) ?? (d ? null : 'the load agent reported nothing'),
     };
   }
   const anatomy = anatomyOf(t, dones, x.nodeEvents, x.o.runtime.shaping.kind === 'none');

@@ -133,6 +133,25 @@ describe('report.md', () => {
     ]);
     assert.equal(row(s, 'tud', 'before').length, 9);
     assert.equal(row(s, 'cern', 'after')[2], '4,003');
+    assert.doesNotMatch(s, /no data/, 'every agent reported');
+  });
+
+  it("says which data center's agent lost its data and why, beside the others' figures", () => {
+    const r = result2dc();
+    r.latency.cern = {
+      before: null,
+      after: null,
+      during: null,
+      warmup: null,
+      attempted: 0,
+      failed: 0,
+      lost: 'the load agent did not finish within 30000 ms',
+    };
+    const s = section(render(r), 'Latency per data center');
+    assert.deepEqual(row(s, 'cern', 'before').slice(2), Array(7).fill('-'));
+    assert.equal(row(s, 'tud', 'after')[3], '21.07', "the other data center's figures stay");
+    assert.ok(s.includes('\n- cern: no data: the load agent did not finish within 30000 ms'), s);
+    assert.doesNotMatch(s, /tud: no data/);
   });
 
   it('holds each mean against the paper model and the floor, in separate columns', () => {

@@ -54,6 +54,24 @@ describe('result.json schema', () => {
     assert.equal(runResultSchema.safeParse(r).success, true);
   });
 
+  it("keeps a data center's lost-agent reason through a JSON round trip, and wants it a string", () => {
+    const r = result2dc();
+    r.latency.cern = {
+      before: null,
+      after: null,
+      during: null,
+      warmup: null,
+      attempted: 0,
+      failed: 0,
+      lost: 'load agent exited (code 0, signal null)',
+    };
+    assert.deepEqual(parseResult(JSON.parse(JSON.stringify(r))).latency.cern, r.latency.cern);
+    assert.equal(
+      firstIssue(broken((b) => ((b.latency.cern as { lost?: unknown }).lost = true))).path,
+      'latency.cern.lost',
+    );
+  });
+
   it('rejects another schema version (result@1 had the floor folded into the model)', () => {
     assert.equal(
       firstIssue(broken((r) => ((r as { schema: string }).schema = 'pole-bench/result@1'))).path,
