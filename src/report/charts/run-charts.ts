@@ -295,8 +295,10 @@ export function recoverySpec(r: RunResult): ChartSpec {
   add(`elected (${r.leaders.elected ?? '?'})`, rec.electedMs);
   add('serving', rec.servingMs);
   add('first commit', rec.firstCommitMs);
-  for (const dc of r.topology.datacenters.map((d) => d.name))
+  for (const dc of r.topology.datacenters.map((d) => d.name)) {
     add(`outage ${dc}`, rec.perDc[dc]?.outageMs ?? null);
+    add(`longest silence ${dc}`, rec.perDc[dc]?.longestAckGapMs ?? null);
+  }
   const title = cause
     ? `Recovery after ${cause.action} ${cause.node} at ${cause.atS.toFixed(1)} s (leader ${cause.leader})`
     : 'Recovery';
