@@ -132,7 +132,7 @@ export type NodeEventBody =
       readonly zxid: string;
     }
   | { readonly ev: 'snapshot-taken'; readonly zxid: string; readonly bytes: number }
-  /** The node's event loop ran nothing for `ms` (at least LOOP_STALL_MS): timers, heartbeats, I/O all waited. */
+  /** The node's event loop ran nothing for `ms` (at least LOOP_STALL_MS, node/loop-stall-watch.ts): timers, heartbeats, I/O all waited. */
   | { readonly ev: 'loop-stalled'; readonly ms: number }
   // --- latency anatomy ---
   | ({ readonly ev: 'trace' } & TraceEventFields);

@@ -1,9 +1,16 @@
 // The harness's self-check: how busy the machine was while the load ran, and who made it busy
-// (the nodes, the load agents, the harness with its relay thread, anything else). On a 2-core
-// machine, a busy CPU turns into queueing that every latency figure includes, so a run says when
-// its figures cannot be taken at face value. Linux /proc only; elsewhere nothing is sampled.
+// (the nodes, the load agents, the harness with its relay thread, the kernel outside any process,
+// the hypervisor, anything else). On a 2-core machine, a busy CPU turns into queueing that every
+// latency figure includes, so a run says when its figures cannot be taken at face value. Linux
+// /proc only; elsewhere nothing is sampled.
+//
+// One basis for every figure: clock ticks, as /proc/stat counts the machine's and /proc/<pid>/stat
+// a process's. A share is ticks over the ticks all cores had in the same window (/proc/stat's
+// total), never over wall time: a residual between a tick count and wall time mixes two clocks
+// and showed 15.9 % "else" where the ticks left 12.8 % busy in all.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { processCpuTicks, USER_HZ } from './proc-cpu.js';
 
 /** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
@@ -17,12 +24,27 @@ export interface CpuProcess {
 
 export type CpuGroups = Readonly<Record<string, () => readonly CpuProcess[]>>;
 
+/** /proc/stat's first line (all cores together), ticks since boot, and how many cores it sums. */
+export interface ProcStat {
+  readonly cpus: number;
+  readonly user: number;
+  readonly nice: number;
+  readonly system: number;
+  readonly idle: number;
+  readonly iowait: number;
+  readonly irq: number;
+  readonly softirq: number;
+  readonly steal: number;
+}
+
 export interface CpuSample {
-  /** ms since the sampler started. */
+  /** ms since the load started (since the sampler started when it was given no start). */
   readonly atMs: number;
   /** /proc/stat: busy and total ticks over all cores. */
   readonly busy: number;
   readonly total: number;
+  /** /proc/stat's categories, for the breakdown (absent: only busy and total were read). */
+  readonly stat?: ProcStat;
   /** pid → utime + stime ticks, per group. */
   readonly groups: Readonly<Record<string, ReadonlyMap<number, number>>>;
   /** pid → label, for the processes seen in this sample (a restarted node keeps its label). */
@@ -33,6 +55,48 @@ export interface CpuUse {
   readonly pctOfCore: number;
   /** µs of CPU per write acknowledged during the window; null when none was. */
   readonly usPerWrite: number | null;
+}
+
+/** /proc/stat's categories over the window, % of all cores (busy + idle + iowait = 100). */
+export interface MachineCpu {
+  readonly busyPct: number;
+  /** user and nice together: the agents may run niced. */
+  readonly userPct: number;
+  readonly systemPct: number;
+  readonly irqPct: number;
+  readonly softirqPct: number;
+  /** Time the hypervisor gave this VM's cores to someone else (counted as busy). */
+  readonly stealPct: number;
+  /** Idle with a disk request outstanding (not busy). */
+  readonly iowaitPct: number;
+}
+
+/**
+ * Who made the machine busy, % of all cores, on /proc/stat's ticks:
+ * oursPct + kernelPct + stealPct + notOursPct − overlapPct = the machine's busyPct.
+ */
+export interface CpuShares {
+  /** utime + stime of every process of the run (harness, nodes, agents): their syscalls included. */
+  readonly oursPct: number;
+  /** irq + softirq: the kernel's work outside any process's own accounting (loopback: our sockets). */
+  readonly kernelPct: number;
+  readonly stealPct: number;
+  /** busy − ours − kernel − steal, at least 0: other processes and kernel threads (jbd2, kworker). */
+  readonly notOursPct: number;
+  /**
+   * What ours + kernel + steal exceed busy by: counted twice. With tick-based accounting (no
+   * CONFIG_IRQ_TIME_ACCOUNTING) a softirq served in a process's context is in its stime too.
+   */
+  readonly overlapPct: number;
+}
+
+/** One sampled second of the machine. */
+export interface CpuSecond {
+  /** Seconds from the load start to the start of this second's sample. */
+  readonly t: number;
+  /** % of all cores. */
+  readonly busyPct: number;
+  readonly stealPct: number;
 }
 
 export interface CpuReport {
@@ -48,18 +112,55 @@ export interface CpuReport {
   readonly groups: Readonly<Record<string, CpuUse & { readonly processes: number }>>;
   /** Per labelled process (a node, an agent), in group order; a restarted node is one entry. */
   readonly processes: readonly (CpuUse & { readonly group: string; readonly label: string })[];
-  /** Whatever else the machine ran meanwhile, % of one core. */
+  /**
+   * Whatever else the machine ran meanwhile, % of one core: shares.notOursPct × cores (within
+   * result@7 it was busy ticks against wall time less ours, which also held irq, softirq and steal).
+   */
   readonly otherPctOfCore: number | null;
   /** Of the harness's share, the delay relay's own threads, % of one core (null: no relay). */
   readonly shapingPctOfCore: number | null;
   readonly shapingUsPerWrite: number | null;
   /** Set when the machine was too busy for the latency figures to be taken at face value. */
   readonly warning: string | null;
+  /** /proc/stat's categories (added within result@7: absent from older files; null: not read). */
+  readonly machine?: MachineCpu | null;
+  /** Who made the machine busy (added within result@7; null: /proc/stat's categories not read). */
+  readonly shares?: CpuShares | null;
+  /** Busy and steal per sampled second (added within result@7). */
+  readonly perSecond?: readonly CpuSecond[];
+}
+
+/** Reads /proc/stat's text; null when its first line is not the all-cores "cpu" line. */
+export function parseProcStat(text: string): ProcStat | null {
+  const lines = text.split('\n');
+  const head = lines[0]?.trim().split(/\s+/) ?? [];
+  if (head[0] !== 'cpu') return null;
+  // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in
+  // user (and guest_nice in nice), so it is not added again. Old kernels stop before steal.
+  const v = head.slice(1).map((x) => Number(x) || 0);
+  return {
+    cpus: Math.max(1, lines.filter((l) => /^cpu\d+\s/.test(l)).length),
+    user: v[0] ?? 0,
+    nice: v[1] ?? 0,
+    system: v[2] ?? 0,
+    idle: v[3] ?? 0,
+    iowait: v[4] ?? 0,
+    irq: v[5] ?? 0,
+    softirq: v[6] ?? 0,
+    steal: v[7] ?? 0,
+  };
+}
+
+/** Busy and total ticks of a /proc/stat reading: busy is all but idle and iowait. */
+export function statTicks(s: ProcStat): { busy: number; total: number } {
+  const total = s.user + s.nice + s.system + s.idle + s.iowait + s.irq + s.softirq + s.steal;
+  return { busy: total - s.idle - s.iowait, total };
 }
 
 /** Turns a series of samples into the report (pure: tested on made-up samples). */
 export function cpuReport(
   samples: readonly CpuSample[],
+  /** How many cores, when no sample says (/proc/stat's count of cpuN lines wins). */
   cores: number,
   /** CPU ms the shaping's threads had used at the first and the last sample. */
   shapingCpuMs?: { readonly from: number; readonly to: number },
@@ -81,20 +182,37 @@ export function cpuReport(
       shapingPctOfCore: null,
       shapingUsPerWrite: null,
       warning: null,
+      machine: null,
+      shares: null,
+      perSecond: [],
     };
+  cores = last.stat?.cpus ?? cores;
   const windowS = (last.atMs - first.atMs) / 1000;
-  const machineBusyPct = (100 * (last.busy - first.busy)) / (last.total - first.total);
+  // Every share below is ticks over the ticks all cores had in the window: % of all cores, or,
+  // over one core's part of them, % of one core.
+  const allTicks = last.total - first.total;
+  const pctOfAll = (ticks: number): number => (100 * ticks) / allTicks;
+  const pctOfCore = (ticks: number): number => pctOfAll(ticks) * cores;
+  const machineBusyPct = pctOfAll(last.busy - first.busy);
   let peakBusyPct = 0;
+  const perSecond: CpuSecond[] = [];
   for (let i = 1; i < samples.length; i++) {
     const a = samples[i - 1]!;
     const b = samples[i]!;
-    if (b.total > a.total)
-      peakBusyPct = Math.max(peakBusyPct, (100 * (b.busy - a.busy)) / (b.total - a.total));
+    if (b.total <= a.total) continue;
+    const busyPct = (100 * (b.busy - a.busy)) / (b.total - a.total);
+    peakBusyPct = Math.max(peakBusyPct, busyPct);
+    if (a.stat && b.stat)
+      perSecond.push({
+        t: Math.round(a.atMs) / 1000,
+        busyPct: round2(busyPct),
+        stealPct: round2((100 * (b.stat.steal - a.stat.steal)) / (b.total - a.total)),
+      });
   }
   // Per pid, what it used between the first and the last sample it was seen in: processes that
   // start or end during the window (a killed and restarted node) count for the time they ran.
   const use = (ticks: number): CpuUse => ({
-    pctOfCore: (100 * ticks) / USER_HZ / windowS,
+    pctOfCore: pctOfCore(ticks),
     usPerWrite: ackedWrites > 0 ? ((ticks / USER_HZ) * 1e6) / ackedWrites : null,
   });
   const groups: Record<string, CpuUse & { processes: number }> = {};
@@ -119,17 +237,22 @@ export function cpuReport(
     for (const [label, t] of [...byLabel].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })))
       processes.push({ group: name, label, ...use(t) });
   }
-  const busyCores = ((last.busy - first.busy) / USER_HZ / windowS) * 100;
-  const otherPctOfCore = Math.max(0, busyCores - (100 * ours) / USER_HZ / windowS);
+  const machine = first.stat && last.stat ? machineCpu(first.stat, last.stat, allTicks) : null;
+  const shares = machine ? cpuShares(machine, pctOfAll(ours)) : null;
+  // Without /proc/stat's categories the kernel's and the hypervisor's parts are unknown: all of
+  // what is not ours counts as else.
+  const otherPctOfCore = shares
+    ? shares.notOursPct * cores
+    : Math.max(0, pctOfCore(last.busy - first.busy) - pctOfCore(ours));
   const warning =
     machineBusyPct > BUSY_WARN_PCT
       ? `the machine was ${machineBusyPct.toFixed(0)} % busy during the load (all ${cores} cores; ` +
         `busiest second ${peakBusyPct.toFixed(0)} %), above the ${BUSY_WARN_PCT} % under which queueing for CPU ` +
         `stays small: every latency figure includes some of it`
       : null;
-  // ms of CPU per s of window is ‰ of one core: / 10 makes it %.
+  // The relay reports CPU ms: 10 ms is one tick.
   const shapingMs = shapingCpuMs ? shapingCpuMs.to - shapingCpuMs.from : null;
-  const shapingPctOfCore = shapingMs !== null ? shapingMs / 10 / windowS : null;
+  const shapingPctOfCore = shapingMs !== null ? pctOfCore(shapingMs / (1000 / USER_HZ)) : null;
   const shapingUsPerWrite = shapingMs !== null && ackedWrites > 0 ? (shapingMs * 1e3) / ackedWrites : null;
   return {
     sampled: true,
@@ -144,17 +267,47 @@ export function cpuReport(
     shapingPctOfCore,
     shapingUsPerWrite,
     warning,
+    machine,
+    shares,
+    perSecond,
   };
 }
 
-async function machineTicks(): Promise<{ busy: number; total: number } | null> {
+function machineCpu(a: ProcStat, b: ProcStat, allTicks: number): MachineCpu {
+  // iowait may step back (proc(5) says so): a category never counts below 0.
+  const pct = (k: keyof ProcStat): number => Math.max(0, (100 * (b[k] - a[k])) / allTicks);
+  return {
+    busyPct: (100 * (statTicks(b).busy - statTicks(a).busy)) / allTicks,
+    userPct: pct('user') + pct('nice'),
+    systemPct: pct('system'),
+    irqPct: pct('irq'),
+    softirqPct: pct('softirq'),
+    stealPct: pct('steal'),
+    iowaitPct: pct('iowait'),
+  };
+}
+
+/** `oursPct`: our processes' ticks, % of all cores. Each share is one of busy's, none counted as else twice. */
+export function cpuShares(m: MachineCpu, oursPct: number): CpuShares {
+  const kernelPct = m.irqPct + m.softirqPct;
+  const accounted = oursPct + kernelPct + m.stealPct;
+  return {
+    oursPct,
+    kernelPct,
+    stealPct: m.stealPct,
+    notOursPct: Math.max(0, m.busyPct - accounted),
+    overlapPct: Math.max(0, accounted - m.busyPct),
+  };
+}
+
+/** Per-second figures go to result.json, where 0.01 % is plenty. */
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+async function machineTicks(): Promise<ProcStat | null> {
   try {
-    const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!;
-    const v = line.trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal (guest time is already in user)
-    const total = v.slice(0, 8).reduce((a, b) => a + (b || 0), 0);
-    const idle = (v[3] ?? 0) + (v[4] ?? 0);
-    return { busy: total - idle, total };
+    return parseProcStat(await readFile('/proc/stat', 'utf8'));
   } catch {
     return null;
   }
@@ -178,8 +331,9 @@ export class CpuSampler {
     private readonly everyMs = 1000,
   ) {}
 
-  async start(): Promise<void> {
-    this.t0 = performance.now();
+  /** `originWallMs`: the wall-clock instant the samples' times count from (the load start). */
+  async start(originWallMs?: number): Promise<void> {
+    this.t0 = originWallMs === undefined ? performance.now() : originWallMs - performance.timeOrigin;
     this.shapingFrom = await this.shapingCpuMs().catch(() => null);
     await this.sample();
     this.timer = setInterval(() => {
@@ -209,6 +363,8 @@ export class CpuSampler {
   private async sample(): Promise<void> {
     const m = await machineTicks();
     if (!m) return;
+    // Stamped when the machine was read: the processes' reads follow within a few ms.
+    const atMs = performance.now() - this.t0;
     const groups: Record<string, Map<number, number>> = {};
     const labels = new Map<number, string>();
     for (const [name, list] of Object.entries(this.groups)) {
@@ -221,6 +377,6 @@ export class CpuSampler {
       }
       groups[name] = map;
     }
-    this.samples.push({ atMs: performance.now() - this.t0, ...m, groups, labels });
+    this.samples.push({ atMs, ...statTicks(m), stat: m, groups, labels });
   }
 }

@@ -20,10 +20,7 @@ import type { NodeId } from './core/types.js';
 import { WriteTracer } from './trace/write-tracer.js';
 import { HeldSends, lastAppended, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
-
-const LOOP_TICK_MS = 20;
-/** Stalls at least this long are reported (a heartbeat period is 50 ms or more, a tick 20-100 ms). */
-export const LOOP_STALL_MS = 100;
+import { watchLoopStalls } from './loop-stall-watch.js';
 
 export interface NodeServerOptions {
   /** Where events go (default: stdout). */
@@ -73,17 +70,7 @@ export class NodeServer {
     private http: StatusServer | undefined,
   ) {
     this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
-    // A timer that ticks every LOOP_TICK_MS notices when it could not: the loop was held (a large
-    // state encoded in one go, a long GC) and everything else waited as long. Said as an event, so
-    // a report can tell a slow node from a slow network.
-    let last = performance.now();
-    this.stallWatch = setInterval(() => {
-      const now = performance.now();
-      const held = now - last - LOOP_TICK_MS;
-      last = now;
-      if (held >= LOOP_STALL_MS) this.events.emit('loop-stalled', { ms: Math.round(held) });
-    }, LOOP_TICK_MS);
-    this.stallWatch.unref();
+    this.stallWatch = watchLoopStalls((ms) => this.events.emit('loop-stalled', { ms }));
     this.clusterSize = membersOf(config).length;
     const opts = oracleOptions(config);
     this.statusOracles = [

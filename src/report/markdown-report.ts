@@ -339,11 +339,13 @@ function snapshots(r: RunResult): string {
   );
   const stalls = r.loopStalls;
   if (stalls !== undefined) {
+    // Results from before loopStallMs was recorded counted stalls from 100 ms.
+    const from = `${r.loopStallMs ?? 100} ms`;
     parts.push(
       '',
       stalls.length === 0
-        ? "No member's event loop stalled for 100 ms or more."
-        : `Event-loop stalls of 100 ms or more (the member answered nothing meanwhile): ${stalls
+        ? `No member's event loop stalled for ${from} or more.`
+        : `Event-loop stalls of ${from} or more (the member answered nothing meanwhile): ${stalls
             .map((s) => `${s.node} ${s.count} (longest ${ms(s.longestMs)} ms, at ${secUnit(s.longestAtS)})`)
             .join('; ')}.`,
     );
@@ -560,8 +562,29 @@ function timeline(r: RunResult): string {
     '',
     sparklines(t.seconds, t.faults),
   ];
-  const around = faultWindowTable(t.seconds, marks);
-  if (around !== '') parts.push('', 'Around the fault:', '', around);
+  // The edges: a second cut short is a rate over what it covered; the wait for the writes in
+  // flight at the end is no second of load at all.
+  const edges: string[] = t.seconds
+    .filter((p) => p.lengthS !== undefined)
+    .map((p) => `second ${p.t} covered ${secUnit(p.lengthS)}: its writes/s are over that`);
+  if (t.afterLoad)
+    edges.push(
+      `not drawn: ${count(t.afterLoad.acked)} writes acknowledged and ${count(t.afterLoad.errors)} errors in the ${secUnit(t.afterLoad.lengthS)} after the load ended, while the agents waited for the writes in flight`,
+    );
+  if (edges.length > 0) parts.push('', `${capitalise(edges.join('; '))}.`);
+  const stalls = (r.loopStalls ?? []).flatMap((m) =>
+    (m.stalls ?? []).map((s) => ({ atS: s.atS, node: m.node, ms: s.ms })),
+  );
+  const around = faultWindowTable(t.seconds, marks, r.loopStalls !== undefined ? stalls : undefined);
+  if (around !== '')
+    parts.push(
+      '',
+      r.loopStalls !== undefined
+        ? `Around the fault (stalls: the members whose event loop was held ${r.loopStallMs ?? 100} ms or more in that second):`
+        : 'Around the fault:',
+      '',
+      around,
+    );
   return parts.join('\n');
 }
 
@@ -571,7 +594,7 @@ function chartsSection(charts: readonly ChartFile[]): string {
   const parts = ['## Charts', ''];
   for (const c of charts) parts.push(`![${c.title}](${c.file})`, '');
   parts.push(
-    'Shaded: fault periods (red: a node killed or paused until it is back; orange: a partition or an isolation until healed; purple: a link away from its configured delay). Dark lines: faults; green dashes: a new leader serves.',
+    "Shaded the height of a panel: fault periods (red: a node killed or paused until it is back; orange: a partition or an isolation until healed; purple: a link away from its configured delay). Dark lines: faults; green dashes: a new leader serves. The pale strip on top: the latency windows of the tables (blue: before; grey: degraded; green: after, from the new leader's election + the settle time to the end). Under the latency: the machine's busy and steal per second (the self-check's), and a tick per event-loop stall of each member.",
   );
   return parts.join('\n');
 }
@@ -657,14 +680,75 @@ function selfCheck(r: RunResult): string {
         perWrite(c.shapingUsPerWrite),
       ]);
   }
-  rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100), NONE]);
+  // A result from before the breakdown has only the residual, on its own (mixed) basis.
+  const shares = c.shares ?? null;
+  const machine = c.machine ?? null;
+  if (!shares || !machine)
+    rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100), NONE]);
   const lines = [
     '## Self-check',
     '',
-    `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}). Per group and process, in % of one core and in CPU time per acknowledged write:`,
-    '',
-    table(['Processes', 'Count', 'CPU', 'per write'], rows, [1, 2, 3]),
+    `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}).`,
   ];
+  if (shares && machine) {
+    // Both columns are shares of the same ticks: the cores' ticks in the window, all or one core's part.
+    const head = `% of all ${c.cores} cores`;
+    const both = (pct: number): [string, string] => [percent(pct / 100), percent((pct * c.cores) / 100)];
+    lines.push(
+      '',
+      "One basis for every figure: the kernel's clock ticks (/proc/stat for the machine, /proc/<pid>/stat for a process) over the ticks the cores had in the same window. What /proc/stat counted:",
+      '',
+      table(
+        ['The machine', head, '% of one core'],
+        [
+          ['busy', ...both(machine.busyPct)],
+          ['user (with nice)', ...both(machine.userPct)],
+          ['system', ...both(machine.systemPct)],
+          ['irq', ...both(machine.irqPct)],
+          ['softirq', ...both(machine.softirqPct)],
+          ['steal (the hypervisor ran something else)', ...both(machine.stealPct)],
+          ['iowait (idle with a disk request out: not busy)', ...both(machine.iowaitPct)],
+        ],
+        [1, 2],
+      ),
+      '',
+      'Who made it busy (the rows add up to busy):',
+      '',
+      table(
+        ['Share of busy', head, '% of one core'],
+        [
+          [
+            'our processes (harness, nodes, agents: utime + stime, their syscalls included)',
+            ...both(shares.oursPct),
+          ],
+          [
+            'the kernel outside any process (irq + softirq: on loopback, mostly our sockets)',
+            ...both(shares.kernelPct),
+          ],
+          ['steal', ...both(shares.stealPct)],
+          [
+            'not ours (busy − ours − irq − softirq − steal, at least 0: other processes, kernel threads such as the journal flushing our fsyncs)',
+            ...both(shares.notOursPct),
+          ],
+          ...(shares.overlapPct > 0
+            ? [
+                [
+                  'counted twice (a softirq is also charged to the process it interrupted, where the kernel has no IRQ time accounting)',
+                  ...both(-shares.overlapPct),
+                ],
+              ]
+            : []),
+        ],
+        [1, 2],
+      ),
+    );
+  }
+  lines.push(
+    '',
+    'Per group and process, and the CPU time per acknowledged write:',
+    '',
+    table(['Processes', 'Count', 'CPU, % of one core', 'per write'], rows, [1, 2, 3]),
+  );
   if ((c.groups.nodes?.processes ?? 0) === 0)
     lines.push(
       '',
@@ -677,6 +761,10 @@ function selfCheck(r: RunResult): string {
       : `Warning: ${c.warning}.`,
   );
   return lines.join('\n');
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function environment(r: RunResult): string {

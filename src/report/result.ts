@@ -227,12 +227,25 @@ export interface LoadInfo {
 export interface TimelinePoint {
   /** Seconds from the load start (the second [t, t+1)). */
   readonly t: number;
-  /** Writes acknowledged in this second, all data centers together. */
+  /**
+   * Writes acknowledged in this second, all data centers together, per second of the time it
+   * really covered (within result@7 before lengthS: the count, a short last second a dip).
+   */
   readonly writesPerSec: number;
   /** Null when nothing was acknowledged in this second. */
   readonly p99Ms: number | null;
   /** Failed or timed-out writes in this second. */
   readonly errors: number;
+  /** Set when the second was cut short (under 0.9 s, the load's end): the seconds it covered. */
+  readonly lengthS?: number;
+}
+
+/** What the agents acknowledged after the load, waiting for the writes in flight at its end. */
+export interface AfterLoad {
+  readonly acked: number;
+  readonly errors: number;
+  /** How long they waited, s. */
+  readonly lengthS: number;
 }
 
 export interface FaultMark {
@@ -248,6 +261,8 @@ export interface Timeline {
   readonly startedAt: string | null;
   readonly seconds: readonly TimelinePoint[];
   readonly faults: readonly FaultMark[];
+  /** Left out of `seconds` (added within result@7: absent from older files and when nothing was). */
+  readonly afterLoad?: AfterLoad;
 }
 
 export interface ThresholdResult {
@@ -329,10 +344,12 @@ export interface RunResult {
   /** Every snapshot a member sent another, with its transfer time (result@7). */
   readonly snapshots: readonly SnapshotTransfer[];
   /**
-   * Members whose event loop stalled for 100 ms or more (added within result@7: absent from files
-   * written before, which is read as "not recorded", not as "none").
+   * Members whose event loop stalled for loopStallMs or more (added within result@7: absent from
+   * files written before, which is read as "not recorded", not as "none").
    */
   readonly loopStalls?: readonly LoopStalls[];
+  /** The shortest stall the members reported (added within result@7: absent means 100 ms). */
+  readonly loopStallMs?: number;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
   readonly writes: WritesInfo;
@@ -519,6 +536,31 @@ export const runResultSchema = z
       shapingPctOfCore: z.number().min(0).nullable(),
       shapingUsPerWrite: z.number().min(0).nullable(),
       warning: z.string().nullable(),
+      machine: z
+        .object({
+          busyPct: z.number().min(0),
+          userPct: z.number().min(0),
+          systemPct: z.number().min(0),
+          irqPct: z.number().min(0),
+          softirqPct: z.number().min(0),
+          stealPct: z.number().min(0),
+          iowaitPct: z.number().min(0),
+        })
+        .nullable()
+        .optional(),
+      shares: z
+        .object({
+          oursPct: z.number().min(0),
+          kernelPct: z.number().min(0),
+          stealPct: z.number().min(0),
+          notOursPct: z.number().min(0),
+          overlapPct: z.number().min(0),
+        })
+        .nullable()
+        .optional(),
+      perSecond: z
+        .array(z.object({ t: z.number(), busyPct: z.number().min(0), stealPct: z.number().min(0) }))
+        .optional(),
     }),
     anatomy: z.object({
       sampleEvery: count,
@@ -607,8 +649,17 @@ export const runResultSchema = z
       }),
     ),
     loopStalls: z
-      .array(z.object({ node: z.string(), count, longestMs: ms().min(0), longestAtS: z.number() }))
+      .array(
+        z.object({
+          node: z.string(),
+          count,
+          longestMs: ms().min(0),
+          longestAtS: z.number(),
+          stalls: z.array(z.object({ atS: z.number(), ms: ms().min(0) })).optional(),
+        }),
+      )
       .optional(),
+    loopStallMs: ms().min(0).optional(),
     links: z.record(
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
@@ -633,9 +684,11 @@ export const runResultSchema = z
           writesPerSec: z.number().min(0),
           p99Ms: ms().nullable(),
           errors: count,
+          lengthS: z.number().min(0).optional(),
         }),
       ),
       faults: z.array(faultMark),
+      afterLoad: z.object({ acked: count, errors: count, lengthS: z.number().min(0) }).optional(),
     }),
     thresholds: z.array(
       z.object({

@@ -40,25 +40,38 @@ export function snapshotTransfers(events: readonly NodeEvent[], loadStart: numbe
   });
 }
 
-/** A member's event-loop stalls over the run (`loop-stalled` events: at least 100 ms each). */
+/** Stalls listed one by one per member, the rest only counted: a soak on a busy machine has many. */
+export const MAX_LISTED_STALLS = 2000;
+
+/** A member's event-loop stalls over the run (`loop-stalled` events: at least LOOP_STALL_MS each). */
 export interface LoopStalls {
   readonly node: string;
   readonly count: number;
   readonly longestMs: number;
   /** Seconds from the load start when the longest one ended. */
   readonly longestAtS: number;
+  /**
+   * Each stall, in time order: seconds from the load start when it ended, and how long the loop was
+   * held; the first MAX_LISTED_STALLS (added within result@7: absent from older files).
+   */
+  readonly stalls?: readonly { readonly atS: number; readonly ms: number }[];
 }
 
 /** Per member that stalled, in member order; members that never stalled are left out. */
 export function loopStalls(events: readonly NodeEvent[], loadStart: number): LoopStalls[] {
-  const by = new Map<string, { count: number; longestMs: number; longestAtS: number }>();
+  const by = new Map<
+    string,
+    { count: number; longestMs: number; longestAtS: number; stalls: { atS: number; ms: number }[] }
+  >();
   for (const e of events.filter(isEvent('loop-stalled'))) {
-    const s = by.get(e.node) ?? { count: 0, longestMs: 0, longestAtS: 0 };
+    const s = by.get(e.node) ?? { count: 0, longestMs: 0, longestAtS: 0, stalls: [] };
+    const atS = (e.t - loadStart) / 1000;
     s.count += 1;
     if (e.ms > s.longestMs) {
       s.longestMs = e.ms;
-      s.longestAtS = (e.t - loadStart) / 1000;
+      s.longestAtS = atS;
     }
+    if (s.stalls.length < MAX_LISTED_STALLS) s.stalls.push({ atS, ms: e.ms });
     by.set(e.node, s);
   }
   return [...by.entries()]

@@ -17,6 +17,13 @@ export interface TimelineMark {
   readonly label: string;
 }
 
+/** One member's event-loop stall: when it ended (seconds from the load start), how long. */
+export interface StallMark {
+  readonly atS: number;
+  readonly node: string;
+  readonly ms: number;
+}
+
 interface Column {
   readonly fromS: number;
   readonly toS: number;
@@ -67,9 +74,14 @@ export function sparklines(points: readonly TimelinePoint[], faults: readonly Fa
 
 /**
  * The seconds from shortly before to a while after each fault, as a table. `marks` label the
- * seconds something happened (the fault itself, the new leader).
+ * seconds something happened (the fault itself, the new leader); `stalls`, when the members
+ * watched their event loops, the stalls in each second (a column of their own, empty or not).
  */
-export function faultWindowTable(points: readonly TimelinePoint[], marks: readonly TimelineMark[]): string {
+export function faultWindowTable(
+  points: readonly TimelinePoint[],
+  marks: readonly TimelineMark[],
+  stalls?: readonly StallMark[],
+): string {
   if (marks.length === 0 || points.length === 0) return '';
   const inWindow = (t: number): boolean =>
     marks.some((m) => t >= Math.floor(m.atS) - BEFORE_FAULT_S && t <= Math.floor(m.atS) + AFTER_FAULT_S);
@@ -77,10 +89,29 @@ export function faultWindowTable(points: readonly TimelinePoint[], marks: readon
     .filter((p) => inWindow(p.t))
     .map((p) => {
       const here = marks.filter((m) => m.atS >= p.t && m.atS < p.t + 1).map((m) => `◀ ${m.label}`);
-      return [String(p.t), rate(p.writesPerSec), ms(p.p99Ms), count(p.errors), here.join('; ')];
+      const row = [String(p.t), rate(p.writesPerSec), ms(p.p99Ms), count(p.errors), here.join('; ')];
+      return stalls ? [...row, stallsIn(stalls, p.t)] : row;
     });
   if (rows.length === 0) return '';
-  return table(['t (s)', 'writes/s', 'p99 (ms)', 'errors', ''], rows, [0, 1, 2, 3]);
+  const header = ['t (s)', 'writes/s', 'p99 (ms)', 'errors', ''];
+  return table(stalls ? [...header, 'stalls'] : header, rows, [0, 1, 2, 3]);
+}
+
+/**
+ * The stalls of second t per member, in member order: one as "p3 45 ms", several as "p3 ×4 (longest
+ * 78 ms)", so that a busy second stays one short cell.
+ */
+function stallsIn(stalls: readonly StallMark[], t: number): string {
+  const by = new Map<string, number[]>();
+  for (const s of stalls) if (s.atS >= t && s.atS < t + 1) by.set(s.node, [...(by.get(s.node) ?? []), s.ms]);
+  return [...by]
+    .sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))
+    .map(([node, list]) =>
+      list.length === 1
+        ? `${node} ${Math.round(list[0] ?? 0)} ms`
+        : `${node} ×${list.length} (longest ${Math.round(Math.max(...list))} ms)`,
+    )
+    .join('; ');
 }
 
 function columns(points: readonly TimelinePoint[]): Column[] {

@@ -4,6 +4,8 @@
 // result. Client (agents), nemesis (faults) and checker stay separate; this file only sequences them.
 import { preload } from '../load/preload.js';
 import { loopStalls, snapshotTransfers } from '../report/snapshots.js';
+import { LOOP_STALL_MS } from '../node/loop-stall-watch.js';
+import { timelineSeconds } from '../report/timeline-points.js';
 import type { PreloadInfo } from '../report/result.js';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
@@ -27,7 +29,6 @@ import {
   type FaultMark,
   type LatencyStats,
   type RunResult,
-  type TimelinePoint,
 } from '../report/result.js';
 import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
 import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
@@ -210,7 +211,7 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
       { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
       () => rt.shaping.cpuMs(),
     );
-    await sampler.start();
+    await sampler.start(loadStart);
     resourceSampler = new ResourceSampler(
       { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
       RESOURCE_EVERY_MS,
@@ -671,7 +672,9 @@ function buildResult(x: {
     preload: x.preloaded,
     snapshots: snapshotTransfers(ev, x.loadStart),
     // Only the POLE node watches its own event loop; a JVM's pauses are not seen this way.
-    ...(x.o.runtime.target.name === 'pole' ? { loopStalls: loopStalls(ev, x.loadStart) } : {}),
+    ...(x.o.runtime.target.name === 'pole'
+      ? { loopStalls: loopStalls(ev, x.loadStart), loopStallMs: LOOP_STALL_MS }
+      : {}),
     links,
     writes: {
       attempted: sum((d) => d.totals.attempted),
@@ -685,7 +688,7 @@ function buildResult(x: {
       achievedRate: dones.length > 0 ? sum((d) => d.sentRate) : null,
       latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
     },
-    timeline: timeline(x.intervals, x.loadStart, x.faults),
+    timeline: timeline(x.intervals, x.loadStart, x.faults, t.scenario.durationMs),
     environment: collectEnvironment(x.o.version),
   };
   // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
@@ -761,39 +764,20 @@ function stats(s: LatencySummary, fromSend: LatencySummary): LatencyStats {
   };
 }
 
-/** Per second of load, all data centers merged. */
+/** Per second of load, all data centers merged (report/timeline-points.ts). */
 function timeline(
   intervals: IntervalMessage[],
   loadStart: number,
   faults: FaultMark[],
+  durationMs: number,
 ): RunResult['timeline'] {
-  const bySecond = new Map<number, IntervalMessage[]>();
-  for (const m of intervals) {
-    const list = bySecond.get(m.index) ?? [];
-    list.push(m);
-    bySecond.set(m.index, list);
-  }
-  const seconds: TimelinePoint[] = [...bySecond.keys()]
-    .sort((a, b) => a - b)
-    .map((i) => {
-      const list = bySecond.get(i)!;
-      const merged = hdr.build({
-        lowestDiscernibleValue: 1,
-        highestTrackableValue: 60_000_000,
-        numberOfSignificantValueDigits: 3,
-      });
-      for (const m of list) merged.add(hdr.decodeFromCompressedBase64(m.histogram));
-      const acked = list.reduce((s, m) => s + m.acked, 0);
-      const point = {
-        t: i,
-        writesPerSec: acked,
-        p99Ms: merged.totalCount > 0 ? merged.getValueAtPercentile(99) / 1000 : null,
-        errors: list.reduce((s, m) => s + m.failed, 0),
-      };
-      merged.destroy();
-      return point;
-    });
-  return { startedAt: loadStart ? new Date(loadStart).toISOString() : null, seconds, faults };
+  const { seconds, afterLoad } = timelineSeconds(intervals, loadStart, durationMs);
+  return {
+    startedAt: loadStart ? new Date(loadStart).toISOString() : null,
+    seconds,
+    faults,
+    ...(afterLoad ? { afterLoad } : {}),
+  };
 }
 
 function maxOf(base64: string): number {

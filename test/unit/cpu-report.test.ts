@@ -1,7 +1,14 @@
 // The self-check's arithmetic, on made-up /proc samples (ticks are 1/100 s).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cpuReport, type CpuSample } from '../../src/measure/cpu-sampler.js';
+import {
+  cpuReport,
+  cpuShares,
+  parseProcStat,
+  statTicks,
+  type CpuSample,
+} from '../../src/measure/cpu-sampler.js';
+import { parseProcessCpuTicks } from '../../src/measure/proc-cpu.js';
 
 const sample = (
   atMs: number,
@@ -110,5 +117,160 @@ describe('cpuReport', () => {
       assert.equal(r.machineBusyPct, null);
       assert.equal(r.warning, null);
     }
+  });
+});
+
+/** A /proc/stat as the kernel writes it: the all-cores line, one line per core, then the rest. */
+function procStat(
+  user: number,
+  nice: number,
+  system: number,
+  idle: number,
+  iowait: number,
+  irq: number,
+  softirq: number,
+  steal: number,
+): string {
+  const all = [user, nice, system, idle, iowait, irq, softirq, steal, 0, 0];
+  const half = all.map((v) => Math.floor(v / 2));
+  return [
+    `cpu  ${all.join(' ')}`,
+    `cpu0 ${half.join(' ')}`,
+    `cpu1 ${all.map((v, i) => v - (half[i] ?? 0)).join(' ')}`,
+    'intr 123456 0 0',
+    'ctxt 987654',
+    'btime 1732600000',
+    '',
+  ].join('\n');
+}
+
+/** A /proc/<pid>/stat line; the command name has a space and a parenthesis, as names may. */
+function pidStat(pid: number, utime: number, stime: number): string {
+  return `${pid} (node (pole) x) S 1 ${pid} ${pid} 0 -1 4194560 1234 0 0 0 ${utime} ${stime} 0 0 20 0 11 0 12345 1000000 500\n`;
+}
+
+const near = (actual: number | null | undefined, expected: number, what: string): void =>
+  assert.ok(
+    actual !== null && actual !== undefined && Math.abs(actual - expected) < 1e-9,
+    `${what}: ${actual} ≠ ${expected}`,
+  );
+
+describe('the self-check on one basis', () => {
+  it('reads /proc/stat and /proc/<pid>/stat', () => {
+    const s = parseProcStat(procStat(1000, 10, 500, 3000, 10, 3, 20, 5));
+    assert.deepEqual(s, {
+      cpus: 2,
+      user: 1000,
+      nice: 10,
+      system: 500,
+      idle: 3000,
+      iowait: 10,
+      irq: 3,
+      softirq: 20,
+      steal: 5,
+    });
+    // Busy leaves out idle and iowait; guest time (already in user) is not added again.
+    assert.deepEqual(statTicks(s!), { busy: 1538, total: 4548 });
+    assert.equal(parseProcStat('intr 1 2 3\n'), null);
+    assert.equal(parseProcessCpuTicks(pidStat(200, 160, 80)), 240);
+    assert.equal(parseProcessCpuTicks('garbage'), null);
+  });
+
+  it('splits the busy ticks into ours, the kernel, steal and not ours, adding up to busy, per second too', () => {
+    // Two cores whose ticks run a little behind wall time (a VM): 200 ticks a second in all, but
+    // the samples came 1.1 s and then 0.95 s apart. Shares are over ticks, never over wall time.
+    const texts = [
+      {
+        atMs: 0,
+        stat: procStat(1000, 0, 500, 3000, 10, 0, 20, 5),
+        pids: [
+          [10, 5],
+          [100, 50],
+          [0, 0],
+        ],
+      },
+      // Second 1: 118 of 200 ticks busy (user 60, nice 10, system 30, irq 1, softirq 12, steal 5).
+      {
+        atMs: 1100,
+        stat: procStat(1060, 10, 530, 3080, 12, 1, 32, 10),
+        pids: [
+          [30, 10],
+          [140, 65],
+          [10, 5],
+        ],
+      },
+      // Second 2: 86 of 200 busy (user 40, nice 10, system 20, irq 1, softirq 8, steal 7).
+      {
+        atMs: 2050,
+        stat: procStat(1100, 20, 550, 3190, 16, 2, 40, 17),
+        pids: [
+          [40, 15],
+          [160, 80],
+          [20, 10],
+        ],
+      },
+    ];
+    const groups = ['harness', 'nodes', 'agents'];
+    const samples: CpuSample[] = texts.map(({ atMs, stat, pids }) => {
+      const parsed = parseProcStat(stat)!;
+      return {
+        atMs,
+        ...statTicks(parsed),
+        stat: parsed,
+        groups: Object.fromEntries(
+          groups.map((g, i) => {
+            const [u, s] = pids[i] as [number, number];
+            return [g, new Map([[100 + i, parseProcessCpuTicks(pidStat(100 + i, u, s))!]])];
+          }),
+        ),
+      };
+    });
+    const r = cpuReport(samples, 8, undefined, 1000);
+    // The core count is /proc/stat's, not the caller's guess.
+    assert.equal(r.cores, 2);
+    const m = r.machine!;
+    near(m.busyPct, 51, 'busy'); // 204 of 400 ticks
+    near(m.userPct, 30, 'user with nice');
+    near(m.systemPct, 12.5, 'system');
+    near(m.irqPct, 0.5, 'irq');
+    near(m.softirqPct, 5, 'softirq');
+    near(m.stealPct, 3, 'steal');
+    near(m.iowaitPct, 1.5, 'iowait');
+    near(m.userPct + m.systemPct + m.irqPct + m.softirqPct + m.stealPct, m.busyPct, 'categories');
+    near(r.machineBusyPct, m.busyPct, 'the headline is the same figure');
+    // Ours: 40 + 90 + 30 = 160 ticks of 400 = 40 % of the machine.
+    const sh = r.shares!;
+    near(sh.oursPct, 40, 'ours');
+    near(sh.kernelPct, 5.5, 'kernel: irq + softirq');
+    near(sh.stealPct, 3, 'steal');
+    near(sh.notOursPct, 2.5, 'not ours');
+    near(sh.overlapPct, 0, 'counted twice');
+    near(sh.oursPct + sh.kernelPct + sh.stealPct + sh.notOursPct - sh.overlapPct, m.busyPct, 'shares');
+    // Per process in % of one core on the same ticks: the node's 90 of 200 ticks a core had is 45 %
+    // (over wall time, 0.9 s in 2.05 s, it would read 43.9 %).
+    near(r.groups.nodes?.pctOfCore ?? null, 45, 'node');
+    near(r.otherPctOfCore, 5, 'else, % of one core');
+    assert.deepEqual(r.perSecond, [
+      { t: 0, busyPct: 59, stealPct: 2.5 },
+      { t: 1.1, busyPct: 43, stealPct: 3.5 },
+    ]);
+    near(r.peakBusyPct, 59, 'busiest second');
+  });
+
+  it('says what ours, the kernel and steal count twice instead of a negative else', () => {
+    // Tick-based accounting charges a softirq to the process it interrupted as well.
+    const m = {
+      busyPct: 50,
+      userPct: 30,
+      systemPct: 12,
+      irqPct: 0,
+      softirqPct: 6,
+      stealPct: 2,
+      iowaitPct: 0,
+    };
+    const sh = cpuShares(m, 45);
+    assert.equal(sh.notOursPct, 0);
+    near(sh.overlapPct, 3, 'counted twice');
+    near(sh.oursPct + sh.kernelPct + sh.stealPct + sh.notOursPct - sh.overlapPct, m.busyPct, 'shares');
   });
 });

@@ -9,7 +9,7 @@ import type { RunResult } from '../../src/report/result.js';
 import { writeRunOutputs } from '../../src/report/write-outputs.js';
 import { parseHlog, renderHlog, type HlogInterval } from '../../src/report/hlog-writer.js';
 import { faultPeriods } from '../../src/report/charts/fault-periods.js';
-import { perDcSeconds } from '../../src/report/charts/run-charts.js';
+import { perDcSeconds, timelineSpec, windowSpans } from '../../src/report/charts/run-charts.js';
 import { result2dc } from './report-fixture.js';
 
 function interval(tag: string, startMs: number, baseUs: number): HlogInterval {
@@ -127,12 +127,66 @@ describe('run charts', () => {
         assert.ok(recovery.includes(`outage ${dc}`), `${dc} outage`);
       }
       assert.ok(recovery.includes('elected (p4)'));
+      // The latency windows, named in their strip; the machine's busy and steal; the stalls per member.
+      for (const label of ['before', 'after (elected + settle)', 'machine busy', 'steal', 'p1', 'p4'])
+        assert.ok(timeline.includes(label), `${label} in ${timeline.join(' | ')}`);
       const report = await readFile(files.report, 'utf8');
       for (const f of ['timeline.svg', 'latency-per-dc.svg', 'recovery.svg'])
         assert.match(report, new RegExp(`!\\[[^\\]]+\\]\\(${f}\\)`));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the timeline chart', () => {
+  it('lays the latency windows out apart from the faults: after from the election + settle', () => {
+    const r = result2dc() as RunResult;
+    // Killed at 15.004 s, p4 elected 655.75 ms later, 5 s of settling: after starts at 20.65975 s.
+    assert.deepEqual(windowSpans(r), [
+      { window: 'before', fromS: 5, toS: 15.004 },
+      { window: 'after', fromS: 15.004 + 0.65575 + 5, toS: 30 },
+    ]);
+    const linkFirst = result2dc();
+    linkFirst.timeline.faults.unshift({ atS: 8, action: 'link', node: 'tud-cern rtt 60 ms' });
+    assert.deepEqual(
+      windowSpans(linkFirst as RunResult).map((w) => [w.window, w.fromS, w.toS]),
+      [
+        ['before', 5, 8],
+        ['degraded', 8, 15.004],
+        ['after', 15.004 + 0.65575 + 5, 30],
+      ],
+    );
+  });
+
+  it('draws the last second over the time it covered, and leaves out the wait after the load', () => {
+    const r = result2dc();
+    r.timeline.seconds.push({ t: 30, writesPerSec: 1000, p99Ms: 31.5, errors: 0, lengthS: 0.5 });
+    const spec = timelineSpec(r as RunResult, []) as unknown as {
+      vconcat: {
+        layer?: { mark: { type: string }; data?: { values: { t: number; writesPerSec?: number }[] } }[];
+      }[];
+    };
+    const line = spec.vconcat
+      .flatMap((p) => p.layer ?? [])
+      .find((l) => l.mark.type === 'line' && l.data?.values.some((v) => v.writesPerSec !== undefined));
+    // The step of second 30 closes at 30.5 s at the same rate, no drop to a last, nearly empty one.
+    assert.deepEqual(
+      line?.data?.values.slice(-2).map((v) => [v.t, v.writesPerSec]),
+      [
+        [30, 1000],
+        [30.5, 1000],
+      ],
+    );
+    const loadStart = Date.parse(r.timeline.startedAt ?? '');
+    const dcs = perDcSeconds(r as RunResult, [
+      interval('tud', loadStart + 29_000, 20_000),
+      interval('tud', loadStart + 30_000, 900_000),
+    ]);
+    assert.deepEqual(
+      dcs.map((d) => d.t),
+      [29],
+    );
   });
 });
 

@@ -200,11 +200,27 @@ export function result2dc(): MutableResult {
         { group: 'nodes', label: 'p5', pctOfCore: 34.2, usPerWrite: 342.7 },
         { group: 'agents', label: 'tud', pctOfCore: 13.6, usPerWrite: 136.3 },
       ],
-      otherPctOfCore: 3.8,
+      otherPctOfCore: 3,
       shapingPctOfCore: 30.6,
       shapingUsPerWrite: 306.6,
       warning:
         'the machine was 88 % busy during the load (all 2 cores; busiest second 96 %), above the 50 % under which queueing for CPU stays small: every latency figure includes some of it',
+      // user + system + irq + softirq + steal = busy; ours (173 % of one core) + kernel + steal + not ours = busy.
+      machine: {
+        busyPct: 88.4,
+        userPct: 72,
+        systemPct: 16,
+        irqPct: 0,
+        softirqPct: 0.1,
+        stealPct: 0.3,
+        iowaitPct: 0.4,
+      },
+      shares: { oursPct: 86.5, kernelPct: 0.1, stealPct: 0.3, notOursPct: 1.5, overlapPct: 0 },
+      perSecond: Array.from({ length: 30 }, (_, t) => ({
+        t,
+        busyPct: t === 15 ? 96.1 : 88 + (t % 2),
+        stealPct: t === 20 ? 3.5 : 0.2,
+      })),
     },
     elections: {
       deposed: 1,
@@ -275,6 +291,26 @@ export function result2dc(): MutableResult {
     },
     preload: null,
     snapshots: [],
+    loopStalls: [
+      {
+        node: 'p1',
+        count: 1,
+        longestMs: 31,
+        longestAtS: 5.5,
+        stalls: [{ atS: 5.5, ms: 31 }],
+      },
+      {
+        node: 'p4',
+        count: 2,
+        longestMs: 45,
+        longestAtS: 15.3,
+        stalls: [
+          { atS: 15.3, ms: 45 },
+          { atS: 17.2, ms: 23 },
+        ],
+      },
+    ],
+    loopStallMs: 20,
     links: {
       tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
       cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88 } },
@@ -285,6 +321,7 @@ export function result2dc(): MutableResult {
       startedAt: '2024-11-21T06:20:05.000Z',
       seconds: seconds(),
       faults: [{ atS: 15.004, action: 'kill', node: 'p5' }],
+      afterLoad: { acked: 31, errors: 0, lengthS: 0.104 },
     },
     thresholds: [
       { expr: 'recovery.servingMs < 1s', ok: true, actual: 702.125 },

@@ -203,20 +203,63 @@ describe('report.md', () => {
     // Each node and agent on its own line, under its group.
     assert.deepEqual(row(s, 'node p5').slice(1), ['-', '34.2%', '343 µs']);
     assert.deepEqual(row(s, 'agent in tud').slice(1), ['-', '13.6%', '136 µs']);
-    assert.deepEqual(row(s, 'anything else on the machine'), [
-      'anything else on the machine',
-      '-',
-      '3.8%',
-      '-',
-    ]);
     assert.deepEqual(row(s, 'of which the delay relay (two threads)').slice(1), ['-', '30.6%', '307 µs']);
     assert.match(s, /29,940 writes acknowledged/);
     assert.match(s, /cores were 88\.4% busy \(busiest second 96\.1%\)/);
+    // Whatever is not ours is split on the machine's ticks, no residual against wall time any more.
+    assert.doesNotMatch(s, /anything else on the machine/);
     const quiet = result2dc();
     quiet.cpu = { ...quiet.cpu, machineBusyPct: 31, warning: null };
     const out = render(quiet);
     assert.doesNotMatch(out, /take the latency figures with care/);
     assert.match(section(out, 'Self-check'), /Busy below 50 %/);
+  });
+
+  it('says where the busy ticks went, on one basis named in each header, the shares adding up to busy', () => {
+    const s = section(md, 'Self-check');
+    assert.match(s, /\| The machine \| % of all 2 cores \| % of one core \|/);
+    assert.match(s, /\| Share of busy \| % of all 2 cores \| % of one core \|/);
+    assert.match(s, /\| Processes \| Count \| CPU, % of one core \| per write \|/);
+    assert.deepEqual(row(s, 'busy'), ['busy', '88.4%', '176.8%']);
+    assert.deepEqual(row(s, 'softirq'), ['softirq', '0.1%', '0.2%']);
+    assert.deepEqual(row(s, 'steal (the hypervisor ran something else)').slice(1), ['0.3%', '0.6%']);
+    assert.deepEqual(row(s, 'iowait (idle with a disk request out: not busy)').slice(1), ['0.4%', '0.8%']);
+    const shares = [
+      'our processes (harness, nodes, agents: utime + stime, their syscalls included)',
+      'the kernel outside any process (irq + softirq: on loopback, mostly our sockets)',
+      'steal',
+      'not ours (busy − ours − irq − softirq − steal, at least 0: other processes, kernel threads such as the journal flushing our fsyncs)',
+    ].map((label) => row(s, label));
+    assert.deepEqual(
+      shares.map((r) => r[1]),
+      ['86.5%', '0.1%', '0.3%', '1.5%'],
+    );
+    // Ours is the groups' % of one core over the cores: (41.2 + 104.5 + 27.3) / 2 = 86.5.
+    assert.equal(shares[0]?.[2], '173.0%');
+    const sum = shares.reduce((t, r) => t + Number((r[1] ?? '').replace('%', '')), 0);
+    assert.equal(sum.toFixed(1), '88.4');
+    assert.doesNotMatch(s, /counted twice/);
+  });
+
+  it('takes off what was counted twice, and keeps the residual of a result from before the breakdown', () => {
+    const twice = result2dc();
+    twice.cpu.shares = { oursPct: 86.5, kernelPct: 4.2, stealPct: 1.8, notOursPct: 0, overlapPct: 4.1 };
+    const line = section(render(twice), 'Self-check')
+      .split('\n')
+      .find((l) => l.startsWith('| counted twice'));
+    assert.match(line ?? '', /\| -4\.1% \| -8\.2% \|$/);
+    const old = result2dc();
+    delete old.cpu.machine;
+    delete old.cpu.shares;
+    delete old.cpu.perSecond;
+    const s = section(render(old), 'Self-check');
+    assert.deepEqual(row(s, 'anything else on the machine'), [
+      'anything else on the machine',
+      '-',
+      '3.0%',
+      '-',
+    ]);
+    assert.doesNotMatch(s, /Share of busy/);
   });
 
   it("breaks each data center's mean into network, transport, disk, nodes and client", () => {
@@ -273,6 +316,27 @@ describe('report.md', () => {
     assert.match(row(s, '15')[4] ?? '', /◀ kill p5/);
     assert.deepEqual(row(s, '16').slice(0, 4), ['16', '0.0', '-', '57']);
     assert.equal(row(s, '17')[2], '912.40');
+  });
+
+  it("says what the timeline leaves out at its edges, and which members' loops stalled around the fault", () => {
+    const s = section(md, 'Timeline');
+    assert.match(s, /Not drawn: 31 writes acknowledged and 0 errors in the 0\.1 s after the load ended/);
+    assert.ok(s.includes('| t (s) | writes/s | p99 (ms) | errors |  | stalls |'), 'a stalls column');
+    assert.deepEqual(row(s, '15').slice(4), ['◀ kill p5; ◀ p4 elected', 'p4 45 ms']);
+    assert.equal(row(s, '17')[5], 'p4 23 ms');
+    // A busy second stays one short cell: per member, how many and the longest.
+    const busy = result2dc();
+    busy.loopStalls?.[0]?.stalls?.push({ atS: 15.1, ms: 22 }, { atS: 15.8, ms: 60 });
+    assert.equal(row(section(render(busy), 'Timeline'), '15')[5], 'p1 ×2 (longest 60 ms); p4 45 ms');
+    const cut = result2dc();
+    cut.timeline.seconds.push({ t: 30, writesPerSec: 1000, p99Ms: 31.5, errors: 0, lengthS: 0.5 });
+    assert.match(section(render(cut), 'Timeline'), /Second 30 covered 0\.5 s: its writes\/s are over that/);
+    assert.match(section(md, 'Snapshots'), /Event-loop stalls of 20 ms or more/);
+    // A result from before the threshold was recorded counted from 100 ms, and had no stall list.
+    const old = result2dc();
+    delete old.loopStallMs;
+    old.loopStalls = [];
+    assert.match(section(render(old), 'Snapshots'), /No member's event loop stalled for 100 ms or more/);
   });
 
   it('accounts for the writes and the load', () => {

@@ -17,6 +17,9 @@ const LABEL_TOP = 2;
 const LABEL_ROWS = 3;
 const LABEL_ROW_PX = 11;
 const FAULT_COLOURS = { domain: ['node', 'network', 'link'], range: ['#e45756', '#f58518', '#9467bd'] };
+/** Pale, and not the faults' hues: a window is a span of the tables, not something that happened. */
+const WINDOW_COLOURS = { domain: ['before', 'degraded', 'after'], range: ['#c6dbef', '#d9d9d9', '#c7e9c0'] };
+const CPU_COLOURS = { domain: ['machine busy', 'steal'], range: ['#4c78a8', '#b279a2'] };
 
 export interface RunChart {
   /** File name in the run's output directory. */
@@ -66,8 +69,12 @@ export function runCharts(result: RunResult, intervals: readonly HlogInterval[])
 export function perDcSeconds(result: RunResult, intervals: readonly HlogInterval[]): DcSecond[] {
   const loadStart = result.timeline.startedAt === null ? NaN : Date.parse(result.timeline.startedAt);
   if (!Number.isFinite(loadStart)) return [];
+  const durationMs = result.scenario.durationMs;
   const out: DcSecond[] = [];
   for (const i of intervals) {
+    // An interval that starts once the load is over only waited for the writes in flight: its
+    // p99 is of the slowest few, no second of load (the timeline leaves it out too).
+    if (durationMs > 0 && i.startMs - loadStart >= durationMs - 1) continue;
     const h = hdr.decodeFromCompressedBase64(i.histogramBase64);
     try {
       if (h.totalCount === 0) continue;
@@ -85,8 +92,139 @@ export function perDcSeconds(result: RunResult, intervals: readonly HlogInterval
 }
 
 function loadSeconds(r: RunResult): number {
-  const last = r.timeline.seconds[r.timeline.seconds.length - 1]?.t ?? 0;
-  return Math.max(r.scenario.durationMs / 1000, last + 1);
+  const lastPoint = r.timeline.seconds[r.timeline.seconds.length - 1];
+  const last = lastPoint ? lastPoint.t + (lastPoint.lengthS ?? 1) : 0;
+  return Math.max(r.scenario.durationMs / 1000, last);
+}
+
+export interface WindowSpan {
+  /** The latency windows of the report's tables (result.ts, LatencyWindows). */
+  readonly window: 'before' | 'degraded' | 'after';
+  readonly fromS: number;
+  readonly toS: number;
+}
+
+/**
+ * Where the report's latency windows lie on the load's clock: before from the warm-up to the first
+ * fault, degraded from a first fault that left the leader serving to the one that took it out,
+ * after from the new leader's election + the settle time to the end.
+ */
+export function windowSpans(r: RunResult): WindowSpan[] {
+  const endS = loadSeconds(r);
+  const warmS = r.scenario.warmupMs / 1000;
+  const firstS = r.timeline.faults.reduce((m, f) => Math.min(m, f.atS), Infinity);
+  const cause = r.leaders.cause;
+  const spans: WindowSpan[] = [];
+  const add = (window: WindowSpan['window'], fromS: number, toS: number): void => {
+    if (toS > fromS) spans.push({ window, fromS, toS });
+  };
+  add('before', warmS, Math.min(firstS, endS));
+  if (Number.isFinite(firstS) && (cause === null || firstS < cause.atS))
+    add('degraded', Math.max(firstS, warmS), Math.min(cause?.atS ?? endS, endS));
+  if (cause !== null && r.recovery.electedMs !== null)
+    add('after', cause.atS + r.recovery.electedMs / 1000 + r.scenario.settleMs / 1000, endS);
+  return spans;
+}
+
+/**
+ * The windows as a strip over the panels, in pale colours of their own and named in place (a
+ * legend beside a strip this thin would push the panels apart), apart from the faults' shading.
+ */
+function windowStrip(r: RunResult, x: unknown): unknown {
+  const spans = windowSpans(r).map((w) => ({
+    ...w,
+    row: 'latency windows',
+    label: w.window === 'after' ? 'after (elected + settle)' : w.window,
+  }));
+  const y = { field: 'row', type: 'nominal', title: null, axis: { ticks: false, domain: false } };
+  return {
+    width: WIDTH,
+    height: 14,
+    data: { values: spans },
+    layer: [
+      {
+        mark: { type: 'rect' },
+        encoding: {
+          x: { ...(x as object), field: 'fromS', axis: null },
+          x2: { field: 'toS' },
+          y,
+          color: { field: 'window', type: 'nominal', scale: WINDOW_COLOURS, legend: null },
+          tooltip: [{ field: 'label' }],
+        },
+      },
+      {
+        mark: { type: 'text', align: 'left', baseline: 'middle', dx: 3, fontSize: 10, color: '#333333' },
+        encoding: { x: { ...(x as object), field: 'fromS', axis: null }, y, text: { field: 'label' } },
+      },
+    ],
+  };
+}
+
+/** Machine busy and steal per sampled second (the self-check's), % of all cores. */
+function cpuPanel(r: RunResult, x: unknown): unknown | null {
+  const perSecond = r.cpu.perSecond ?? [];
+  if (perSecond.length === 0) return null;
+  const values = perSecond.flatMap((p) => [
+    { t: p.t, series: 'machine busy', pct: p.busyPct },
+    { t: p.t, series: 'steal', pct: p.stealPct },
+  ]);
+  return {
+    width: WIDTH,
+    height: 100,
+    layer: [
+      ...faultLayers(r, false),
+      {
+        data: { values },
+        mark: { type: 'line', strokeWidth: 1.2, interpolate: 'step-after' },
+        encoding: {
+          x,
+          y: {
+            field: 'pct',
+            type: 'quantitative',
+            title: ['machine CPU,', `% of ${r.cpu.cores} cores`],
+            scale: { domain: [0, 100] },
+          },
+          color: { field: 'series', type: 'nominal', title: 'machine', scale: CPU_COLOURS },
+        },
+      },
+    ],
+  };
+}
+
+/** Every member's event-loop stalls, a tick each at the instant it ended. */
+function stallPanel(r: RunResult, x: unknown): unknown | null {
+  // Stalls before the load (warm-up, start) or after it (the floor's calibration) are in the
+  // report's text; on this axis they would be drawn outside the panel.
+  const endS = loadSeconds(r);
+  const values = (r.loopStalls ?? []).flatMap((m) =>
+    (m.stalls ?? [])
+      .filter((s) => s.atS >= 0 && s.atS <= endS)
+      .map((s) => ({ t: s.atS, node: m.node, ms: s.ms })),
+  );
+  if (values.length === 0) return null;
+  const members = [...new Set(values.map((v) => v.node))];
+  return {
+    width: WIDTH,
+    // Tall enough for its two-line title, whatever the number of members.
+    height: Math.max(64, 14 * members.length),
+    layer: [
+      ...faultLayers(r, false),
+      {
+        data: { values },
+        mark: { type: 'tick', orient: 'vertical', thickness: 1.5, color: '#333333' },
+        encoding: {
+          x,
+          y: {
+            field: 'node',
+            type: 'nominal',
+            sort: members,
+            title: ['loop stalls', `≥ ${r.loopStallMs ?? 100} ms`],
+          },
+          tooltip: [{ field: 'node' }, { field: 'ms', title: 'ms' }],
+        },
+      },
+    ],
+  };
 }
 
 /** The layers every timeline panel shares: shaded fault periods, their labels, the new leaders. */
@@ -173,18 +311,22 @@ export function timelineSpec(r: RunResult, perDc: readonly DcSecond[]): ChartSpe
   const spec = {
     $schema: SCHEMA,
     title: `${r.topology.name}: ${r.target} on ${r.runtime}, ${r.workload.rate} writes/s`,
+    // The strip, the faults and the machine each keep their own colour legend.
+    resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
     vconcat: [
+      windowStrip(r, x),
       {
         width: WIDTH,
         height: 140,
         layer: [
           ...faultLayers(r, true),
           {
-            data: { values: r.timeline.seconds },
+            data: { values: closedSteps(r) },
             mark: { type: 'line', color: '#555555', interpolate: 'step-after' },
             encoding: {
               x,
-              y: { field: 'writesPerSec', type: 'quantitative', title: 'acknowledged writes/s' },
+              // Short: vega estimates text widths, and a longer title overflowed the panel, pushing it down.
+              y: { field: 'writesPerSec', type: 'quantitative', title: 'acked writes/s' },
             },
           },
           {
@@ -216,9 +358,20 @@ export function timelineSpec(r: RunResult, perDc: readonly DcSecond[]): ChartSpe
           },
         ],
       },
+      ...[cpuPanel(r, x), stallPanel(r, x)].filter((p) => p !== null),
     ],
   };
   return spec as ChartSpec;
+}
+
+/**
+ * The seconds with one more point where the last one ends, so that a step-after line draws the
+ * last second over the time it covered (a second cut short, a narrower step) instead of not at all.
+ */
+function closedSteps(r: RunResult): unknown[] {
+  const points = r.timeline.seconds;
+  const last = points[points.length - 1];
+  return last ? [...points, { ...last, t: last.t + (last.lengthS ?? 1) }] : [];
 }
 
 const PERCENTILES = [
