@@ -264,7 +264,12 @@ class Direction {
 
   push(kind: Kind.Data | Kind.End | Kind.Connect, data: Buffer | null): void {
     if (this.dead) return;
-    this.append(this.scheduler.arrivalTime() + this.sample(), kind, data);
+    const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
+    this.lastAt = at;
+    const wasEmpty = this.empty;
+    this.queue.push({ at, kind, data });
+    if (data !== null) this.queuedBytes += data.length;
+    if (wasEmpty) this.scheduler.enqueue(this, at);
     if (!this.paused && this.src !== null && this.held() > HIGH_WATER_BYTES) {
       this.paused = true;
       this.counters.pauses++;
@@ -275,19 +280,15 @@ class Direction {
   /**
    * The source side was reset: a Reset behind every chunk held, due with the last of them, or at
    * once if none is held. It takes no delay of its own, as resets never did in this relay: a
-   * reset with nothing held still reaches the other side at once.
+   * reset with nothing held still reaches the other side at once. Apart from push(), so that
+   * the per-chunk path stays as it was.
    */
   pushReset(): void {
     if (this.dead) return;
-    this.append(this.scheduler.arrivalTime(), Kind.Reset, null);
-  }
-
-  private append(due: number, kind: Kind, data: Buffer | null): void {
-    const at = Math.max(this.lastAt, due);
+    const at = Math.max(this.lastAt, this.scheduler.arrivalTime());
     this.lastAt = at;
     const wasEmpty = this.empty;
-    this.queue.push({ at, kind, data });
-    if (data !== null) this.queuedBytes += data.length;
+    this.queue.push({ at, kind: Kind.Reset, data: null });
     if (wasEmpty) this.scheduler.enqueue(this, at);
   }
 
@@ -323,12 +324,6 @@ class Direction {
       case Kind.End:
         if (this.dst !== null && !this.dst.destroyed) this.dst.end();
         return;
-      case Kind.Reset:
-        // Everything before it has been written to dst. A socket still connecting resets once
-        // connected, after the writes made before (Node sends those first: tested). Bytes the
-        // receiver's window has no room for yet are lost with the reset, as from a network.
-        this.conn.abort();
-        return;
       case Kind.Data: {
         const data = chunk.data!;
         if (this.dst !== null && !this.dst.destroyed) this.dst.write(data);
@@ -338,7 +333,14 @@ class Direction {
         c.chunks++;
         c.latenessSumMs += late;
         if (late > c.latenessMaxMs) c.latenessMaxMs = late;
+        return;
       }
+      case Kind.Reset:
+        // Everything before it has been written to dst. A socket still connecting resets once
+        // connected, after the writes made before (Node sends those first: tested). Bytes the
+        // receiver's window has no room for yet are lost with the reset, as from a network.
+        this.conn.abort();
+        return;
     }
   }
 
