@@ -89,6 +89,106 @@ async function until(cond: () => boolean, what: string | (() => string), ms = 30
   }
 }
 
+/** What one socket received until it closed: the bytes, when they came, and how it ended. */
+interface Received {
+  readonly bytes: Buffer;
+  /** performance.now() of the first and the last 'data'; NaN when none came. */
+  readonly firstAt: number;
+  readonly lastAt: number;
+  /** The code of the error it closed with, '' for none. */
+  readonly errorCode: string;
+  readonly ended: boolean;
+  readonly closedAt: number;
+  /** Whether any 'data' came after the end or the error. */
+  readonly dataAfterEnd: boolean;
+}
+
+/**
+ * Collects what `s` (opened with allowHalfOpen) receives until it closes. On an end it answers
+ * with a byte and its own end: a peer that only half-closed takes them, a connection that was
+ * reset fails the write. That write is what tells a reset from a clean end here, because libuv
+ * reports a reset that arrives together with the last bytes as an EOF (a short read with POLLHUP
+ * set is taken for the end; the kernel still holds ECONNRESET for the next call).
+ */
+function receiveUntilClosed(s: Socket, ms = 3000): Promise<Received> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let firstAt = NaN;
+    let lastAt = NaN;
+    let errorCode = '';
+    let ended = false;
+    let dataAfterEnd = false;
+    s.on('data', (b: Buffer) => {
+      if (ended || errorCode !== '') dataAfterEnd = true;
+      const t = performance.now();
+      if (chunks.length === 0) firstAt = t;
+      lastAt = t;
+      chunks.push(b);
+    });
+    s.on('end', () => {
+      ended = true;
+      s.end('?');
+    });
+    s.on('error', (err: NodeJS.ErrnoException) => (errorCode ||= err.code ?? String(err)));
+    const timer = setTimeout(
+      () => reject(new Error(`not closed within ${ms} ms (${Buffer.concat(chunks).length} bytes so far)`)),
+      ms,
+    );
+    s.once('close', () => {
+      clearTimeout(timer);
+      resolve({
+        bytes: Buffer.concat(chunks),
+        firstAt,
+        lastAt,
+        errorCode,
+        ended,
+        closedAt: performance.now(),
+        dataAfterEnd,
+      });
+    });
+  });
+}
+
+/**
+ * Writes `payload` to `s` in `pieces` writes, each once the relay has read the one before (`read`:
+ * the bytes it has read in that direction), so that it holds at least `pieces` chunks, not one
+ * read of everything; then resets `s` once the relay has read the last. Waiting matters there
+ * too: a reset that reached the relay together with the last bytes would look like a clean end
+ * to it (libuv, see receiveUntilClosed), and that is not the case under test. Returns
+ * performance.now() before the first write.
+ */
+async function writeThenReset(
+  s: Socket,
+  payload: Buffer,
+  pieces: number,
+  read: () => Promise<number>,
+): Promise<number> {
+  s.setNoDelay(true);
+  const t0 = performance.now();
+  const deadline = t0 + 2000;
+  const step = Math.ceil(payload.length / pieces);
+  for (let off = 0; off < payload.length; off += step) {
+    const upTo = Math.min(off + step, payload.length);
+    s.write(payload.subarray(off, upTo));
+    for (let n = await read(); n < upTo; n = await read()) {
+      if (performance.now() > deadline) throw new Error(`the relay read ${n} of ${upTo} bytes`);
+    }
+  }
+  s.resetAndDestroy();
+  return t0;
+}
+
+/** Waits until the relay's every route has let go of its connections. */
+async function untilNoConnections(relay: DelayRelay, ms = 3000): Promise<void> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const active = (await relay.stats()).routes.reduce((n, r) => n + r.activeConnections, 0);
+    if (active === 0) return;
+    if (performance.now() > deadline) throw new Error(`${active} relayed connections still open`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe('delay relay', () => {
   it('delivers a big random payload intact and in order both ways under heavy jitter', async () => {
     const echo = await startEchoServer();
@@ -296,6 +396,160 @@ describe('delay relay', () => {
       const st = (await relay.stats()).routes[0]!;
       assert.equal(st.resets, 2);
       assert.equal(st.connections, 2);
+    } finally {
+      await relay.close();
+      server.close();
+    }
+  });
+
+  // A one-way delay long enough that a reset passed on at once would come well before the data.
+  const HELD_MS = 150;
+  // How early a release may look from outside: the relay dates a read up to one wake-up (at most
+  // 1 ms, MAX_WAKE_LATENCY_MS) back, to when the bytes most likely arrived.
+  const EARLY_MS = 1;
+
+  /** What the relay has read in one direction of route `name` so far: released or held. */
+  const readSoFar =
+    (relay: DelayRelay, name: string, dir: 'forward' | 'backward') => async (): Promise<number> => {
+      const r = (await relay.stats()).routes.find((x) => x.name === name)!;
+      return r[dir].bytes + r[dir].queuedBytes;
+    };
+
+  /** The receiver got exactly `payload`, none of it before the delay, then the reset. */
+  function assertDeliveredThenReset(got: Received, payload: Buffer, t0: number, what: string): void {
+    assert.equal(got.bytes.length, payload.length, `${what}: bytes delivered before the reset`);
+    assert.ok(got.bytes.equals(payload), `${what}: the bytes intact and in order`);
+    const after = got.firstAt - t0;
+    assert.ok(after >= HELD_MS - EARLY_MS, `${what}: first byte after ${after} ms (delay ${HELD_MS})`);
+    // ECONNRESET on a read or on the answer to the end; EPIPE if the kernel had already reported it.
+    assert.ok(
+      got.errorCode === 'ECONNRESET' || got.errorCode === 'EPIPE',
+      `${what}: closed by a reset, not '${got.errorCode}' (ended: ${got.ended})`,
+    );
+    assert.equal(got.dataAfterEnd, false, `${what}: no data after the reset`);
+    // Right behind the last bytes, not one more delay later.
+    const gap = got.closedAt - got.lastAt;
+    assert.ok(gap < HELD_MS / 2, `${what}: reset ${gap} ms after the last byte`);
+  }
+
+  it('delivers the bytes it holds for the other side before passing on a reset, each way', async () => {
+    const accepted: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (s) => accepted.push(s));
+    const port = await listen(server);
+    const relay = await DelayRelay.start({ seed: 5, routes: [route('rr', port, fixed(HELD_MS))] });
+    try {
+      // The client writes and resets: the server gets it all one delay later, then the reset.
+      const c1 = await open(relay.port('rr'), true);
+      await until(() => accepted.length === 1, 'the server to accept');
+      const toServer = randomBytes(32 * 1024);
+      const s1Got = receiveUntilClosed(accepted[0]!);
+      const t1 = await writeThenReset(c1, toServer, 8, readSoFar(relay, 'rr', 'forward'));
+      assertDeliveredThenReset(await s1Got, toServer, t1, 'client reset');
+
+      // The server does the same: the client gets it all, then the reset.
+      const c2 = await open(relay.port('rr'), true);
+      await until(() => accepted.length === 2, 'the second accept');
+      const toClient = randomBytes(32 * 1024);
+      const c2Got = receiveUntilClosed(c2);
+      const t2 = await writeThenReset(accepted[1]!, toClient, 8, readSoFar(relay, 'rr', 'backward'));
+      assertDeliveredThenReset(await c2Got, toClient, t2, 'server reset');
+
+      const st = (await relay.stats()).routes[0]!;
+      assert.equal(st.resets, 2);
+      assert.equal(st.forward.bytes, toServer.length);
+      assert.equal(st.backward.bytes, toClient.length);
+      await untilNoConnections(relay);
+    } finally {
+      await relay.close();
+      server.close();
+    }
+  });
+
+  it('a client that resets before its connection has crossed still reaches the target: connect, bytes, reset', async () => {
+    const received: Promise<Received>[] = [];
+    const server = createServer({ allowHalfOpen: true }, (s) => received.push(receiveUntilClosed(s)));
+    const port = await listen(server);
+    const relay = await DelayRelay.start({ seed: 6, routes: [route('early', port, fixed(HELD_MS))] });
+    try {
+      const c = await open(relay.port('early'), true);
+      const payload = randomBytes(16 * 1024);
+      const t0 = await writeThenReset(c, payload, 4, readSoFar(relay, 'early', 'forward'));
+      assert.equal(received.length, 0, 'the target sees nothing before one delay');
+      await until(() => received.length === 1, 'the target to see the connection');
+      assertDeliveredThenReset(await received[0]!, payload, t0, 'reset before the connect crossed');
+      assert.equal((await relay.stats()).routes[0]!.resets, 1);
+      await untilNoConnections(relay);
+    } finally {
+      await relay.close();
+      server.close();
+    }
+  });
+
+  it('delivers the bytes it holds before a clean end (FIN) too, and the end after them', async () => {
+    const received: Promise<Received>[] = [];
+    const server = createServer({ allowHalfOpen: true }, (s) => received.push(receiveUntilClosed(s)));
+    const port = await listen(server);
+    const relay = await DelayRelay.start({ seed: 7, routes: [route('fin', port, fixed(HELD_MS))] });
+    try {
+      const c = await open(relay.port('fin'), true);
+      await until(() => received.length === 1, 'the server to accept');
+      let answer = '';
+      c.on('data', (b: Buffer) => (answer += b.toString()));
+      const clientEnded = nextEvent(c, ['end'], 3000);
+      const payload = randomBytes(32 * 1024);
+      const t0 = performance.now();
+      c.end(payload);
+      const got = await received[0]!;
+      assert.ok(got.bytes.equals(payload), `${got.bytes.length} of ${payload.length} bytes before the end`);
+      assert.ok(got.firstAt - t0 >= HELD_MS - EARLY_MS, `first byte after ${got.firstAt - t0} ms`);
+      assert.equal(got.ended, true);
+      assert.equal(got.errorCode, '', 'a clean end, no reset');
+      assert.equal(got.dataAfterEnd, false);
+      // The server's answer to the end crosses back: the connection was half-closed, not reset.
+      await clientEnded;
+      assert.equal(answer, '?');
+      assert.equal((await relay.stats()).routes[0]!.resets, 0);
+    } finally {
+      await relay.close();
+      server.close();
+    }
+  });
+
+  it('a reset on a cut route waits behind the bytes held there until the route is restored', async () => {
+    const received: Promise<Received>[] = [];
+    const server = createServer({ allowHalfOpen: true }, (s) => received.push(receiveUntilClosed(s)));
+    const port = await listen(server);
+    const relay = await DelayRelay.start({ seed: 8, routes: [route('cut', port, fixed(5))] });
+    try {
+      // One connection open before the cut, one opened during it (its connect held too).
+      const before = await open(relay.port('cut'), true);
+      await until(() => received.length === 1, 'the server to accept');
+      await relay.block(['cut'], true);
+      const during = await open(relay.port('cut'), true);
+      const payload = randomBytes(16 * 1024);
+      const sent = readSoFar(relay, 'cut', 'forward');
+      await writeThenReset(before, payload, 4, sent);
+      // The second connection's bytes come after the first's in the route's counters.
+      await writeThenReset(during, payload, 4, async () => (await sent()) - payload.length);
+      // Nothing crosses a cut route, a reset no more than bytes or a connect.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(received.length, 1, 'the connect crossed the cut');
+      const held = await Promise.race([received[0]!, new Promise((r) => setTimeout(() => r('held'), 0))]);
+      assert.equal(held, 'held', 'the reset crossed the cut');
+      assert.equal((await relay.stats()).routes[0]!.forward.queuedBytes, 2 * payload.length);
+      // Restored, each connection's chunks are overdue and go out in one pass: the second one's
+      // bytes are written while its target socket is still connecting, and must not be lost to
+      // the reset that follows them at once.
+      await relay.block(['cut'], false);
+      await until(() => received.length === 2, 'the connect held by the cut');
+      for (const [i, got] of (await Promise.all(received)).entries()) {
+        assert.ok(got.bytes.equals(payload), `#${i}: ${got.bytes.length} of ${payload.length} bytes`);
+        assert.ok(
+          got.errorCode === 'ECONNRESET' || got.errorCode === 'EPIPE',
+          `#${i}: closed with '${got.errorCode}'`,
+        );
+      }
+      await untilNoConnections(relay);
     } finally {
       await relay.close();
       server.close();

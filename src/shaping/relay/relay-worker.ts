@@ -16,7 +16,8 @@
 //
 // Order. Each direction of a connection is a FIFO whose release times never decrease: a chunk's
 // release time is max(previous release, arrival + sampled delay). The scheduler holds one heap
-// entry per non-empty direction, keyed by its head's release time.
+// entry per non-empty direction, keyed by its head's release time. A side's end (FIN) and its
+// reset go in that FIFO too, behind the bytes it sent before them, as on a network.
 import { readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -197,6 +198,8 @@ const enum Kind {
   Data,
   End,
   Connect,
+  /** The source side was reset: the other side is reset once what came before has gone out. */
+  Reset,
 }
 
 interface Chunk {
@@ -259,7 +262,7 @@ class Direction {
     if (!this.dead && !this.empty) this.scheduler.enqueue(this, this.headAt);
   }
 
-  push(kind: Kind, data: Buffer | null): void {
+  push(kind: Kind.Data | Kind.End | Kind.Connect, data: Buffer | null): void {
     if (this.dead) return;
     const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
     this.lastAt = at;
@@ -272,6 +275,21 @@ class Direction {
       this.counters.pauses++;
       this.src.pause();
     }
+  }
+
+  /**
+   * The source side was reset: a Reset behind every chunk held, due with the last of them, or at
+   * once if none is held. It takes no delay of its own, as resets never did in this relay: a
+   * reset with nothing held still reaches the other side at once. Apart from push(), so that
+   * the per-chunk path stays as it was.
+   */
+  pushReset(): void {
+    if (this.dead) return;
+    const at = Math.max(this.lastAt, this.scheduler.arrivalTime());
+    this.lastAt = at;
+    const wasEmpty = this.empty;
+    this.queue.push({ at, kind: Kind.Reset, data: null });
+    if (wasEmpty) this.scheduler.enqueue(this, at);
   }
 
   /**
@@ -315,7 +333,14 @@ class Direction {
         c.chunks++;
         c.latenessSumMs += late;
         if (late > c.latenessMaxMs) c.latenessMaxMs = late;
+        return;
       }
+      case Kind.Reset:
+        // Everything before it has been written to dst. A socket still connecting resets once
+        // connected, after the writes made before (Node sends those first: tested). Bytes the
+        // receiver's window has no room for yet are lost with the reset, as from a network.
+        this.conn.abort();
+        return;
     }
   }
 
@@ -610,6 +635,8 @@ class Connection {
   private target: Socket | null = null;
   private aborted = false;
   private openSockets = 1;
+  /** Until the Connect chunk is released: a client that closes meanwhile leaves it to cross. */
+  private connectQueued = true;
   private readonly index: number;
 
   constructor(
@@ -627,7 +654,7 @@ class Connection {
     client.on('data', (b: Buffer) => this.fwd.push(Kind.Data, b));
     client.on('end', () => this.fwd.push(Kind.End, null));
     client.on('drain', () => this.bwd.maybeResume());
-    client.on('error', () => this.abort());
+    client.on('error', () => this.sideReset(true));
     client.on('close', () => this.socketClosed());
     // With connect retries, nothing is read from the client before the target has accepted.
     if (this.retryConnectMs > 0) client.pause();
@@ -640,6 +667,7 @@ class Connection {
   }
 
   openTarget(): void {
+    this.connectQueued = false;
     if (this.aborted || this.target !== null) return;
     this.dialTarget(performance.now() + this.retryConnectMs);
   }
@@ -661,7 +689,7 @@ class Connection {
     if (this.retryConnectMs <= 0) {
       // Bytes released before the connect completes wait in the socket's own buffer.
       attach();
-      t.on('error', () => this.abort());
+      t.on('error', () => this.sideReset(false));
       return;
     }
     const refused = (err: NodeJS.ErrnoException): void => {
@@ -676,7 +704,7 @@ class Connection {
     t.once('error', refused);
     t.once('connect', () => {
       t.off('error', refused);
-      t.on('error', () => this.abort());
+      t.on('error', () => this.sideReset(false));
       attach();
       this.client.resume();
     });
@@ -698,7 +726,26 @@ class Connection {
     this.bwd.sample = this.state.sampler(this.seed, this.index, 'b');
   }
 
-  /** An error or reset on either side: the other side is reset at once, queued bytes dropped. */
+  /**
+   * An error or reset on one side (the client's if `fromClient`). Nothing can reach that side any
+   * more, so what is held for it is dropped; what is held for the other side still goes out on
+   * its schedule, and the reset follows it (Kind.Reset), the way a network delivers the packets
+   * ahead of a RST. Dropping those too made a killed node's last messages vanish with the
+   * connection (docs/paper.md). If the other side is gone as well, both are reset now.
+   */
+  private sideReset(fromClient: boolean): void {
+    if (this.aborted) return;
+    const out = fromClient ? this.fwd : this.bwd;
+    const into = fromClient ? this.bwd : this.fwd;
+    into.kill();
+    if (out.dead) this.abort();
+    else out.pushReset();
+  }
+
+  /**
+   * Both sides reset now, whatever is still held dropped: where a side's reset ends once what it
+   * queued has gone out (Kind.Reset), and what a connect retry that gives up comes to at once.
+   */
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
@@ -719,6 +766,9 @@ class Connection {
     // With allowHalfOpen, a socket closes cleanly only once both of its halves are done, that is
     // after the END queued toward it went out: nothing is lost by waiting for the other one.
     if (--this.openSockets > 0) return;
+    // The client went (a reset) before its Connect was released: the Connect, the bytes and the
+    // reset behind it are still to cross, and the target's socket, once dialled, is counted.
+    if (this.connectQueued && !this.fwd.dead) return;
     this.fwd.kill();
     this.bwd.kill();
     this.state.connections.delete(this);
