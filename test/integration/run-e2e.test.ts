@@ -48,7 +48,7 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    assert.equal(result.schema, 'pole-bench/result@7');
+    assert.equal(result.schema, 'pole-bench/result@8');
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
     assert.equal(result.runtime, 'process');
     assert.equal(result.shaping.mode, 'relay');

@@ -25,7 +25,7 @@ test('a short soak: three leader kills and a partition of the leader, each follo
       '--json',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    // The written result reads back through its schema (result@7).
+    // The written result reads back through its schema (result@8).
     const result = readResultFile(join(out, 'result.json'));
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
     assert.deepEqual(
