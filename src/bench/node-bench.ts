@@ -1,3 +1,6 @@
+// src/bench/: the measurements of `pole-bench bench …`, one file each (node, state, heartbeat, relay,
+// load, cost, docker): how fast one part of the node or the harness is on this machine, or what it costs.
+//
 // `pole-bench bench node`: a target's own speed on this machine. Starts N real members on loopback
 // (POLE nodes, or ZooKeeper servers with --target zookeeper, the same measurement side by side);
 // measures acknowledged-write throughput and latency with many writes in flight; then SIGKILLs

@@ -1,3 +1,8 @@
+// src/commands/: the command line (oclif), one file per `pole-bench` command (bench/, image/, topology/:
+// the subcommands of those topics): flags, output and exit codes; the work itself is in the folders below.
+//
+// `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
+// guard, and writes the outputs (src/report/write-outputs.ts).
 import { Command, Flags, Args } from '@oclif/core';
 import { join } from 'node:path';
 import type { RunResult } from '../report/result.js';

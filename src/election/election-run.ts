@@ -1,3 +1,6 @@
+// src/election/: `pole-bench election`, leader election through a store: the participants, the db backend
+// (db/, on PostgreSQL: postgres/) and ZooKeeper's recipe (zookeeper/), the overlap check, the report.
+//
 // `pole-bench election`: a group of N participants electing a leader through a store (a SQL
 // database, or ZooKeeper with its leader recipe), placed in the topology's data centers with the
 // store in one of them and every connection between data centers through the delay relay. Once

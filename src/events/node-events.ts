@@ -1,3 +1,6 @@
+// src/events/: the member events (started, elected, serving, trace, …) as one type: written by the node
+// and by the targets' translators, read by the runtimes, the run and the report.
+//
 // The events of a member, one union for everyone who writes or reads them: the POLE node's core
 // and server (which emit them as JSON lines), a target's translator (ZooKeeper's log lines become
 // the same events), the runtimes (which collect them, stamped with the member and the time) and

@@ -1,3 +1,6 @@
+// src/experiment/: suites of runs (`pole-bench suite`): the suite file and its cells, each repeat run as
+// a `pole-bench run` child, resuming, and suite.json / suite.md with their charts.
+//
 // Runs a suite's cells one after another, each repeat as its own `pole-bench run` child process
 // (a run owns its cluster, its guard and its clean-up; a run that breaks does not take the suite
 // with it). Resumable: a cell's directory keeps its configuration hash, and a repeat whose

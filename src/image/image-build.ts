@@ -1,3 +1,6 @@
+// src/image/: the docker runtime's images (pole-bench-node, pole-bench-zookeeper) and the offline Debian
+// base they are built FROM; the docker CLI calls, and the probe `--runtime auto` asks.
+//
 // `pole-bench image build`: the node image from the project's compiled code, its production
 // dependencies, the Node binary and an offline Debian base, tagged pole-bench-node:<version>; and
 // the zookeeper target's image from the same base (zookeeper-image.ts).

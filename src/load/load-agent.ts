@@ -1,3 +1,6 @@
+// src/load/: the write load: the open-loop load agent of a data center (`pole-bench agent`), its protocol
+// with the harness (IPC or stdio), its writers, retries and histograms, and the preload.
+//
 // The load agent of one data center: an open-loop writer. Usable in-process (tests, the harness)
 // as well as behind `pole-bench agent`, which only relays its messages over IPC.
 //

@@ -1,3 +1,6 @@
+// src/measure/: what a run measures about itself besides the writes: CPU of the machine and of every
+// process (containers too), memory, files and threads, the warm-up and the node floor's calibration.
+//
 // The harness's self-check: how busy the machine was while the load ran, and who made it busy
 // (the nodes, the load agents, the harness with its relay thread, the kernel outside any process,
 // the hypervisor, anything else). On a 2-core machine, a busy CPU turns into queueing that every

@@ -1,3 +1,6 @@
+// src/node/: the POLE node, the system under test (`pole-bench node`): the pure protocol (core/), its
+// durable log (log/), its wire (net/), write tracing (trace/), the simulator (sim/), and this wiring.
+//
 // Wires the pure node core to the real world: TCP peer links, the client API, the durable store,
 // a monotonic clock, the event stream on stdout and the HTTP status page. Effects are applied in
 // the core's required order (persist + fsync, then sends, replies); effects drained while an fsync

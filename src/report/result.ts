@@ -1,3 +1,6 @@
+// src/report/: a run's outputs: result.json's shape (this file), report.md, charts/, the cross-checks,
+// thresholds, latency.hlog, and compare/ (a run or suite against a baseline).
+//
 // result.json: everything a run found, as one versioned document ("pole-bench/result@3"). The
 // report, the thresholds and `--json` all read this one shape. The interfaces are the contract; the
 // zod schema below reads a file back (e.g. to re-render a report) and must agree with them, which

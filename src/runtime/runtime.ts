@@ -1,3 +1,6 @@
+// src/runtime/: where a run's members live: the Runtime interface (this file), process/ and docker/,
+// the choice of runtime and shaping (choose-runtime.ts), and the event book both runtimes keep.
+//
 // What a run needs from the place its members live: local processes, or containers. A runtime
 // starts the target's members with the run's shaping between them, reports their events as they
 // happen, carries out faults, starts the load agents, and removes everything it made. It does not

@@ -1,3 +1,6 @@
+// src/shaping/: how delay gets between data centers: the Shaper interface (this file), relay/ (the
+// userspace delay relay), netem/ (tc plans), no shaping, and making the one a run chose.
+//
 // How delay gets between data centers, apart from what runs (targets/) and where (runtime/): the
 // userspace relay, the netem plan, or nothing. A runtime creates the shaper the run chose, hands it
 // the members once their ports and addresses are known, and dials peers where it says; the

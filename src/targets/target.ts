@@ -1,3 +1,6 @@
+// src/targets/: what runs, the system under test: the Target interface (this file), pole/ and zookeeper/,
+// the targets by name (registry.ts), and the load's client for each protocol (clients.ts).
+//
 // The system under test, apart from where it runs (runtime/) and how delay gets between its data
 // centers (shaping/). A target knows how to configure and start its members, how their signals
 // become the shared events (started, elected, serving, leader-lost, …), how a client writes to it,

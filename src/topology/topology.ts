@@ -1,3 +1,6 @@
+// src/topology/: topology files: the schema and cross-field checks (line/column errors), the resolved
+// topology (this file), durations and sizes, the request-latency model, and their text for people.
+//
 // A topology resolved for use: the checked file (topology-schema.ts) plus what everything
 // downstream asks of it: which data center a node is in, the one-way delay and RTT between data
 // centers and between nodes, jitter per direction, and the write rate per data center and per node.

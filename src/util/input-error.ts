@@ -1,3 +1,6 @@
+// src/util/: small helpers with no folder of their own: errors in what the user gave (file:line:col),
+// validated YAML loading, duration flags, free ports, a seeded PRNG, ending worker threads.
+//
 // A problem with something the user gave us (a config or topology file, a flag value). It carries
 // where the problem is, so the message reads like a compiler's:
 //   topology.yaml:12:5: cluster.timers.tickMs: expected a positive number

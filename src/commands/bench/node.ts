@@ -1,3 +1,7 @@
+// src/commands/bench/: the `pole-bench bench` subcommands, one file each: flags and output of the
+// measurements in src/bench/ (node, state, heartbeat, relay, load, cost, docker).
+//
+// `pole-bench bench node`: src/bench/node-bench.ts.
 import { TARGET_NAMES } from '../../targets/target.js';
 import { Command, Flags } from '@oclif/core';
 import { durationFlag } from '../../util/duration-flag.js';

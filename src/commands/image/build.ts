@@ -1,3 +1,6 @@
+// src/commands/image/: the `pole-bench image` topic: building the docker runtime's images (the work is
+// in src/image/).
+//
 // `pole-bench image build`: build (or find up to date) the node image the docker runtime runs.
 import { Command, Flags } from '@oclif/core';
 import {

@@ -1,3 +1,6 @@
+// src/commands/topology/: the `pole-bench topology` topic: checking a topology file and showing what it
+// describes (the file itself is src/topology/'s).
+//
 // `pole-bench topology validate FILE`: check a topology file and show what it describes.
 import { Args, Command } from '@oclif/core';
 import { formatTopologySummary, summarizeTopology, type TopologySummary } from '../../topology/summary.js';

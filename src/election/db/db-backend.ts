@@ -1,3 +1,6 @@
+// src/election/db/: the NewSQL paper's election on PostgreSQL: the round as a pure function (db-round.ts),
+// its two tables (db-schema.ts), a participant driving it (db-participant.ts), and this backend.
+//
 // The db backend of `pole-bench election`: PostgreSQL (the harness's own, started in a temp dir and
 // removed afterwards, or an existing one given as --database URL, where only a schema of our own
 // is created and dropped), a schema per group, and a DbParticipant per process.

@@ -1,3 +1,6 @@
+// src/election/postgres/: the PostgreSQL server `election --backend db` starts for itself and removes
+// afterwards.
+//
 // The harness's own PostgreSQL, for `election --backend db`: a throwaway cluster per run, made by
 // initdb in a temp dir and served on a port of its own on loopback, so a run needs no database set
 // up beforehand, shares none with anything else and leaves none behind. Debian's `postgresql`

@@ -1,3 +1,6 @@
+// src/election/zookeeper/: `election --backend zookeeper`: a ZooKeeper ensemble of three servers and
+// ZooKeeper's leader recipe (zk-leader-recipe.ts), one session per participant.
+//
 // The zookeeper backend of `pole-bench election`: a stock ZooKeeper 3.8 ensemble of three servers
 // (Debian's package, local processes on loopback, one data center: the store's), started the way
 // the zookeeper target starts its members, with the tick the paper used (2 s); each participant

@@ -1,3 +1,6 @@
+// src/node/core/: the node's protocol as pure state machines (no clock, socket, disk or randomness):
+// POLE's election, the Zab-like replication, the replicated state and its snapshots, oracles/, measure/.
+//
 // One POLE node's protocol, pure: POLE election (election.ts) feeding a Zab-like replication
 // protocol (discovery → catch-up fetch → sync → broadcast). Driven by inputs, it accumulates
 // effects that the driver drains with ready(); see core-types.ts for the order they must be

@@ -1,3 +1,6 @@
+// src/node/log/: a node's durable storage: the segmented, checksummed transaction log, the epochs file
+// and snapshots on disk, written in group-committed flush rounds, and the recovery from them at start.
+//
 // A node's durable storage: applies the core's PersistOps to a segmented transaction log, an epochs
 // file and snapshots, and rebuilds the core's RecoveredState from them at start.
 //

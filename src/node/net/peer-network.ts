@@ -1,3 +1,6 @@
+// src/node/net/: the node's wire: length-prefixed frames, one TCP connection per pair of nodes (handshake,
+// codec), and the client API (protocol, server, and PoleClient, the client library).
+//
 // The links between a node and its peers: exactly one TCP connection per pair of nodes.
 //
 // ZooKeeper's rule removes the connect race: the node with the higher sid dials the lower one,

@@ -1,3 +1,6 @@
+// src/node/sim/: the deterministic simulator: the real node cores on virtual time with seeded faults, its
+// safety invariants, a simulated disk, and the wide-area simulation of whom an oracle elects.
+//
 // A deterministic simulator for the pure node core: virtual time, an in-memory network of FIFO
 // links with seeded delays, link breaks, partitions, crashes and restarts from each node's
 // (simulated) disk, and clients that retry. Everything random comes from one seed, so a failing

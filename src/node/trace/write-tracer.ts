@@ -1,3 +1,6 @@
+// src/node/trace/: the node's part of the latency anatomy: the monotonic instants of a sampled write's
+// steps on this node, emitted as `trace` events.
+//
 // Latency anatomy, the node's part: for a sample of writes, the moment each step happened on this
 // node, on CLOCK_MONOTONIC (process.hrtime), which every process of a run shares because they run
 // on one kernel (containers too). The harness joins the stamps of all nodes and of the load agent

@@ -1,3 +1,6 @@
+// src/report/charts/: a run's SVG charts (timeline, latency per data center, recovery) as Vega-Lite
+// specs, rendered headless with their data inline.
+//
 // The charts of one run, as Vega-Lite specs built from the result and the per-data-center interval
 // histograms (the same ones latency.hlog holds): the load over time with the fault periods shaded
 // and the new leaders marked, each data center's latency percentiles before and after the fault

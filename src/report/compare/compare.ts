@@ -1,3 +1,6 @@
+// src/report/compare/: `pole-bench compare`: reading runs and suites, the regression rules, the noise
+// allowance, and the markdown and benchmark-JSON output.
+//
 // Baseline against current, metric by metric. Both sides are sets of scopes (a single run is one
 // scope, "run"; a suite has one per cell) with each metric's spread over the repeats. A metric
 // regressed when it got worse by more than its rule allows *plus* a noise allowance taken from the

@@ -1,3 +1,6 @@
+// src/runtime/docker/: the docker runtime: a network and holder + member containers per run, their labels
+// and reaping (`pole-bench clean`), the dry run, and the bridge addresses relay routes need.
+//
 // The Docker runtime: a bridge network per run; per member a "holder" container that owns the
 // network namespace (NET_ADMIN, so tc can shape its egress) and the member container joined to it,
 // so a killed or restarted member keeps its address and its qdiscs. What the member containers

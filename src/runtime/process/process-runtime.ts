@@ -1,3 +1,6 @@
+// src/runtime/process/: the process runtime: members as child processes of the harness on loopback,
+// their events, kills and restarts, and the cluster of `pole-bench node` processes tests and benches use.
+//
 // The embedded default runtime: every member a child process of the harness on loopback (a
 // `pole-bench node`, a ZooKeeper JVM: the target says which), and wide-area links emulated by the
 // userspace delay relay in one worker thread of the harness.

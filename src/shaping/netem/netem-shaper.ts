@@ -1,3 +1,6 @@
+// src/shaping/netem/: shaping by the kernel: each node's tc plan (htb, netem leaves, u32 filters),
+// applying it, and the probe that says whether this kernel has netem.
+//
 // The netem plan as a Shaper (docker runtime, where the kernel has netem): tc commands in every
 // member's network namespace (netem-plan.ts), run once at install. Members dial each other
 // directly; the kernel delays the packets. It cannot change its delays during a run yet, nor

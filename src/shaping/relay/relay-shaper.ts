@@ -1,3 +1,6 @@
+// src/shaping/relay/: the userspace delay relay: routes in a worker thread with per-direction delay
+// queues, delay distributions, cuts and RTT changes, the RTT probe, and the relay as a Shaper.
+//
 // The userspace delay relay as a Shaper: routes between members of different data centers (see
 // relay-shaping.ts), changed in place for the floor's calibration, measured through routes of the
 // same delays to an echo server, and its threads' CPU in the self-check.

@@ -1,3 +1,6 @@
+// src/targets/pole/: the POLE node (src/node/) as a target: the Target (this file), its members as
+// local processes or as containers of the docker runtime (pole-containers.ts).
+//
 // The POLE node (src/node/) as a target: `pole-bench node` processes that emit their events as
 // JSON lines, written to through the node's own client, checked by a fence write and reads.
 import { ProcessCluster } from '../../runtime/process/process-cluster.js';

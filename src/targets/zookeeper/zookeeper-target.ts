@@ -1,3 +1,6 @@
+// src/targets/zookeeper/: stock ZooKeeper 3.8 as a target: its config, its ensembles (processes,
+// containers), its log lines as events, its write client and final read, and its own client (client/).
+//
 // Stock Apache ZooKeeper 3.8 (Debian's package) as a target: QuorumPeerMain JVMs, whose log lines
 // become the shared events (zk-log-events.ts), loaded by setData on pre-created slots through the
 // harness's own client (client/), and checked by sync + reads on every live member.

@@ -1,3 +1,6 @@
+// src/node/core/measure/: what the measured oracles score by: heartbeats on the peer links (RTT_i, F_i)
+// and the rate of client requests a node receives (θr).
+//
 // RTT_i and F_i (paper, section 3.3), kept by a heartbeat to every connected peer each period; a
 // heartbeat echoes the peer's previous one (see heartbeat-messages.ts), so one message per peer
 // and period measures the round trip at both ends. Pure: the core feeds it the clock, link changes

@@ -1,3 +1,6 @@
+// src/node/core/oracles/: the score oracles (history, rotating, preference, the measured ones), the
+// registry that reads a spec such as `latency:10ms,history`, and the score formulas (score-formulas.ts).
+//
 // The score-oracle plug-in interface (POLE's getScore(epoch) and ≺θ). An oracle scores only the
 // node it runs on; the election compares the scores carried in proposals.
 import type { NodeId, Score } from '../types.js';

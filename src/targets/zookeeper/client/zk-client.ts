@@ -1,3 +1,6 @@
+// src/targets/zookeeper/client/: the harness's own ZooKeeper client: jute, the records and requests it
+// speaks, and a session over one connection (this file).
+//
 // ZkClient: one ZooKeeper session over one TCP connection, requests pipelined. ZooKeeper answers
 // a session's requests in the order they were sent, but replies are still matched by xid, so a
 // reply that does not fit is a protocol error instead of a silent mix-up.
