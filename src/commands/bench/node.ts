@@ -1,4 +1,4 @@
-import { TARGET_NAMES } from '../../targets/target.js';
+import { TARGET_NAMES } from '../../vocabulary/names.js';
 import { Command, Flags } from '@oclif/core';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
