@@ -10,7 +10,7 @@ import { chooseShaping } from '../runtime/choose-runtime.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import { spread, type MinMedianMax } from '../util/spread.js';
 import { targetNamed } from '../targets/registry.js';
-import type { TargetName } from '../targets/target.js';
+import type { TargetName } from '../vocabulary/names.js';
 
 export interface CostBenchOptions {
   readonly topologyFile: string;

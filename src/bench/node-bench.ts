@@ -14,11 +14,13 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import { ProcessCluster, wallNow, type ClusterEvent } from '../runtime/process/process-cluster.js';
+import { ProcessCluster, wallNow } from '../runtime/process/process-cluster.js';
+import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { parseTopology } from '../topology/topology.js';
 import { targetNamed } from '../targets/registry.js';
 import { noShaper } from '../shaping/no-shaper.js';
-import type { ProcessMembers, Target, TargetName } from '../targets/target.js';
+import type { ProcessMembers, Target } from '../targets/target.js';
+import type { TargetName } from '../vocabulary/names.js';
 import { spread } from '../util/spread.js';
 
 export interface NodeBenchOptions {

@@ -5,7 +5,7 @@ import { BACKENDS, runElection, type ElectionResult } from '../election/election
 import { electionVerdict, renderElectionReport } from '../election/election-report.js';
 import { openBackend, backendSettings, type BackendFlags } from '../election/open-backend.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
-import { parseDuration } from '../topology/duration.js';
+import { parseDuration } from '../util/duration.js';
 import { loadTopology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
 import { endpointOf } from '../election/db/db-backend.js';

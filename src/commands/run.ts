@@ -7,13 +7,14 @@ import { Command, Flags, Args } from '@oclif/core';
 import { join } from 'node:path';
 import type { RunResult } from '../report/result.js';
 import { exitCodeFor } from '../report/result.js';
-import { parseThresholds } from '../report/thresholds.js';
+import { parseThresholds } from '../vocabulary/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
 import { ProcessRuntime } from '../runtime/process/process-runtime.js';
 import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
-import type { Runtime, ShapingChoice } from '../runtime/runtime.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { ShapingChoice } from '../vocabulary/names.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
 import { DockerRuntime } from '../runtime/docker/docker-runtime.js';
@@ -22,7 +23,7 @@ import { planNetem } from '../shaping/netem/netem-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed } from '../targets/registry.js';
-import { TARGET_NAMES } from '../targets/target.js';
+import { TARGET_NAMES } from '../vocabulary/names.js';
 import { LINK_FAULTS } from '../topology/topology-schema.js';
 
 export default class Run extends Command {

@@ -8,8 +8,7 @@ import { metricSpreads, type MetricSpread } from '../report/run-metrics.js';
 import type { Cell, Suite } from './suite-file.js';
 import { median } from '../util/spread.js';
 import type { SuiteOutcome, SuiteRun } from './suite-runner.js';
-
-export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
+import { SUITE_SCHEMA_ID } from '../vocabulary/result-schema.js';
 
 export interface CellSummary {
   readonly id: string;

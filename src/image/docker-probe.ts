@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { nodeImageTag, packageInfo } from './image-name.js';
 import { zookeeperImageTag } from './zookeeper-image.js';
-import type { ContainerImage, TargetName } from '../targets/target.js';
+import type { ContainerImage, TargetName } from '../vocabulary/names.js';
 
 export interface DockerStatus {
   /** A daemon answered `docker info`. */

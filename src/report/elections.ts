@@ -3,8 +3,8 @@
 // who served next and how long that took; and the elections no fault explains. A soak's "every
 // election completed" is read here. Pure: built from the collected events and the faults' marks,
 // so it is tested on made-up events.
-import type { NodeEvent } from '../events/node-events.js';
-import type { FaultMark } from './result.js';
+import type { NodeEvent } from '../vocabulary/node-events.js';
+import type { FaultMark } from '../vocabulary/names.js';
 import { spread as minMedianMax, type MinMedianMax } from '../util/spread.js';
 
 /** A new leader must serve within this long of the fault that took the old one out. */

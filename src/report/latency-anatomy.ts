@@ -15,7 +15,7 @@
 // delay, what the paper's model counts) and transport (the rest: relay lateness, sockets, a busy
 // receiver). Everything is pure: tested on made-up stamps.
 import type { AgentTrace } from '../load/agent-protocol.js';
-import type { TraceEventFields } from '../node/trace/write-tracer.js';
+import type { TraceEventFields } from '../vocabulary/node-events.js';
 
 export interface AgentTraceSet {
   readonly dc: string;

@@ -1,7 +1,7 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
 // recovery, snapshots, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
-import type { TargetName } from '../targets/target.js';
+import type { TargetName } from '../vocabulary/names.js';
 import {
   NONE,
   cell,

@@ -14,15 +14,10 @@ import {
   type ElectionEndReason,
   type EventOf,
   type NodeEvent,
-} from '../events/node-events.js';
+} from '../vocabulary/node-events.js';
+import type { DETECTION_KINDS } from '../vocabulary/result-schema.js';
 
-/**
- * connection-closed: the link to the leader broke (the killed process's sockets closed);
- * timeout: nothing heard from the leader within the member's limit (a pause, a cut link);
- * other: the member left its leader for another reason (a rejection, a newer election);
- * unreported: the target does not say why (ZooKeeper logs an exception, not its cause).
- */
-export const DETECTION_KINDS = ['connection-closed', 'timeout', 'other', 'unreported'] as const;
+/** How a member detected the fault (vocabulary/result-schema.ts lists and explains them). */
 export type DetectionKind = (typeof DETECTION_KINDS)[number];
 
 export { ELECTION_END_REASONS, type ElectionEndReason };

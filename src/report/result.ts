@@ -3,34 +3,34 @@
 //
 // result.json: everything a run found, as one versioned document ("pole-bench/result@3"). The
 // report, the thresholds and `--json` all read this one shape. The interfaces are the contract; the
-// zod schema below reads a file back (e.g. to re-render a report) and must agree with them, which
-// the compile-time check at the end enforces.
+// zod schema (vocabulary/result-schema.ts, where topology thresholds can reach it too) reads a file
+// back (e.g. to re-render a report) and must agree with them, which the compile-time check at the
+// end enforces.
 //
 // Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
-import { TARGET_NAMES, type TargetName } from '../targets/target.js';
-import { z } from 'zod';
+import type { FaultMark, TargetName } from '../vocabulary/names.js';
+import type { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
 import type { ElectionsInfo } from './elections.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
-import { FAULT_ACTIONS, type FaultAction } from '../topology/topology-schema.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
-import { DETECTION_KINDS, ELECTION_END_REASONS, type RecoveryExplain } from './recovery-explain.js';
-
-export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
+import type { RecoveryExplain } from './recovery-explain.js';
+import {
+  runResultSchema,
+  type RESULT_SCHEMA_ID,
+  type RUNTIMES,
+  type SHAPING_MODES,
+} from '../vocabulary/result-schema.js';
 
 /** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
 export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
-export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
 
-export const RUNTIMES = ['process', 'docker'] as const;
-export { TARGET_NAMES, type TargetName };
 export type RuntimeName = (typeof RUNTIMES)[number];
 
-export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
 export type ShapingMode = (typeof SHAPING_MODES)[number];
 
 export interface ShapingInfo {
@@ -251,14 +251,6 @@ export interface AfterLoad {
   readonly lengthS: number;
 }
 
-export interface FaultMark {
-  /** Seconds from the load start. */
-  readonly atS: number;
-  readonly action: FaultAction;
-  /** The node it hit ("leader" resolved to its name). */
-  readonly node: string;
-}
-
 export interface Timeline {
   /** Wall time of the load start (t = 0); null when the load never started. */
   readonly startedAt: string | null;
@@ -361,362 +353,6 @@ export interface RunResult {
   readonly thresholds: readonly ThresholdResult[];
   readonly environment: Environment;
 }
-
-// ------------------------------------------------------------------------------------------ schema
-
-// Leaves in milliseconds, so that thresholds know where "1.5s" makes sense (thresholds.ts).
-const msLeaves = new WeakSet<z.ZodType>();
-function ms(): z.ZodNumber {
-  const s = z.number();
-  msLeaves.add(s);
-  return s;
-}
-
-/** Whether a (unwrapped) leaf of runResultSchema holds milliseconds. */
-export function isMsSchema(schema: z.ZodType): boolean {
-  return msLeaves.has(schema);
-}
-
-const count = z.number().int().min(0);
-const isoTime = z.iso.datetime({ offset: true });
-
-const latencyStats = z.object({
-  count,
-  mean: ms().nullable(),
-  sentMean: ms().nullable(),
-  p50: ms().nullable(),
-  p90: ms().nullable(),
-  p99: ms().nullable(),
-  p999: ms().nullable(),
-  max: ms().nullable(),
-});
-
-const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
-const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
-const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
-
-export const runResultSchema = z
-  .object({
-    schema: z.literal(RESULT_SCHEMA_ID),
-    verdict: z.enum(VERDICTS),
-    errors: z.array(z.string()),
-    target: z.enum(TARGET_NAMES),
-    runtime: z.enum(RUNTIMES),
-    shaping: z.object({
-      mode: z.enum(SHAPING_MODES),
-      reason: z.string(),
-      jitter: z.string(),
-      distribution: z.string(),
-    }),
-    topology: z.object({
-      name: z.string(),
-      file: z.string(),
-      datacenters: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
-    }),
-    workload: z.object({
-      rate: z.number().min(0),
-      size: count,
-      arrival: z.enum(['constant', 'poisson']),
-      share: z.record(z.string(), z.number().min(0)),
-    }),
-    scenario: z.object({ durationMs: ms().min(0), warmupMs: ms().min(0), settleMs: ms().min(0) }),
-    seed: z.number().int(),
-    startedAt: isoTime,
-    finishedAt: isoTime,
-    leaders: z.object({
-      initial: z.string().nullable(),
-      killed: z.string().nullable(),
-      /**
-       * The fault the recovery is measured from: the first that took the serving leader out
-       * (killed, paused, or cut off by a partition or isolation); null when none did.
-       */
-      cause: z
-        .object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string(), leader: z.string() })
-        .nullable(),
-      elected: z.string().nullable(),
-      oracle: z.string(),
-      epoch: z.number().int().nullable(),
-      scores: z.record(z.string(), z.array(z.number())),
-      resignations: z.array(
-        z.object({
-          atS: z.number(),
-          leader: z.string(),
-          successor: z.string(),
-          own: z.array(z.number()),
-          successorScore: z.array(z.number()),
-        }),
-      ),
-    }),
-    recovery: z.object({
-      explain: z
-        .object({
-          detection: z
-            .object({
-              node: z.string(),
-              leader: z.string().nullable(),
-              kind: z.enum(DETECTION_KINDS),
-              reason: z.string(),
-              atMs: ms(),
-            })
-            .nullable(),
-          election: z.object({
-            leader: z.string(),
-            atMs: ms(),
-            reason: z.enum(ELECTION_END_REASONS).nullable(),
-            timeoutMs: ms().min(0).nullable(),
-            rounds: z.number().int().min(1).nullable(),
-            unheard: z.array(z.string()).nullable(),
-            tookMs: ms().nullable(),
-          }),
-          sync: z.object({
-            followers: z
-              .array(z.object({ node: z.string(), kind: z.string(), txns: count, atMs: ms() }))
-              .nullable(),
-            fetched: z.object({ from: z.string(), kind: z.string(), txns: count }).nullable(),
-            discoveryMs: ms().nullable(),
-            syncMs: ms().nullable(),
-            servingAfterElectedMs: ms().nullable(),
-          }),
-        })
-        .nullable()
-        .optional(),
-      detectMs: ms().nullable(),
-      electedMs: ms().nullable(),
-      servingMs: ms().nullable(),
-      firstCommitMs: ms().nullable(),
-      paperRecoveryMs: ms().nullable(),
-      faultAtS: z.number().nullable(),
-      scheduledAtS: z.number().nullable(),
-      perDc: z.record(z.string(), z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() })),
-    }),
-    latency: z.record(
-      z.string(),
-      z.object({
-        before: latencyStats.nullable(),
-        after: latencyStats.nullable(),
-        degraded: latencyStats.optional(),
-        during: latencyStats.nullable(),
-        warmup: latencyStats.nullable(),
-        attempted: count,
-        failed: count,
-        lost: z.string().nullable(),
-      }),
-    ),
-    model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
-    floor: z.object({
-      source: z.enum(['traced', 'calibrated', 'none']),
-      method: z.string(),
-      leaderMs: ms().nullable(),
-      followerMs: ms().nullable(),
-      writes: count,
-      perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
-    }),
-    selfCheck: z.object({ checked: z.array(z.string()), violations: z.array(z.string()) }),
-    cpu: z.object({
-      sampled: z.boolean(),
-      windowS: z.number().min(0),
-      cores: count,
-      machineBusyPct: z.number().min(0).nullable(),
-      peakBusyPct: z.number().min(0).nullable(),
-      ackedWrites: count,
-      groups: z.record(
-        z.string(),
-        z.object({
-          pctOfCore: z.number().min(0),
-          usPerWrite: z.number().min(0).nullable(),
-          processes: count,
-        }),
-      ),
-      processes: z.array(
-        z.object({
-          group: z.string(),
-          label: z.string(),
-          pctOfCore: z.number().min(0),
-          usPerWrite: z.number().min(0).nullable(),
-        }),
-      ),
-      otherPctOfCore: z.number().min(0).nullable(),
-      shapingPctOfCore: z.number().min(0).nullable(),
-      shapingUsPerWrite: z.number().min(0).nullable(),
-      warning: z.string().nullable(),
-      machine: z
-        .object({
-          busyPct: z.number().min(0),
-          userPct: z.number().min(0),
-          systemPct: z.number().min(0),
-          irqPct: z.number().min(0),
-          softirqPct: z.number().min(0),
-          stealPct: z.number().min(0),
-          iowaitPct: z.number().min(0),
-        })
-        .nullable()
-        .optional(),
-      shares: z
-        .object({
-          oursPct: z.number().min(0),
-          kernelPct: z.number().min(0),
-          stealPct: z.number().min(0),
-          notOursPct: z.number().min(0),
-          overlapPct: z.number().min(0),
-        })
-        .nullable()
-        .optional(),
-      perSecond: z
-        .array(z.object({ t: z.number(), busyPct: z.number().min(0), stealPct: z.number().min(0) }))
-        .optional(),
-    }),
-    anatomy: z.object({
-      sampleEvery: count,
-      traced: count,
-      complete: count,
-      perDc: z.record(
-        z.string(),
-        z.record(
-          z.string(),
-          z.object({
-            writes: count,
-            totalMs: z.number(),
-            networkMs: z.number(),
-            transportMs: z.number(),
-            diskMs: z.number(),
-            nodesMs: z.number(),
-            clientMs: z.number(),
-            parts: z.record(z.string(), z.number()),
-            maxSumErrorMs: z.number().min(0),
-          }),
-        ),
-      ),
-    }),
-    elections: z.object({
-      deposed: count,
-      completed: count,
-      incomplete: count,
-      electedMs: minMedianMaxMs.nullable(),
-      servingMs: minMedianMaxMs.nullable(),
-      unprovoked: z.array(z.object({ atS: z.number(), leader: z.string() })),
-      list: z.array(
-        z.object({
-          atS: z.number(),
-          cause: faultMark,
-          leader: z.string(),
-          elected: z.string().nullable(),
-          electedMs: ms().nullable(),
-          servingMs: ms().nullable(),
-          failedRounds: count,
-        }),
-      ),
-    }),
-    resources: z.object({
-      sampled: z.boolean(),
-      everyS: z.number().min(0),
-      processes: z.array(
-        z.object({
-          group: z.string(),
-          label: z.string(),
-          pid: count,
-          fromS: z.number(),
-          toS: z.number(),
-          first: resourceUse,
-          last: resourceUse,
-          peak: resourceUse,
-          rssGrowthMiB: z.number().nullable(),
-          fdGrowth: z.number().nullable(),
-          threadGrowth: z.number().nullable(),
-          series: z.array(resourceUse.extend({ tS: z.number() })),
-        }),
-      ),
-      maxRssGrowthMiB: z.number().nullable(),
-      maxFdGrowth: z.number().nullable(),
-      maxThreadGrowth: z.number().nullable(),
-      judged: count,
-      groups: z.record(
-        z.string(),
-        z.object({
-          maxRssGrowthMiB: z.number().nullable(),
-          maxFdGrowth: z.number().nullable(),
-          maxThreadGrowth: z.number().nullable(),
-          judged: count,
-        }),
-      ),
-    }),
-    preload: z.object({ bytes: count, writes: count, ms: ms().min(0) }).nullable(),
-    snapshots: z.array(
-      z.object({
-        atS: z.number(),
-        from: z.string(),
-        to: z.string(),
-        bytes: count,
-        zxid: z.string(),
-        transferMs: ms().nullable(),
-        why: z.string().nullable(),
-      }),
-    ),
-    loopStalls: z
-      .array(
-        z.object({
-          node: z.string(),
-          count,
-          longestMs: ms().min(0),
-          longestAtS: z.number(),
-          stalls: z.array(z.object({ atS: z.number(), ms: ms().min(0) })).optional(),
-        }),
-      )
-      .optional(),
-    loopStallMs: ms().min(0).optional(),
-    links: z.record(
-      z.string(),
-      z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
-    ),
-    writes: z.object({
-      attempted: count,
-      acked: count,
-      failed: count,
-      lost: count,
-      lostList: z.array(z.string()).optional(),
-    }),
-    load: z.object({
-      targetRate: z.number().min(0),
-      achievedRate: z.number().min(0).nullable(),
-      latenessP99Ms: ms().nullable(),
-    }),
-    timeline: z.object({
-      startedAt: isoTime.nullable(),
-      seconds: z.array(
-        z.object({
-          t: z.number(),
-          writesPerSec: z.number().min(0),
-          p99Ms: ms().nullable(),
-          errors: count,
-          lengthS: z.number().min(0).optional(),
-        }),
-      ),
-      faults: z.array(faultMark),
-      afterLoad: z.object({ acked: count, errors: count, lengthS: z.number().min(0) }).optional(),
-    }),
-    thresholds: z.array(
-      z.object({
-        expr: z.string(),
-        ok: z.boolean(),
-        actual: z.number().nullable(),
-        message: z.string().optional(),
-      }),
-    ),
-    environment: z.object({
-      nodeVersion: z.string(),
-      os: z.string(),
-      kernel: z.string(),
-      cpus: count,
-      cpuModel: z.string(),
-      poleBenchVersion: z.string(),
-      hostname: z.string(),
-    }),
-  })
-  .superRefine((r, ctx) => {
-    // A "passed" verdict with a failed threshold would make exit code and report disagree.
-    if (r.verdict === 'passed' && r.thresholds.some((t) => !t.ok)) {
-      ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" but a threshold failed' });
-    }
-  });
 
 /** Validate parsed JSON as a result; throws zod's error on a mismatch. */
 export function parseResult(data: unknown): RunResult {

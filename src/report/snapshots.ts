@@ -2,7 +2,7 @@
 // it lacked), paired with its receipt: who sent it, to whom, how big, and how long from the moment
 // the sender had it ready to the moment the receiver installed it (one machine, one clock). The
 // paper's recovery experiments (Fig. 8) turn on this transfer. Pure.
-import { isEvent, type NodeEvent } from '../events/node-events.js';
+import { isEvent, type NodeEvent } from '../vocabulary/node-events.js';
 
 export interface SnapshotTransfer {
   /** Seconds from the load start that the sender emitted it (negative: before the load). */

@@ -3,7 +3,8 @@
 // interesting part of a run is. Plain text in a code block reads the same in a terminal, in a
 // GitHub comment and in a CI log.
 import { count, ms, rate, table } from './format.js';
-import type { FaultMark, TimelinePoint } from './result.js';
+import type { TimelinePoint } from './result.js';
+import type { FaultMark } from '../vocabulary/names.js';
 
 const BARS = '▁▂▃▄▅▆▇█';
 /** Wider runs are folded so the lines stay readable: a column then covers several seconds. */

@@ -5,19 +5,7 @@ import type { Zxid } from '../node/core/zxid.js';
 import { compareZxid } from '../node/core/zxid.js';
 import { PoleClient } from '../node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import type { Address } from '../runtime/runtime.js';
-
-export interface AckedWrite {
-  readonly path: string;
-  readonly zxid: Zxid;
-}
-
-export interface CheckResult {
-  /** Paths checked (each on every live node), or acknowledged writes for a checker that counts those. */
-  readonly checked: number;
-  /** "path@node" of every write missing or older than acknowledged, in order found. */
-  readonly lost: string[];
-}
+import type { AckedWrite, Address, CheckResult } from '../vocabulary/names.js';
 
 const FENCE = '/pole-bench/fence';
 

@@ -2,14 +2,14 @@
 // --size, --share, --duration, --kill-at). Applied to the checked file before it is resolved, so the
 // derived values (per-dc rates, fault times) follow, and checked like the file itself.
 import { createOracle } from '../node/core/oracles/registry.js';
-import { parseDuration } from '../topology/duration.js';
+import { parseDuration } from '../util/duration.js';
 import { parseByteSize } from '../topology/byte-size.js';
 import { topologySchema } from '../topology/topology-checks.js';
 import { LEADER, type Arrival, type TopologyFile } from '../topology/topology-schema.js';
 import { resolveTopology, type Topology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed } from '../targets/registry.js';
-import type { TargetName } from '../targets/target.js';
+import type { TargetName } from '../vocabulary/names.js';
 import { parseSourceFile, validateParsed } from '../util/load-validated.js';
 
 export interface RunOverrides {

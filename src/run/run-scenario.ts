@@ -9,7 +9,7 @@ import { timelineSeconds } from '../report/timeline-points.js';
 import type { PreloadInfo } from '../report/result.js';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
-import { isEvent } from '../events/node-events.js';
+import { isEvent } from '../vocabulary/node-events.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import { drainAgents } from './drain-agents.js';
 import {
@@ -19,18 +19,15 @@ import {
   type IntervalMessage,
   type LatencySummary,
 } from '../load/agent-protocol.js';
-import type { ClusterEvent } from '../runtime/process/process-cluster.js';
+import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { wallNow } from '../runtime/process/process-cluster.js';
 import { collectEnvironment } from '../report/environment.js';
 import type { HlogInterval } from '../report/hlog-writer.js';
-import {
-  RESULT_SCHEMA_ID,
-  verdictFor,
-  type FaultMark,
-  type LatencyStats,
-  type RunResult,
-} from '../report/result.js';
-import { evaluateThresholds, type Threshold } from '../report/thresholds.js';
+import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
+import type { FaultMark } from '../vocabulary/names.js';
+import { verdictFor, type LatencyStats, type RunResult } from '../report/result.js';
+import { evaluateThresholds } from '../report/thresholds.js';
+import type { Threshold } from '../vocabulary/thresholds.js';
 import { CpuSampler, cpuReport, type CpuReport } from '../measure/cpu-sampler.js';
 import {
   FLOOR_PREFIX,
@@ -50,7 +47,7 @@ import { KILLED, LEADER } from '../topology/topology-schema.js';
 import { summariseElections, type Deposition } from '../report/elections.js';
 import { explainRecovery } from '../report/recovery-explain.js';
 import { ResourceSampler, emptyResourceReport, type ResourceReport } from '../measure/resource-sampler.js';
-import { parseThresholds } from '../report/thresholds.js';
+import { parseThresholds } from '../vocabulary/thresholds.js';
 import type { Topology } from '../topology/topology.js';
 import type { Runtime } from '../runtime/runtime.js';
 

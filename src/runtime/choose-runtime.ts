@@ -1,8 +1,8 @@
 // --runtime and --shaping: which runtime and shaping a run gets, and why (the report says so).
 import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
-import type { ContainerImage, TargetName } from '../targets/target.js';
-import type { RuntimeName, ShapingChoice } from './runtime.js';
+import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
+import type { RuntimeName } from './runtime.js';
 
 export interface RuntimeChoice {
   readonly runtime: RuntimeName;

@@ -1,10 +1,7 @@
 // The member events a runtime has read (JSON lines from each node's stdout, or what a target's
 // translator made of its members' output), in arrival order, and waiting for one: shared by the
 // process and Docker runtimes.
-import type { NodeEvent } from '../events/node-events.js';
-
-/** A member's event as a runtime collected it (events/node-events.ts). */
-export type ClusterEvent = NodeEvent;
+import type { ClusterEvent } from '../vocabulary/node-events.js';
 
 export class EventBook {
   readonly events: ClusterEvent[] = [];

@@ -12,18 +12,6 @@ import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
 
 export type RuntimeName = 'process' | 'docker';
-export type ShapingName = 'relay' | 'netem' | 'none';
-
-export interface ShapingChoice {
-  readonly kind: ShapingName;
-  /** Why this shaping runs (shown in the report). */
-  readonly reason: string;
-}
-
-export interface Address {
-  readonly host: string;
-  readonly port: number;
-}
 
 export interface Runtime extends MemberControl {
   readonly name: RuntimeName;

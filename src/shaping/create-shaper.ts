@@ -1,6 +1,6 @@
 // The shaper a run chose (runtime/choose-runtime.ts chooseShaping), made.
 import type { NodeId } from '../node/core/types.js';
-import type { ShapingChoice } from '../runtime/runtime.js';
+import type { ShapingChoice } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 import { netemShaper } from './netem/netem-shaper.js';
 import { noShaper } from './no-shaper.js';

@@ -6,7 +6,7 @@
 // the members once their ports and addresses are known, and dials peers where it says; the
 // scenario changes, measures and closes it through this interface only.
 import type { NodeId } from '../node/core/types.js';
-import type { Address, ShapingChoice, ShapingName } from '../runtime/runtime.js';
+import type { Address, ShapingName } from '../vocabulary/names.js';
 import type { DialDirection, RelayedNode, WanDelays } from './relay/relay-shaping.js';
 import type { Topology } from '../topology/topology.js';
 
@@ -71,8 +71,6 @@ export function directDial(members: readonly RelayedNode[]): Dial {
     return a;
   };
 }
-
-export type { ShapingChoice };
 
 /** The matrix for shaping that was not measured: NaN between data centers. */
 export function unmeasuredLinks(t: Topology): Map<string, Map<string, number>> {

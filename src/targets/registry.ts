@@ -1,6 +1,7 @@
 // The targets by name (--target, the topology's `target:`).
 import { poleTarget } from './pole/pole-target.js';
-import type { Target, TargetName } from './target.js';
+import type { TargetName } from '../vocabulary/names.js';
+import type { Target } from './target.js';
 import { zookeeperTarget } from './zookeeper/zookeeper-target.js';
 
 const TARGETS: Readonly<Record<TargetName, Target>> = { pole: poleTarget, zookeeper: zookeeperTarget };

@@ -7,15 +7,12 @@
 // and how the final read checks the acknowledged writes. The scenario (run/run-scenario.ts) only
 // talks to this interface and the runtime's, never to a target's own modules.
 import type { NodeId } from '../node/core/types.js';
-import type { ClusterEvent } from '../runtime/event-book.js';
-import type { AckedWrite, CheckResult } from '../run/checker.js';
+import type { AckedWrite, CheckResult, ContainerImage, TargetName } from '../vocabulary/names.js';
+import type { ClusterEvent } from '../vocabulary/node-events.js';
 import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';
 import type { RelayedNode } from '../shaping/relay/relay-shaping.js';
 import type { Dial, ShapePlan } from '../shaping/shaper.js';
 import type { Topology } from '../topology/topology.js';
-
-export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
-export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** What the scenario and the nemesis do with running members, wherever they run. */
 export interface MemberControl {
@@ -99,9 +96,6 @@ export interface ContainerPlan {
   /** How long a member may take to announce `started`. */
   readonly startTimeoutMs: number;
 }
-
-/** The images `pole-bench image build` makes: the node's (holders and agents run it too) and ZooKeeper's. */
-export type ContainerImage = 'node' | 'zookeeper';
 
 export interface Target {
   readonly name: TargetName;

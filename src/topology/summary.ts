@@ -2,7 +2,7 @@
 // validate`): data centers and nodes, the RTT matrix, jitter, cluster settings, rates, scenario.
 import type { NodeId } from '../node/core/types.js';
 import { roundMicros } from '../node/core/oracles/measured.js';
-import { formatDuration } from './duration.js';
+import { formatDuration } from '../util/duration.js';
 import { formatTable, num } from './text-table.js';
 import type { Topology } from './topology.js';
 import type { ClusterSpec, FaultSpec } from './topology-schema.js';

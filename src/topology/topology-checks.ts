@@ -5,11 +5,11 @@
 import { z } from 'zod';
 import type { NodeId } from '../node/core/types.js';
 import { createOracle } from '../node/core/oracles/registry.js';
-import { formatDuration } from './duration.js';
-import { parseThreshold } from '../report/thresholds.js';
+import { formatDuration } from '../util/duration.js';
 import { InputError } from '../util/input-error.js';
+import { FAULT_ACTIONS } from '../vocabulary/names.js';
+import { parseThreshold } from '../vocabulary/thresholds.js';
 import {
-  FAULT_ACTIONS,
   KILLED,
   LEADER,
   type ClusterSpec,

@@ -18,7 +18,7 @@
 // - workload.keys: none (every write a new key).
 // - scenario: duration 60s, warmup 5s, no faults, settle 10s, no thresholds.
 import { BYTE_SIZE_HINT, BYTE_SIZE_PATTERN, parseByteSize } from './byte-size.js';
-import { TARGET_NAMES, type TargetName } from '../targets/target.js';
+import { FAULT_ACTIONS, TARGET_NAMES, type FaultAction, type TargetName } from '../vocabulary/names.js';
 import { z } from 'zod';
 import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
 import type { NodeId } from '../node/core/types.js';
@@ -29,7 +29,7 @@ import {
   isPercent,
   parseDuration,
   parsePercent,
-} from './duration.js';
+} from '../util/duration.js';
 
 export const DISTRIBUTIONS = ['pareto', 'paretonormal', 'normal', 'uniform'] as const;
 export type Distribution = (typeof DISTRIBUTIONS)[number];
@@ -37,21 +37,10 @@ export type Distribution = (typeof DISTRIBUTIONS)[number];
 export const ARRIVALS = ['constant', 'poisson'] as const;
 export type Arrival = (typeof ARRIVALS)[number];
 
-export const FAULT_ACTIONS = [
-  'kill',
-  'restart',
-  'pause',
-  'resume',
-  'partition',
-  'heal',
-  'isolate',
-  'link',
-] as const;
 /** The faults that act on one node (the rest act on links between data centers or nodes). */
 export const NODE_FAULTS = ['kill', 'restart', 'pause', 'resume'] as const;
 /** The faults that cut or change links: they need a shaping that can (the relay). */
 export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link'] as const;
-export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 /**
  * The fault target that means "whoever leads at that moment" (in a partition: the leader's data

@@ -4,7 +4,7 @@
 // A topology resolved for use: the checked file (topology-schema.ts) plus what everything
 // downstream asks of it: which data center a node is in, the one-way delay and RTT between data
 // centers and between nodes, jitter per direction, and the write rate per data center and per node.
-import type { TargetName } from '../targets/target.js';
+import type { TargetName } from '../vocabulary/names.js';
 import { basename, extname } from 'node:path';
 import type { Member, NodeId } from '../node/core/types.js';
 import { parseSource, parseSourceFile, validateParsed } from '../util/load-validated.js';

@@ -2,7 +2,7 @@
 // files ("10s", "500ms", "1.5m"): a unit is required, since a bare "10" could mean ms or s and a
 // wrong guess makes a run silently meaningless. The value is in milliseconds; bad input exits 2.
 import { Errors, Flags } from '@oclif/core';
-import { DURATION_HINT, DurationError, formatDuration, parseDuration } from '../topology/duration.js';
+import { DURATION_HINT, DurationError, formatDuration, parseDuration } from './duration.js';
 
 export interface DurationFlagOptions {
   readonly description: string;

@@ -3,7 +3,7 @@
 import Docker from 'dockerode';
 import { dockerStatus } from '../../src/image/docker-probe.js';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
-import type { TargetName } from '../../src/targets/target.js';
+import type { TargetName } from '../../src/vocabulary/names.js';
 
 /** undefined when Docker tests of `target` can run (its images exist), else the reason they skip. */
 export async function dockerSkipReason(target: TargetName = 'pole'): Promise<string | undefined> {

@@ -1,7 +1,7 @@
 // Five real `pole-bench node` processes on loopback: writes, SIGKILL of the leader, a new leader
 // serves, every acknowledged write is on every survivor, and the killed node restarts from its
 // disk and catches up. Also: garbage on the client port of a live node.
-import { isEvent } from '../../src/events/node-events.js';
+import { isEvent } from '../../src/vocabulary/node-events.js';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';

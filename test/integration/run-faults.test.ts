@@ -70,7 +70,9 @@ test('an isolated follower changes nothing for the clients of the other data cen
       const model = result.model[dc]?.before as number;
       const traced = result.anatomy.perDc[dc]?.degraded;
       assert.ok(traced && traced.writes >= 5, `${dc}: traced writes in the degraded window`);
-      t.diagnostic(`${dc}: mean ${mean.toFixed(2)} ms, model ${model}, traced network ${traced.networkMs.toFixed(2)}`);
+      t.diagnostic(
+        `${dc}: mean ${mean.toFixed(2)} ms, model ${model}, traced network ${traced.networkMs.toFixed(2)}`,
+      );
       assert.ok(mean >= model * 0.98, `${dc}: ${mean} ms under the model ${model}`);
       assert.ok(
         Math.abs(traced.networkMs - model) <= Math.max(0.15 * model, 1),

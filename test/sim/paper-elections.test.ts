@@ -2,7 +2,7 @@
 // the deterministic WAN simulation of the real node cores: heartbeats measure the RTTs, clients
 // write at the paper's mixes, p5 (the initial leader) is killed, and each oracle must elect the
 // server the paper's reasoning (sections 4.2-4.3) says it elects.
-import { isEvent } from '../../src/events/node-events.js';
+import { isEvent } from '../../src/vocabulary/node-events.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { compareScopes, noiseAllowance } from '../../src/report/compare/compare.js';
 import { DEFAULT_RULES, parseRule } from '../../src/report/compare/compare-rules.js';
 import { spreadOf } from '../../src/report/run-metrics.js';
-import { SUITE_SCHEMA_ID } from '../../src/experiment/suite-summary.js';
+import { SUITE_SCHEMA_ID } from '../../src/vocabulary/result-schema.js';
 import { runCli } from '../support/run-cli.js';
 import { result2dc, type MutableResult } from './report-fixture.js';
 

@@ -11,7 +11,7 @@ import { nodeConfigSchema } from '../../src/node/config.js';
 import { LOOP_STALL_MS, watchLoopStalls } from '../../src/node/loop-stall-watch.js';
 import { NodeServer } from '../../src/node/server.js';
 import { loopStalls } from '../../src/report/snapshots.js';
-import type { NodeEvent } from '../../src/events/node-events.js';
+import type { NodeEvent } from '../../src/vocabulary/node-events.js';
 
 /** Keeps the event loop busy for `ms`: nothing else on it runs meanwhile. */
 function hold(ms: number): void {

@@ -4,11 +4,13 @@
 // then the same explanation in result.json and in report.md's Recovery section.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NodeEvent, NodeEventBody } from '../../src/events/node-events.js';
+import type { NodeEvent, NodeEventBody } from '../../src/vocabulary/node-events.js';
 import { detectionKind, explainRecovery, type RecoveryExplain } from '../../src/report/recovery-explain.js';
-import { parseResult, runResultSchema, type RunResult } from '../../src/report/result.js';
+import { parseResult, type RunResult } from '../../src/report/result.js';
+import { runResultSchema } from '../../src/vocabulary/result-schema.js';
 import { renderReport } from '../../src/report/markdown-report.js';
-import { parseThreshold, evaluateThreshold } from '../../src/report/thresholds.js';
+import { evaluateThreshold } from '../../src/report/thresholds.js';
+import { parseThreshold } from '../../src/vocabulary/thresholds.js';
 import { result2dc } from './report-fixture.js';
 
 /** The fault: p5, the leader, killed at wall time 60 s. */

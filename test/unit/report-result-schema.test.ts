@@ -4,7 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../../src/util/input-error.js';
-import { RESULT_SCHEMA_ID, parseResult, readResultFile, runResultSchema } from '../../src/report/result.js';
+import { parseResult, readResultFile } from '../../src/report/result.js';
+import { RESULT_SCHEMA_ID, runResultSchema } from '../../src/vocabulary/result-schema.js';
 import { result2dc, type MutableResult } from './report-fixture.js';
 
 /** The first issue's path and message when `r` does not validate. */

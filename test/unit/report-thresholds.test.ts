@@ -1,13 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { InputError } from '../../src/util/input-error.js';
-import {
-  evaluateThreshold,
-  evaluateThresholds,
-  parseThreshold,
-  parseThresholds,
-  type Threshold,
-} from '../../src/report/thresholds.js';
+import { evaluateThreshold, evaluateThresholds } from '../../src/report/thresholds.js';
+import { parseThreshold, parseThresholds, type Threshold } from '../../src/vocabulary/thresholds.js';
 import { verdictFor, exitCodeFor } from '../../src/report/result.js';
 import { result2dc } from './report-fixture.js';
 

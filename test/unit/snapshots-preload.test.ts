@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NodeEvent } from '../../src/events/node-events.js';
+import type { NodeEvent } from '../../src/vocabulary/node-events.js';
 import { snapshotTransfers } from '../../src/report/snapshots.js';
 import { parseByteSize } from '../../src/topology/byte-size.js';
 

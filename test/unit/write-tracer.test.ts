@@ -1,7 +1,8 @@
 // The node's half of the latency anatomy: which writes it stamps, which steps, and when it reports.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WriteTracer, type TraceEventFields } from '../../src/node/trace/write-tracer.js';
+import { WriteTracer } from '../../src/node/trace/write-tracer.js';
+import type { TraceEventFields } from '../../src/vocabulary/node-events.js';
 import type { Txn } from '../../src/node/core/types.js';
 
 function tracer(): { t: WriteTracer; out: TraceEventFields[]; tick: (ms: number) => void } {

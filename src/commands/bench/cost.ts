@@ -1,7 +1,7 @@
 import { Args, Command, Flags } from '@oclif/core';
 import { runCostBench, type CostBenchResult } from '../../bench/cost-bench.js';
 import { InputError } from '../../util/input-error.js';
-import { TARGET_NAMES } from '../../targets/target.js';
+import { TARGET_NAMES } from '../../vocabulary/names.js';
 
 export default class BenchCost extends Command {
   static override description =

@@ -2,7 +2,7 @@
 // measurements in src/bench/ (node, state, heartbeat, relay, load, cost, docker).
 //
 // `pole-bench bench node`: src/bench/node-bench.ts.
-import { TARGET_NAMES } from '../../targets/target.js';
+import { TARGET_NAMES } from '../../vocabulary/names.js';
 import { Command, Flags } from '@oclif/core';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';

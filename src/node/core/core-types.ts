@@ -7,7 +7,7 @@
 //   4. `events` to the event stream.
 // The core never touches a clock, socket, disk or random source itself.
 import type { StateSnapshot } from './state-snapshot.js';
-import type { NodeEventBody } from '../../events/node-events.js';
+import type { NodeEventBody } from '../../vocabulary/node-events.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn, WallMs } from './types.js';
 import type { Zxid } from './zxid.js';
@@ -77,7 +77,7 @@ export type PersistOp =
     };
 
 /** A protocol event; the driver adds the timestamp and node name and writes it as one JSON line. */
-/** What the core reports happened (events/node-events.ts: one union for every emitter and reader). */
+/** What the core reports happened (vocabulary/node-events.ts: one union for every emitter and reader). */
 export type CoreEvent = NodeEventBody;
 
 export interface Ready {

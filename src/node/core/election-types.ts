@@ -1,5 +1,5 @@
 // Messages and outputs of the POLE election (Algorithm 1 of Becker, Junqueira, Serafini 2011).
-import type { ElectionEndReason } from '../../events/node-events.js';
+import type { ElectionEndReason } from '../../vocabulary/node-events.js';
 import type { NodeId, Score } from './types.js';
 
 export type { ElectionEndReason };

@@ -1,9 +1,10 @@
 // Shared vocabulary of the protocol core. Everything here is plain data so it can cross the
 // in-memory simulator, the TCP transport (as JSON or binary) and the event stream unchanged.
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Zxid } from './zxid.js';
 
-/** A server's name, e.g. "p3". */
-export type NodeId = string;
+/** A server's name, e.g. "p3" (the name is shared: vocabulary/names.ts). */
+export type { NodeId };
 
 /** A cluster member as every node knows it: its name and its numeric server id (tie-breaks: higher wins). */
 export interface Member {

@@ -1,9 +1,9 @@
 // A Zab transaction id: (epoch, counter). Kept as two numbers rather than one 64-bit JS number,
-// which would silently lose precision past 2^53.
-export interface Zxid {
-  readonly epoch: number;
-  readonly counter: number;
-}
+// which would silently lose precision past 2^53. The shape is shared (vocabulary/names.ts); its
+// arithmetic is here.
+import type { Zxid } from '../../vocabulary/names.js';
+
+export type { Zxid };
 
 export const ZERO_ZXID: Zxid = Object.freeze({ epoch: 0, counter: 0 });
 

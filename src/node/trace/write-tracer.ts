@@ -12,11 +12,13 @@
 // only does map work for a traced write; for the rest a modulo per message.
 //
 // One `trace` event per traced write and node, when the node's part is over: the contact server
-// at its reply, the leader at its first COMMIT out, a follower at the COMMIT it receives.
+// at its reply, the leader at its first COMMIT out, a follower at the COMMIT it receives. The steps
+// and the event's fields are shared with the report (vocabulary/node-events.ts).
 import type { PersistOp } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
 import type { PeerMessage } from '../core/zab-messages.js';
 import type { Zxid } from '../core/zxid.js';
+import type { TraceEventFields, TraceStep } from '../../vocabulary/node-events.js';
 
 /** One write in this many is traced (by requestId): ~16 a second at 1,000 writes/s. */
 export const TRACE_EVERY = 64;
@@ -30,45 +32,6 @@ export function monoMs(): number {
   const [s, ns] = process.hrtime();
   return s * 1e3 + ns / 1e6;
 }
-
-/** The steps a node can stamp, in the order a write meets them. */
-export const TRACE_STEPS = [
-  /** Contact server: the client's write arrived. */
-  'clientRecv',
-  /** Contact follower: REQUEST sent on to the leader. */
-  'forwardSent',
-  /** Leader: the forwarded REQUEST arrived. */
-  'leaderRecv',
-  /** Leader and followers: the txn handed to the log (a group-commit round may still be running). */
-  'persistStart',
-  /** Leader and followers: the txn is durable. */
-  'durable',
-  /** Leader: the first PROPOSAL carrying it went out. Follower: it came in. */
-  'proposalSent',
-  'proposalRecv',
-  /** Follower: the first ACK covering it went out. */
-  'ackSent',
-  /** Leader: the commit was decided (the turn that produced the COMMIT), and the first COMMIT sent. */
-  'decided',
-  'commitSent',
-  /** Follower: the first COMMIT covering it came in. */
-  'commitRecv',
-  /** Contact server: the reply went to the client. */
-  'replySent',
-] as const;
-export type TraceStep = (typeof TRACE_STEPS)[number];
-
-// A type, not an interface: the event log takes any record of fields.
-export type TraceEventFields = {
-  readonly client: string;
-  readonly req: number;
-  /** "epoch:counter" once this node has seen the txn. */
-  readonly zxid: string | null;
-  /** Monotonic ms (3 decimals) per step this node took. */
-  readonly s: Partial<Record<TraceStep, number>>;
-  /** Leader: monotonic ms of the first ACK covering the write, per follower. */
-  readonly acks?: Record<NodeId, number>;
-};
 
 interface TraceRecord {
   readonly client: string;

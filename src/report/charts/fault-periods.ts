@@ -2,7 +2,7 @@
 // pause until it resumes, a partition or an isolation until the next heal, a changed link until the
 // same link changes again; a link set back to its configured delay only ends one. A fault nothing
 // undid lasts to the end of the load. Pure.
-import type { FaultMark } from '../result.js';
+import type { FaultMark } from '../../vocabulary/names.js';
 
 export interface FaultPeriod {
   /** Seconds from the load start. */

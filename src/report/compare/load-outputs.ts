@@ -9,7 +9,7 @@ import { loadValidatedFile } from '../../util/load-validated.js';
 import { InputError } from '../../util/input-error.js';
 import { readResultFile, type RunResult } from '../result.js';
 import { metricSpreads, type MetricSpread } from '../run-metrics.js';
-import { SUITE_SCHEMA_ID } from '../../experiment/suite-summary.js';
+import { SUITE_SCHEMA_ID } from '../../vocabulary/result-schema.js';
 
 export const RUN_SCOPE = 'run';
 

@@ -7,7 +7,7 @@ import { DockerRuntime } from './docker-runtime.js';
 import { pairAddressPlan } from './bridge-addresses.js';
 import { targetNamed } from '../../targets/registry.js';
 import { zookeeperImageTag } from '../../image/zookeeper-image.js';
-import type { ShapingChoice } from '../runtime.js';
+import type { ShapingChoice } from '../../vocabulary/names.js';
 
 export function dockerDryRun(
   t: Topology,

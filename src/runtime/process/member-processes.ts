@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { EventBook, type ClusterEvent } from '../event-book.js';
+import { EventBook } from '../event-book.js';
+import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { Endpoint } from '../../load/write-client.js';
 import type { ProcessMembers } from '../../targets/target.js';
 

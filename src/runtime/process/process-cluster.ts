@@ -9,11 +9,9 @@ import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../../node/core/types.js';
 import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
-import type { ClusterEvent } from '../event-book.js';
 import { MemberProcesses, wallNow } from './member-processes.js';
-import { parseNodeEventLine } from '../../events/node-events.js';
+import { parseNodeEventLine, type ClusterEvent } from '../../vocabulary/node-events.js';
 
-export type { ClusterEvent };
 export { wallNow };
 
 export interface ProcessClusterOptions {

@@ -7,14 +7,15 @@
 import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
-import type { ClusterEvent } from '../event-book.js';
+import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import type { Topology } from '../../topology/topology.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
 import type { ProcessMembers, Target } from '../../targets/target.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
-import type { Address, Runtime, ShapingChoice } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
+import type { Address, ShapingChoice } from '../../vocabulary/names.js';
 
 export interface ProcessRuntimeOptions {
   readonly shaping: ShapingChoice;

@@ -9,7 +9,7 @@ import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';
 import { measureRtt } from './rtt-probe.js';
 import type { Topology } from '../../topology/topology.js';
-import type { Address } from '../../runtime/runtime.js';
+import type { Address } from '../../vocabulary/names.js';
 
 export interface RelayedNode {
   readonly id: NodeId;

@@ -25,44 +25,16 @@ import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { Random } from '../../util/random.js';
 import { abortSocket } from './abort-socket.js';
 import { createDelaySampler, type LinkDelay } from './delay-distribution.js';
-import type { DirectionStats, RelayRoute, RelayStats, RouteStats } from './delay-relay.js';
-
-/** New delays for a route: its open connections and the ones it accepts from now on. */
-export interface RouteDelayChange {
-  readonly name: string;
-  readonly forward: LinkDelay;
-  readonly backward: LinkDelay;
-}
-
-export type RelayRequest =
-  | { readonly id: number; readonly op: 'add'; readonly routes: readonly RelayRoute[] }
-  | { readonly id: number; readonly op: 'change'; readonly changes: readonly RouteDelayChange[] }
-  | { readonly id: number; readonly op: 'stats' }
-  | {
-      readonly id: number;
-      readonly op: 'block';
-      readonly names: readonly string[];
-      readonly blocked: boolean;
-    }
-  | { readonly id: number; readonly op: 'stall'; readonly ms: number }
-  | { readonly id: number; readonly op: 'close' };
-
-export type RelayReply =
-  | {
-      readonly id: number;
-      readonly ok: true;
-      readonly ports?: Record<string, number>;
-      readonly stats?: RelayStats;
-    }
-  | { readonly id: number; readonly ok: false; readonly error: string };
-
-export interface RelayWorkerInit {
-  readonly role: 'relay';
-  readonly seed: number;
-  readonly host: string;
-  /** Nice value for the relay and clock threads; null leaves them at the process's. */
-  readonly nice: number | null;
-}
+import type {
+  DirectionStats,
+  RelayReply,
+  RelayRequest,
+  RelayRoute,
+  RelayStats,
+  RelayWorkerInit,
+  RouteDelayChange,
+  RouteStats,
+} from './relay-protocol.js';
 
 interface ClockInit {
   readonly role: 'clock';

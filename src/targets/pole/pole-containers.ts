@@ -4,7 +4,7 @@
 // the host, or each other directly when netem shapes the holders' traffic.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseNodeEventLine } from '../../events/node-events.js';
+import { parseNodeEventLine } from '../../vocabulary/node-events.js';
 import type { ContainerPlan, ContainerStartOptions } from '../target.js';
 
 /** Ports inside every node's own network namespace. */

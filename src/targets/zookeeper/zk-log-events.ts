@@ -16,8 +16,7 @@
 //                                                   is not in its log, its leader's name is)
 //   "Peer state changed: X - Y"                  → phase {role, phase}
 //   any ERROR line                               → log-error {message}
-import type { ClusterEvent } from '../../runtime/event-book.js';
-import type { NodeEventBody } from '../../events/node-events.js';
+import type { ClusterEvent, NodeEventBody } from '../../vocabulary/node-events.js';
 
 const LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) (\S+) (.*)$/;
 

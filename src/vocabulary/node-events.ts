@@ -1,16 +1,14 @@
-// src/events/: the member events (started, elected, serving, trace, …) as one type: written by the node
-// and by the targets' translators, read by the runtimes, the run and the report.
+// Owns the events of a member (and the fields of a traced write's `trace` event): one union for every
+// layer that writes or reads them. Imports only the shared names (.dependency-cruiser.js).
 //
-// The events of a member, one union for everyone who writes or reads them: the POLE node's core
-// and server (which emit them as JSON lines), a target's translator (ZooKeeper's log lines become
-// the same events), the runtimes (which collect them, stamped with the member and the time) and
-// the scenario and report (which time recovery and build the anatomy from them).
+// The writers and readers: the POLE node's core and server (which emit them as JSON lines), a
+// target's translator (ZooKeeper's log lines become the same events), the runtimes (which collect
+// them, stamped with the member and the time) and the scenario and report (which time recovery and
+// build the anatomy from them).
 //
 // Fields are what the emitter knows: a ZooKeeper follower's `serving` names its leader but not
 // its epoch, which its log does not say. zxids are "epoch:counter" strings.
-import type { TraceEventFields } from '../node/trace/write-tracer.js';
-
-type NodeId = string;
+import type { NodeId } from './names.js';
 
 /**
  * What ended an election's collection of proposals (POLE): every member proposed or voted, so
@@ -19,6 +17,52 @@ type NodeId = string;
  */
 export const ELECTION_END_REASONS = ['all-proposals', 'timer', 'votes'] as const;
 export type ElectionEndReason = (typeof ELECTION_END_REASONS)[number];
+
+// ------------------------------------------------------------------------------ traced writes
+
+// Latency anatomy (node/trace/write-tracer.ts stamps, report/latency-anatomy.ts joins): the steps
+// a node can stamp for a traced write, and the fields of its one `trace` event per write.
+
+/** The steps a node can stamp, in the order a write meets them. */
+export const TRACE_STEPS = [
+  /** Contact server: the client's write arrived. */
+  'clientRecv',
+  /** Contact follower: REQUEST sent on to the leader. */
+  'forwardSent',
+  /** Leader: the forwarded REQUEST arrived. */
+  'leaderRecv',
+  /** Leader and followers: the txn handed to the log (a group-commit round may still be running). */
+  'persistStart',
+  /** Leader and followers: the txn is durable. */
+  'durable',
+  /** Leader: the first PROPOSAL carrying it went out. Follower: it came in. */
+  'proposalSent',
+  'proposalRecv',
+  /** Follower: the first ACK covering it went out. */
+  'ackSent',
+  /** Leader: the commit was decided (the turn that produced the COMMIT), and the first COMMIT sent. */
+  'decided',
+  'commitSent',
+  /** Follower: the first COMMIT covering it came in. */
+  'commitRecv',
+  /** Contact server: the reply went to the client. */
+  'replySent',
+] as const;
+export type TraceStep = (typeof TRACE_STEPS)[number];
+
+// A type, not an interface: the event log takes any record of fields.
+export type TraceEventFields = {
+  readonly client: string;
+  readonly req: number;
+  /** "epoch:counter" once this node has seen the txn. */
+  readonly zxid: string | null;
+  /** Monotonic ms (3 decimals) per step this node took. */
+  readonly s: Partial<Record<TraceStep, number>>;
+  /** Leader: monotonic ms of the first ACK covering the write, per follower. */
+  readonly acks?: Record<NodeId, number>;
+};
+
+// ------------------------------------------------------------------------------------- events
 
 /** The events and their fields, without the stamp every event carries (t, node). */
 export type NodeEventBody =
@@ -150,6 +194,9 @@ export type NodeEvent = NodeEventBody & {
   readonly src?: string;
   readonly logger?: string;
 };
+
+/** A member's event as a runtime collected it. */
+export type ClusterEvent = NodeEvent;
 
 /** The body of one kind of event. */
 export type EventOf<E extends NodeEventName> = Extract<NodeEvent, { readonly ev: E }>;

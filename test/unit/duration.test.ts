@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DurationError, formatDuration, parseDuration, parsePercent } from '../../src/topology/duration.js';
+import { DurationError, formatDuration, parseDuration, parsePercent } from '../../src/util/duration.js';
 
 test('durations in every unit become milliseconds', () => {
   assert.equal(parseDuration('9.88ms'), 9.88);

@@ -1,0 +1,136 @@
+// Which folder of src/ may import which: the house's layers, and the one direction the arrows run
+// between them. `npm run lint` checks it (depcruise), type-only imports included.
+//
+// The layers, bottom first. A folder may import its own files and the folders of the layers below
+// it; never a folder of a higher layer, nor another folder of its own layer:
+//
+//    1. util        generic helpers (durations, free ports, input errors, spreads, random): nothing
+//                   of src/ outside util/, so anything may use them
+//    2. vocabulary  what several layers must agree on: node ids, zxids, addresses, target, image and
+//                   shaping names, fault actions and marks, the final read's records (names.ts); the
+//                   members' events (node-events.ts); result.json's schema and document ids
+//                   (result-schema.ts); the threshold language over it (thresholds.ts)
+//    3. node        the POLE node (core, log, net, sim, trace): vocabulary and util only
+//    4. topology    topology files and what they resolve to, the latency model
+//    5. shaping     how delay gets between data centers (relay, netem)
+//       image       the node and ZooKeeper images
+//    6. load        the load agents and the write clients
+//    7. measure     CPU, resources, the node floor
+//       targets     the systems under test (POLE, ZooKeeper)
+//    8. runtime     where members run (processes, containers)
+//    9. report      result.json, report.md, charts, compare
+//   10. chaos       the faults a run carries out
+//   11. run         one run, start to verdict
+//   12. election    the election-only tool
+//       experiment  suites of runs
+//       bench       measurements of pole-bench's own parts
+//   13. commands    the CLI (oclif): may import anything below
+//
+// A folder of src/ that is in no layer fails the check: place a new one in the list.
+//
+// Known arrows against the direction, each allowed for its one file and no other (to be removed):
+const EXCEPTIONS = [
+  {
+    from: 'src/load/load-agent.ts',
+    to: 'src/targets/clients.ts',
+    why: 'the load agent picks the write client of the protocol it was given',
+  },
+  {
+    from: 'src/targets/pole/pole-target.ts',
+    to: 'src/runtime/process/process-cluster.ts',
+    why: "POLE's members as processes are the process runtime's cluster",
+  },
+  {
+    from: 'src/targets/zookeeper/zk-process-ensemble.ts',
+    to: 'src/runtime/process/member-processes.ts',
+    why: "ZooKeeper's members as processes are kept by the process runtime's keeper",
+  },
+  {
+    from: 'src/targets/pole/pole-target.ts',
+    to: 'src/run/checker.ts',
+    why: "POLE's final read, on its way to targets/pole/",
+  },
+];
+
+const LAYERS = [
+  ['util'],
+  ['vocabulary'],
+  ['node'],
+  ['topology'],
+  ['shaping', 'image'],
+  ['load'],
+  ['measure', 'targets'],
+  ['runtime'],
+  ['report'],
+  ['chaos'],
+  ['run'],
+  ['election', 'experiment', 'bench'],
+  ['commands'],
+];
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const under = (folders) => `^src/(${folders.join('|')})/`;
+
+function layerRules() {
+  const rules = [];
+  LAYERS.forEach((layer, i) => {
+    const below = LAYERS.slice(0, i).flat();
+    for (const folder of layer) {
+      const allowed = [folder, ...below];
+      const comment =
+        below.length > 0
+          ? `${folder}/ may import only ${below.join(', ')} (the layers below it)`
+          : `${folder}/ imports nothing of src/ outside itself`;
+      const exceptions = EXCEPTIONS.filter((e) => e.from.startsWith(`src/${folder}/`));
+      const excepted = [...new Set(exceptions.map((e) => e.from))];
+      rules.push({
+        name: `layer-${folder}`,
+        severity: 'error',
+        comment,
+        from: { path: `^src/${folder}/`, pathNot: excepted.map((f) => `^${escape(f)}$`) },
+        to: { path: '^src/', pathNot: under(allowed) },
+      });
+      for (const file of excepted) {
+        const extra = exceptions.filter((e) => e.from === file).map((e) => `^${escape(e.to)}$`);
+        rules.push({
+          name: `layer-${folder}`,
+          severity: 'error',
+          comment: `${comment}; this file also: ${exceptions
+            .filter((e) => e.from === file)
+            .map((e) => `${e.to} (${e.why})`)
+            .join('; ')}`,
+          from: { path: `^${escape(file)}$` },
+          to: { path: '^src/', pathNot: [under(allowed), ...extra] },
+        });
+      }
+    }
+  });
+  return rules;
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'a module must not reach itself through its imports (type-only imports count)',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'layer-unknown',
+      severity: 'error',
+      comment: 'every folder of src/ belongs to a layer: add it to LAYERS in .dependency-cruiser.js',
+      from: { path: '^src/', pathNot: under(LAYERS.flat()) },
+      to: {},
+    },
+    ...layerRules(),
+  ],
+  options: {
+    includeOnly: '^src/',
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,72 @@
+// Owns the small names and shapes several layers share: node ids, zxids, addresses, the names of
+// targets, images and shapings, fault actions and marks, the final read's records. Imports nothing.
+
+/** A server's name, e.g. "p3". */
+export type NodeId = string;
+
+/**
+ * A Zab transaction id: (epoch, counter). Kept as two numbers rather than one 64-bit JS number,
+ * which would silently lose precision past 2^53. Its arithmetic is in node/core/zxid.ts.
+ */
+export interface Zxid {
+  readonly epoch: number;
+  readonly counter: number;
+}
+
+/** Where something listens: a member's port, a relay route, a client endpoint. */
+export interface Address {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The systems under test (targets/). */
+export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
+export type TargetName = (typeof TARGET_NAMES)[number];
+
+/** The images `pole-bench image build` makes: the node's (holders and agents run it too) and ZooKeeper's. */
+export type ContainerImage = 'node' | 'zookeeper';
+
+/** How delay gets between data centers (shaping/). */
+export type ShapingName = 'relay' | 'netem' | 'none';
+
+export interface ShapingChoice {
+  readonly kind: ShapingName;
+  /** Why this shaping runs (shown in the report). */
+  readonly reason: string;
+}
+
+/** What a topology's scenario can do at a moment (topology/topology-schema.ts says to what). */
+export const FAULT_ACTIONS = [
+  'kill',
+  'restart',
+  'pause',
+  'resume',
+  'partition',
+  'heal',
+  'isolate',
+  'link',
+] as const;
+export type FaultAction = (typeof FAULT_ACTIONS)[number];
+
+/** A fault as a run carried it out (result.json's timeline and recovery cause, the charts). */
+export interface FaultMark {
+  /** Seconds from the load start. */
+  readonly atS: number;
+  readonly action: FaultAction;
+  /** The node it hit ("leader" resolved to its name). */
+  readonly node: string;
+}
+
+/** One acknowledged write, as the final read checks it (a target's checkAckedWrites). */
+export interface AckedWrite {
+  readonly path: string;
+  readonly zxid: Zxid;
+}
+
+/** What the final read found. */
+export interface CheckResult {
+  /** Paths checked (each on every live node), or acknowledged writes for a checker that counts those. */
+  readonly checked: number;
+  /** "path@node" of every write missing or older than acknowledged, in order found. */
+  readonly lost: string[];
+}

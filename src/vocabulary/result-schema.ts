@@ -1,0 +1,378 @@
+// Owns result.json's schema (and the ids of the documents runs and suites write): the report reads
+// results back with it, thresholds point into it, compare loads them. Imports only shared names.
+//
+// The interfaces a run builds are in report/result.ts, which checks at compile time that they and
+// this schema describe the same documents, both ways.
+import { z } from 'zod';
+import { FAULT_ACTIONS, TARGET_NAMES } from './names.js';
+import { ELECTION_END_REASONS } from './node-events.js';
+
+export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
+/** A suite's summary (experiment/suite-summary.ts writes it, report/compare reads it). */
+export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
+
+export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
+export const RUNTIMES = ['process', 'docker'] as const;
+export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
+
+/**
+ * connection-closed: the link to the leader broke (the killed process's sockets closed);
+ * timeout: nothing heard from the leader within the member's limit (a pause, a cut link);
+ * other: the member left its leader for another reason (a rejection, a newer election);
+ * unreported: the target does not say why (ZooKeeper logs an exception, not its cause).
+ */
+export const DETECTION_KINDS = ['connection-closed', 'timeout', 'other', 'unreported'] as const;
+
+// Leaves in milliseconds, so that thresholds know where "1.5s" makes sense (thresholds.ts).
+const msLeaves = new WeakSet<z.ZodType>();
+function ms(): z.ZodNumber {
+  const s = z.number();
+  msLeaves.add(s);
+  return s;
+}
+
+/** Whether a (unwrapped) leaf of runResultSchema holds milliseconds. */
+export function isMsSchema(schema: z.ZodType): boolean {
+  return msLeaves.has(schema);
+}
+
+const count = z.number().int().min(0);
+const isoTime = z.iso.datetime({ offset: true });
+
+const latencyStats = z.object({
+  count,
+  mean: ms().nullable(),
+  sentMean: ms().nullable(),
+  p50: ms().nullable(),
+  p90: ms().nullable(),
+  p99: ms().nullable(),
+  p999: ms().nullable(),
+  max: ms().nullable(),
+});
+
+const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
+const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
+const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
+
+export const runResultSchema = z
+  .object({
+    schema: z.literal(RESULT_SCHEMA_ID),
+    verdict: z.enum(VERDICTS),
+    errors: z.array(z.string()),
+    target: z.enum(TARGET_NAMES),
+    runtime: z.enum(RUNTIMES),
+    shaping: z.object({
+      mode: z.enum(SHAPING_MODES),
+      reason: z.string(),
+      jitter: z.string(),
+      distribution: z.string(),
+    }),
+    topology: z.object({
+      name: z.string(),
+      file: z.string(),
+      datacenters: z.array(z.object({ name: z.string(), nodes: z.array(z.string()) })),
+    }),
+    workload: z.object({
+      rate: z.number().min(0),
+      size: count,
+      arrival: z.enum(['constant', 'poisson']),
+      share: z.record(z.string(), z.number().min(0)),
+    }),
+    scenario: z.object({ durationMs: ms().min(0), warmupMs: ms().min(0), settleMs: ms().min(0) }),
+    seed: z.number().int(),
+    startedAt: isoTime,
+    finishedAt: isoTime,
+    leaders: z.object({
+      initial: z.string().nullable(),
+      killed: z.string().nullable(),
+      /**
+       * The fault the recovery is measured from: the first that took the serving leader out
+       * (killed, paused, or cut off by a partition or isolation); null when none did.
+       */
+      cause: z
+        .object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string(), leader: z.string() })
+        .nullable(),
+      elected: z.string().nullable(),
+      oracle: z.string(),
+      epoch: z.number().int().nullable(),
+      scores: z.record(z.string(), z.array(z.number())),
+      resignations: z.array(
+        z.object({
+          atS: z.number(),
+          leader: z.string(),
+          successor: z.string(),
+          own: z.array(z.number()),
+          successorScore: z.array(z.number()),
+        }),
+      ),
+    }),
+    recovery: z.object({
+      explain: z
+        .object({
+          detection: z
+            .object({
+              node: z.string(),
+              leader: z.string().nullable(),
+              kind: z.enum(DETECTION_KINDS),
+              reason: z.string(),
+              atMs: ms(),
+            })
+            .nullable(),
+          election: z.object({
+            leader: z.string(),
+            atMs: ms(),
+            reason: z.enum(ELECTION_END_REASONS).nullable(),
+            timeoutMs: ms().min(0).nullable(),
+            rounds: z.number().int().min(1).nullable(),
+            unheard: z.array(z.string()).nullable(),
+            tookMs: ms().nullable(),
+          }),
+          sync: z.object({
+            followers: z
+              .array(z.object({ node: z.string(), kind: z.string(), txns: count, atMs: ms() }))
+              .nullable(),
+            fetched: z.object({ from: z.string(), kind: z.string(), txns: count }).nullable(),
+            discoveryMs: ms().nullable(),
+            syncMs: ms().nullable(),
+            servingAfterElectedMs: ms().nullable(),
+          }),
+        })
+        .nullable()
+        .optional(),
+      detectMs: ms().nullable(),
+      electedMs: ms().nullable(),
+      servingMs: ms().nullable(),
+      firstCommitMs: ms().nullable(),
+      paperRecoveryMs: ms().nullable(),
+      faultAtS: z.number().nullable(),
+      scheduledAtS: z.number().nullable(),
+      perDc: z.record(z.string(), z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() })),
+    }),
+    latency: z.record(
+      z.string(),
+      z.object({
+        before: latencyStats.nullable(),
+        after: latencyStats.nullable(),
+        degraded: latencyStats.optional(),
+        during: latencyStats.nullable(),
+        warmup: latencyStats.nullable(),
+        attempted: count,
+        failed: count,
+        lost: z.string().nullable(),
+      }),
+    ),
+    model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    floor: z.object({
+      source: z.enum(['traced', 'calibrated', 'none']),
+      method: z.string(),
+      leaderMs: ms().nullable(),
+      followerMs: ms().nullable(),
+      writes: count,
+      perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    }),
+    selfCheck: z.object({ checked: z.array(z.string()), violations: z.array(z.string()) }),
+    cpu: z.object({
+      sampled: z.boolean(),
+      windowS: z.number().min(0),
+      cores: count,
+      machineBusyPct: z.number().min(0).nullable(),
+      peakBusyPct: z.number().min(0).nullable(),
+      ackedWrites: count,
+      groups: z.record(
+        z.string(),
+        z.object({
+          pctOfCore: z.number().min(0),
+          usPerWrite: z.number().min(0).nullable(),
+          processes: count,
+        }),
+      ),
+      processes: z.array(
+        z.object({
+          group: z.string(),
+          label: z.string(),
+          pctOfCore: z.number().min(0),
+          usPerWrite: z.number().min(0).nullable(),
+        }),
+      ),
+      otherPctOfCore: z.number().min(0).nullable(),
+      shapingPctOfCore: z.number().min(0).nullable(),
+      shapingUsPerWrite: z.number().min(0).nullable(),
+      warning: z.string().nullable(),
+      machine: z
+        .object({
+          busyPct: z.number().min(0),
+          userPct: z.number().min(0),
+          systemPct: z.number().min(0),
+          irqPct: z.number().min(0),
+          softirqPct: z.number().min(0),
+          stealPct: z.number().min(0),
+          iowaitPct: z.number().min(0),
+        })
+        .nullable()
+        .optional(),
+      shares: z
+        .object({
+          oursPct: z.number().min(0),
+          kernelPct: z.number().min(0),
+          stealPct: z.number().min(0),
+          notOursPct: z.number().min(0),
+          overlapPct: z.number().min(0),
+        })
+        .nullable()
+        .optional(),
+      perSecond: z
+        .array(z.object({ t: z.number(), busyPct: z.number().min(0), stealPct: z.number().min(0) }))
+        .optional(),
+    }),
+    anatomy: z.object({
+      sampleEvery: count,
+      traced: count,
+      complete: count,
+      perDc: z.record(
+        z.string(),
+        z.record(
+          z.string(),
+          z.object({
+            writes: count,
+            totalMs: z.number(),
+            networkMs: z.number(),
+            transportMs: z.number(),
+            diskMs: z.number(),
+            nodesMs: z.number(),
+            clientMs: z.number(),
+            parts: z.record(z.string(), z.number()),
+            maxSumErrorMs: z.number().min(0),
+          }),
+        ),
+      ),
+    }),
+    elections: z.object({
+      deposed: count,
+      completed: count,
+      incomplete: count,
+      electedMs: minMedianMaxMs.nullable(),
+      servingMs: minMedianMaxMs.nullable(),
+      unprovoked: z.array(z.object({ atS: z.number(), leader: z.string() })),
+      list: z.array(
+        z.object({
+          atS: z.number(),
+          cause: faultMark,
+          leader: z.string(),
+          elected: z.string().nullable(),
+          electedMs: ms().nullable(),
+          servingMs: ms().nullable(),
+          failedRounds: count,
+        }),
+      ),
+    }),
+    resources: z.object({
+      sampled: z.boolean(),
+      everyS: z.number().min(0),
+      processes: z.array(
+        z.object({
+          group: z.string(),
+          label: z.string(),
+          pid: count,
+          fromS: z.number(),
+          toS: z.number(),
+          first: resourceUse,
+          last: resourceUse,
+          peak: resourceUse,
+          rssGrowthMiB: z.number().nullable(),
+          fdGrowth: z.number().nullable(),
+          threadGrowth: z.number().nullable(),
+          series: z.array(resourceUse.extend({ tS: z.number() })),
+        }),
+      ),
+      maxRssGrowthMiB: z.number().nullable(),
+      maxFdGrowth: z.number().nullable(),
+      maxThreadGrowth: z.number().nullable(),
+      judged: count,
+      groups: z.record(
+        z.string(),
+        z.object({
+          maxRssGrowthMiB: z.number().nullable(),
+          maxFdGrowth: z.number().nullable(),
+          maxThreadGrowth: z.number().nullable(),
+          judged: count,
+        }),
+      ),
+    }),
+    preload: z.object({ bytes: count, writes: count, ms: ms().min(0) }).nullable(),
+    snapshots: z.array(
+      z.object({
+        atS: z.number(),
+        from: z.string(),
+        to: z.string(),
+        bytes: count,
+        zxid: z.string(),
+        transferMs: ms().nullable(),
+        why: z.string().nullable(),
+      }),
+    ),
+    loopStalls: z
+      .array(
+        z.object({
+          node: z.string(),
+          count,
+          longestMs: ms().min(0),
+          longestAtS: z.number(),
+          stalls: z.array(z.object({ atS: z.number(), ms: ms().min(0) })).optional(),
+        }),
+      )
+      .optional(),
+    loopStallMs: ms().min(0).optional(),
+    links: z.record(
+      z.string(),
+      z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
+    ),
+    writes: z.object({
+      attempted: count,
+      acked: count,
+      failed: count,
+      lost: count,
+      lostList: z.array(z.string()).optional(),
+    }),
+    load: z.object({
+      targetRate: z.number().min(0),
+      achievedRate: z.number().min(0).nullable(),
+      latenessP99Ms: ms().nullable(),
+    }),
+    timeline: z.object({
+      startedAt: isoTime.nullable(),
+      seconds: z.array(
+        z.object({
+          t: z.number(),
+          writesPerSec: z.number().min(0),
+          p99Ms: ms().nullable(),
+          errors: count,
+          lengthS: z.number().min(0).optional(),
+        }),
+      ),
+      faults: z.array(faultMark),
+      afterLoad: z.object({ acked: count, errors: count, lengthS: z.number().min(0) }).optional(),
+    }),
+    thresholds: z.array(
+      z.object({
+        expr: z.string(),
+        ok: z.boolean(),
+        actual: z.number().nullable(),
+        message: z.string().optional(),
+      }),
+    ),
+    environment: z.object({
+      nodeVersion: z.string(),
+      os: z.string(),
+      kernel: z.string(),
+      cpus: count,
+      cpuModel: z.string(),
+      poleBenchVersion: z.string(),
+      hostname: z.string(),
+    }),
+  })
+  .superRefine((r, ctx) => {
+    // A "passed" verdict with a failed threshold would make exit code and report disagree.
+    if (r.verdict === 'passed' && r.thresholds.some((t) => !t.ok)) {
+      ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" but a threshold failed' });
+    }
+  });
