@@ -5,7 +5,7 @@
 // talks to this interface and the runtime's, never to a target's own modules.
 import type { NodeId } from '../node/core/types.js';
 import type { ClusterEvent } from '../runtime/event-book.js';
-import type { AckedWrite, CheckResult } from '../run/checker.js';
+import type { AckedWrite, CheckResult } from './pole/pole-checker.js';
 import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';
 import type { RelayedNode } from '../shaping/relay/relay-shaping.js';
 import type { Dial, ShapePlan } from '../shaping/shaper.js';

@@ -4,7 +4,7 @@
 // zxid) and the slot has been modified at least as often as it had acknowledged writes (version).
 // What this cannot see: an acknowledged write lost while a later write to the same slot, never
 // acknowledged to anyone (it timed out), was applied in its place.
-import type { AckedWrite, CheckResult } from '../../run/checker.js';
+import type { AckedWrite, CheckResult } from '../pole/pole-checker.js';
 import { compareZxid, formatZxid, type Zxid } from '../../node/core/zxid.js';
 import type { Address } from '../../runtime/runtime.js';
 import { ZkClient } from './client/zk-client.js';
