@@ -45,11 +45,6 @@ const EXCEPTIONS = [
     to: 'src/runtime/process/member-processes.ts',
     why: "ZooKeeper's members as processes are kept by the process runtime's keeper",
   },
-  {
-    from: 'src/targets/pole/pole-target.ts',
-    to: 'src/run/checker.ts',
-    why: "POLE's final read, on its way to targets/pole/",
-  },
 ];
 
 const LAYERS = [

@@ -6,7 +6,7 @@
 // the fault instant and the elected leader, so it is tested on made-up events.
 //
 // Events are taken in the order collected, with the same rules recovery's numbers are found by
-// (run-scenario.ts): the first `leader-lost` at or after the fault is the detection, the elected
+// (recovery-figures.ts): the first `leader-lost` at or after the fault is the detection, the elected
 // leader's first `elected` naming itself is the election. So the explanation and the table above
 // it in report.md always speak of the same events.
 import {

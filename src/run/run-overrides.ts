@@ -48,27 +48,8 @@ export function parseShareFlag(text: string): Record<string, number> {
 
 export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
   const spec = validateParsed(file, parseSourceFile(file), topologySchema);
-  const flag = (name: string, problem: string): InputError => new InputError({ file: name, problem });
-  const ms = (name: string, text: string): number => {
-    try {
-      return parseDuration(text);
-    } catch (err) {
-      throw flag(name, (err as Error).message);
-    }
-  };
   const target = o.target ?? spec.target;
-  if (o.oracle !== undefined && !targetNamed(target).hasOracles)
-    throw flag(
-      '--oracle',
-      `the ${target} target elects by its own rule (ZooKeeper's FastLeaderElection), not by POLE's oracles; --oracle needs --target pole`,
-    );
-  if (o.oracle !== undefined) {
-    try {
-      createOracle(o.oracle, spec.cluster.preference ? { preference: spec.cluster.preference } : {});
-    } catch (err) {
-      throw flag('--oracle', (err as Error).message);
-    }
-  }
+  checkOracleFlag(spec, target, o.oracle);
   const durationMs = o.duration !== undefined ? ms('--duration', o.duration) : spec.scenario.durationMs;
   if (durationMs <= spec.scenario.warmupMs)
     throw flag(
@@ -88,34 +69,12 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
         `a fault at ${f.atMs} ms must fall after the warm-up (${spec.scenario.warmupMs} ms) and before the end (${durationMs} ms)`,
       );
   }
-  let preloadBytes = spec.scenario.preloadBytes;
-  if (o.preload !== undefined) {
-    try {
-      preloadBytes = parseByteSize(o.preload);
-    } catch (err) {
-      throw flag('--preload', (err as Error).message);
-    }
-  }
-  if (preloadBytes !== undefined && target !== 'pole')
-    throw flag(
-      o.target !== undefined ? '--target' : file,
-      `scenario.preload writes new znodes, which the ${target} target's load does not (its writes set znodes made before the run); preload needs the pole target`,
-    );
+  const preloadBytes = preloadFor(file, spec, target, o);
   if (o.rate !== undefined && !(o.rate > 0))
     throw flag('--rate', 'must be a positive number of writes per second');
   if (o.size !== undefined && !(Number.isInteger(o.size) && o.size >= 0))
     throw flag('--size', 'must be a whole number of bytes');
-  if (o.share !== undefined) {
-    const dcs = new Set(spec.datacenters.map((d) => d.name));
-    for (const dc of Object.keys(o.share))
-      if (!dcs.has(dc))
-        throw flag(
-          '--share',
-          `${JSON.stringify(dc)} is not a data center of ${file} (${[...dcs].join(', ')})`,
-        );
-    if (Object.values(o.share).every((v) => !(v > 0)))
-      throw flag('--share', 'at least one data center needs a positive weight');
-  }
+  if (o.share !== undefined) checkShareFlag(file, spec, o.share);
   const share =
     o.share === undefined
       ? undefined
@@ -139,4 +98,64 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     },
   };
   return resolveTopology(file, out);
+}
+
+function flag(name: string, problem: string): InputError {
+  return new InputError({ file: name, problem });
+}
+
+function ms(name: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw flag(name, (err as Error).message);
+  }
+}
+
+/** --oracle: only for a target that elects by POLE's oracles, and an oracle spec that builds. */
+function checkOracleFlag(spec: TopologyFile, target: TargetName, oracle: string | undefined): void {
+  if (oracle === undefined) return;
+  if (!targetNamed(target).hasOracles)
+    throw flag(
+      '--oracle',
+      `the ${target} target elects by its own rule (ZooKeeper's FastLeaderElection), not by POLE's oracles; --oracle needs --target pole`,
+    );
+  try {
+    createOracle(oracle, spec.cluster.preference ? { preference: spec.cluster.preference } : {});
+  } catch (err) {
+    throw flag('--oracle', (err as Error).message);
+  }
+}
+
+/** The bytes to preload: --preload, else the file's; the pole target's load only. */
+function preloadFor(
+  file: string,
+  spec: TopologyFile,
+  target: TargetName,
+  o: RunOverrides,
+): number | undefined {
+  let preloadBytes = spec.scenario.preloadBytes;
+  if (o.preload !== undefined) {
+    try {
+      preloadBytes = parseByteSize(o.preload);
+    } catch (err) {
+      throw flag('--preload', (err as Error).message);
+    }
+  }
+  if (preloadBytes !== undefined && target !== 'pole')
+    throw flag(
+      o.target !== undefined ? '--target' : file,
+      `scenario.preload writes new znodes, which the ${target} target's load does not (its writes set znodes made before the run); preload needs the pole target`,
+    );
+  return preloadBytes;
+}
+
+/** --share: only the file's data centers, and at least one with a positive weight. */
+function checkShareFlag(file: string, spec: TopologyFile, share: Readonly<Record<string, number>>): void {
+  const dcs = new Set(spec.datacenters.map((d) => d.name));
+  for (const dc of Object.keys(share))
+    if (!dcs.has(dc))
+      throw flag('--share', `${JSON.stringify(dc)} is not a data center of ${file} (${[...dcs].join(', ')})`);
+  if (Object.values(share).every((v) => !(v > 0)))
+    throw flag('--share', 'at least one data center needs a positive weight');
 }

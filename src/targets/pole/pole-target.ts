@@ -4,7 +4,7 @@
 // The POLE node (src/node/) as a target: `pole-bench node` processes that emit their events as
 // JSON lines, written to through the node's own client, checked by a fence write and reads.
 import { ProcessCluster } from '../../runtime/process/process-cluster.js';
-import { checkAckedWrites } from '../../run/checker.js';
+import { checkAckedWrites } from './pole-checker.js';
 import { connectPoleWriter } from '../../load/write-client.js';
 import { planPoleContainers } from './pole-containers.js';
 import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';

@@ -1,11 +1,12 @@
-// Jepsen's final read: after the faults, every acknowledged write must be on every live node. A
-// fence write through the serving leader comes first; once a node has applied the fence it has
-// applied everything committed before it, so a write missing then is lost, not late.
-import type { Zxid } from '../node/core/zxid.js';
-import { compareZxid } from '../node/core/zxid.js';
-import { PoleClient } from '../node/net/client.js';
-import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import type { AckedWrite, Address, CheckResult } from '../vocabulary/names.js';
+// Jepsen's final read on the POLE node (the pole target's checkAckedWrites): after the faults, every
+// acknowledged write must be on every live node. A fence write through the serving leader comes
+// first; once a node has applied the fence it has applied everything committed before it, so a
+// write missing then is lost, not late. It speaks the node's own client, hence it lives here.
+import type { Zxid } from '../../node/core/zxid.js';
+import { compareZxid } from '../../node/core/zxid.js';
+import { PoleClient } from '../../node/net/client.js';
+import { EndpointPool, writeWithRetry } from '../../load/retrying-writer.js';
+import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
 
 const FENCE = '/pole-bench/fence';
 

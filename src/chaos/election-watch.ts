@@ -1,0 +1,72 @@
+// The elections the faults cause, watched while the schedule goes on: the one after the cause
+// (which starts the "after" window, and which a later fault aimed at "leader" waits for), and the
+// one a link change may cause some seconds later, when the leader resigns over it or loses its
+// quorum (its first such election becomes the cause if nothing took the leader out before).
+import { FAULT_PHASE } from '../load/agent-protocol.js';
+import type { NodeId } from '../node/core/types.js';
+import type { FaultMark } from '../vocabulary/names.js';
+import { wallNow } from '../runtime/process/process-cluster.js';
+import type { FaultSpec } from '../topology/topology-schema.js';
+import type { FaultBook } from './fault-book.js';
+import type { ChaosContext } from './chaos-context.js';
+
+/** How long the election after the cause may take before the run fails. */
+const ELECTION_TIMEOUT_MS = 30_000;
+
+/**
+ * The election after the cause took `gone` out at `since`: once a new leader is elected, "after"
+ * begins settleMs later. Rejects when none is within the bound.
+ */
+export function awaitElection(c: ChaosContext, gone: NodeId, since: number): Promise<void> {
+  const electing = c.rt
+    .waitFor(
+      (e) => e.ev === 'elected' && e.node === e.leader && e.t >= since && e.node !== gone,
+      ELECTION_TIMEOUT_MS,
+    )
+    .then((elected) => {
+      c.progress('recovering', { leader: elected.node });
+      c.phases.switchTo('after', elected.t + c.topology.scenario.settleMs);
+    });
+  // Awaited later (before any later fault aimed at the leader, and at the end of the faults);
+  // this only keeps a rejection meanwhile from counting as unhandled.
+  electing.catch(() => undefined);
+  return electing;
+}
+
+/**
+ * After link fault `f` (struck at `at`, marked `mark`) under `leader`: the first election that
+ * follows before the next fault, if any, is this fault's. Never rejects: no election is an outcome.
+ */
+export function watchLinkElection(
+  c: ChaosContext,
+  book: FaultBook,
+  f: FaultSpec,
+  mark: FaultMark,
+  leader: NodeId,
+  at: number,
+): Promise<void> {
+  const sc = c.topology.scenario;
+  const nextAt = sc.faults.find((g) => g.atMs > f.atMs)?.atMs ?? sc.durationMs;
+  const left = (): number => Math.max(0, c.loadStart + nextAt - wallNow());
+  return c.rt
+    .waitFor(
+      (e) => e.node === leader && e.t >= at && (e.ev === 'resigned' || e.ev === 'stepped-down'),
+      left(),
+    )
+    .then((gone) => {
+      book.depositions.push({ at, mark, leader });
+      // The clients' gap starts when the leader stops serving.
+      if (!book.hasCause) c.phases.switchTo(FAULT_PHASE, gone.t);
+      return c.rt.waitFor(
+        (e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leader,
+        left(),
+      );
+    })
+    .then((elected) => {
+      if (book.hasCause) return;
+      book.setCause(leader, at, c.loadStart + f.atMs, mark);
+      c.progress('recovering', { leader: elected.node });
+      c.phases.switchTo('after', elected.t + sc.settleMs);
+    })
+    .catch(() => undefined);
+}

@@ -1,0 +1,66 @@
+// The nemesis: the scenario's fault schedule carried out on time against the running cluster. It owns
+// resolving each fault's target, dispatching it to the runtime or shaping, and the recovery's bookkeeping.
+import { DEGRADED_PHASE, FAULT_PHASE } from '../load/agent-protocol.js';
+import type { FaultMark } from '../vocabulary/names.js';
+import { wallNow } from '../runtime/process/process-cluster.js';
+import { LEADER, type FaultSpec } from '../topology/topology-schema.js';
+import { currentLeader } from './current-leader.js';
+import { awaitElection, watchLinkElection } from './election-watch.js';
+import { carryOut, healCuts } from './fault-actions.js';
+import type { FaultBook } from './fault-book.js';
+import { resolveFault } from './fault-target.js';
+import type { ChaosContext } from './chaos-context.js';
+
+export type { ChaosContext, LoadPhases } from './chaos-context.js';
+
+/**
+ * Every fault of the schedule in time order, booked in `book`; then waits for the elections they
+ * caused and restores what is still cut, so that the final read reaches every live member.
+ */
+export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void> {
+  for (const f of [...c.topology.scenario.faults].sort((a, b) => a.atMs - b.atMs)) await runFault(c, book, f);
+  if (book.electing) await book.electing;
+  await Promise.all(book.watchers);
+  await healCuts(c.rt, book);
+  c.progress('load', { leader: currentLeader(c.rt) ?? '?' });
+}
+
+async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<void> {
+  await c.sleepUntil(c.loadStart + f.atMs);
+  // A fault aimed at "the leader" needs the one elected after the last leader was taken out;
+  // any other goes ahead (restarting the members that election needs to reach a quorum).
+  if (book.electing && (f.target === LEADER || f.datacenters?.includes(LEADER) === true)) await book.electing;
+  c.progress('load', { leader: currentLeader(c.rt) ?? '?' });
+  const leaderBefore = currentLeader(c.rt);
+  const r = resolveFault(c.topology, f, leaderBefore, book.lastDown);
+  // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
+  // recovery phases are measured from.
+  const deposes = !book.hasCause && r.takesLeaderOut;
+  const at = wallNow();
+  if (deposes) c.phases.switchTo(FAULT_PHASE, at);
+  // Any other fault ends the steady state the model describes (and "before" with it).
+  else if (!book.hasCause && c.phases.current === 'before') c.phases.switchTo(DEGRADED_PHASE, at);
+  const when = await carryOut(c.rt, c.topology, f, r, book, at);
+  c.note('fault', {
+    action: f.action,
+    target: r.target,
+    at,
+    ...(r.cutOff.length > 0 ? { cutOff: r.cutOff } : {}),
+    ...(f.rttMs !== undefined ? { rttMs: f.rttMs } : {}),
+  });
+  const mark: FaultMark = {
+    atS: (at - c.loadStart) / 1000,
+    action: f.action,
+    node: f.action === 'link' ? `${r.target} rtt ${f.rttMs} ms` : r.target,
+  };
+  book.marks.push(mark);
+  if (leaderBefore === undefined) return;
+  if (r.takesLeaderOut) book.depositions.push({ at: when, mark, leader: leaderBefore });
+  // A link that changes under the leader may make it resign (or lose its quorum) some seconds
+  // later: the first election that follows, before the next fault, is this fault's.
+  else if (f.action === 'link') book.watchers.push(watchLinkElection(c, book, f, mark, leaderBefore, at));
+  if (deposes) {
+    book.setCause(leaderBefore, when, c.loadStart + f.atMs, mark);
+    book.electing = awaitElection(c, leaderBefore, when);
+  }
+}

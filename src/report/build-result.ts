@@ -1,0 +1,249 @@
+// A run's result (result.ts) from what the run collected: the scenario's phases (run/run-scenario.ts)
+// fill in a CollectedRun, and everything the result says is computed here from it and the run's
+// setting, with no runtime, target, agent or clock in reach, so a result can be built from fixture
+// data and its figures checked in the unit tests. The recovery, the latency windows, the model and
+// the floor, the anatomy, the elections, the timeline, the self-check and the thresholds meet here.
+import type { DoneMessage, IntervalMessage } from '../load/agent-protocol.js';
+import type { CpuReport } from '../measure/cpu-sampler.js';
+import type { NodeFloor } from '../measure/node-floor.js';
+import type { ResourceReport } from '../measure/resource-sampler.js';
+import type { NodeId } from '../node/core/types.js';
+import { LOOP_STALL_MS } from '../node/loop-stall-watch.js';
+import { TRACE_EVERY } from '../node/trace/write-tracer.js';
+import { isEvent, type ClusterEvent } from '../vocabulary/node-events.js';
+import type { Topology } from '../topology/topology.js';
+import { summariseElections, type Deposition } from './elections.js';
+import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './latency-anatomy.js';
+import { latencyWindows } from './latency-windows.js';
+import { modelColumns } from './model-columns.js';
+import { recoveryFigures } from './recovery-figures.js';
+import { verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
+import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
+import type { FaultMark } from '../vocabulary/names.js';
+import { selfCheck, type CheckedResult } from './self-check.js';
+import { loopStalls, snapshotTransfers } from './snapshots.js';
+import { evaluateThresholds } from './thresholds.js';
+import { parseThresholds, type Threshold } from '../vocabulary/thresholds.js';
+import { timelineSeconds } from './timeline-points.js';
+import { tracedFloor } from './traced-floor.js';
+
+/** What a run collected, start to end (run/run-context.ts RunState, with the members' events). */
+export interface CollectedRun {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  /** What went wrong; a run with any failed. */
+  readonly errors: readonly string[];
+  /** The leader serving when the load started; null when none was seen. */
+  readonly initial: NodeId | null;
+  /** The leader the cause took out, and when it was carried out (wall ms; the recovery's zero). */
+  readonly killed: NodeId | null;
+  readonly killAt: number | null;
+  /** When the cause was scheduled (wall ms), and its mark. */
+  readonly causeScheduledAt: number | null;
+  readonly cause: FaultMark | null;
+  /** Measured RTT between data centers, ms (NaN where the shaping cannot measure). */
+  readonly links: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** By data center: its load agent's `done`. */
+  readonly dones: ReadonlyMap<string, DoneMessage>;
+  readonly intervals: readonly IntervalMessage[];
+  /** "path@node" of every acknowledged write the final read did not find. */
+  readonly lostList: readonly string[];
+  /** Data center → why its agent's data was lost. */
+  readonly lostAgents: ReadonlyMap<string, string>;
+  /** Every member event, in arrival order. */
+  readonly nodeEvents: readonly ClusterEvent[];
+  /** Wall ms of the load's t = 0; 0 when the load never started. */
+  readonly loadStart: number;
+  /** Every fault carried out, in order. */
+  readonly faults: readonly FaultMark[];
+  readonly floor: NodeFloor;
+  readonly cpu: CpuReport;
+  readonly resources: ResourceReport;
+  /** Every fault that took the serving leader out, in any order. */
+  readonly depositions: readonly Deposition[];
+  readonly preloaded: PreloadInfo | null;
+}
+
+/** What the run was: the topology and the command line's choices, and where it ran. */
+export interface ResultSetting {
+  readonly topology: Topology;
+  readonly target: {
+    readonly name: RunResult['target'];
+    /** Whether its members trace writes: the floor then comes from them, not a calibration. */
+    readonly tracesWrites: boolean;
+    readonly hasOracles: boolean;
+  };
+  readonly runtime: RunResult['runtime'];
+  readonly shaping: { readonly kind: RunResult['shaping']['mode']; readonly reason: string };
+  readonly seed: number;
+  /** The command line's thresholds (the topology's own are added here). */
+  readonly thresholds: readonly Threshold[];
+  readonly environment: Environment;
+}
+
+export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
+  const t = s.topology;
+  const ev = x.nodeEvents;
+  const dcs = t.datacenters.map((d) => d.name);
+  const dones = [...x.dones.values()];
+  const { elected, epoch, scores, recovery } = recoveryFigures(x, dcs);
+  // The paper's model alone (network only); the floor beside it, never folded in.
+  // A killed leader stays down; one cut off is back once the cut is restored.
+  const dead = x.cause?.action === 'kill' ? x.killed : null;
+  const columns = modelColumns(t, { initial: x.initial, elected, killed: dead }, x.floor);
+  const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none');
+  const sum = (f: (d: DoneMessage) => number): number => dones.reduce((n, d) => n + f(d), 0);
+  const checked: CheckedResult = {
+    schema: RESULT_SCHEMA_ID,
+    errors: x.errors,
+    target: s.target.name,
+    runtime: s.runtime,
+    shaping: shapingInfo(s),
+    topology: {
+      name: t.name,
+      file: t.file,
+      datacenters: t.datacenters.map((d) => ({ name: d.name, nodes: d.nodes.map((n) => n.id) })),
+    },
+    workload: {
+      rate: t.workload.rate,
+      size: t.workload.size,
+      arrival: t.workload.arrival,
+      share: Object.fromEntries([...t.workload.ratePerDc].map(([dc, r]) => [dc, r / t.workload.rate])),
+    },
+    scenario: {
+      durationMs: t.scenario.durationMs,
+      warmupMs: t.scenario.warmupMs,
+      settleMs: t.scenario.settleMs,
+    },
+    seed: s.seed,
+    startedAt: x.startedAt,
+    finishedAt: x.finishedAt,
+    leaders: {
+      initial: x.initial,
+      killed: dead,
+      cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
+      elected,
+      // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
+      oracle: s.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
+      epoch,
+      scores,
+      resignations: ev.filter(isEvent('resigned')).map((e) => ({
+        atS: (e.t - x.loadStart) / 1000,
+        leader: e.node,
+        successor: e.successor,
+        own: [...e.own],
+        successorScore: [...e.successorScore],
+      })),
+    },
+    recovery,
+    latency: latencyWindows(dcs, x.dones, x.lostAgents),
+    model: columns.model,
+    // A target whose members trace writes gets its floor from them; the others', calibrated after
+    // the load, is mixed per window by modelColumns.
+    floor: s.target.tracesWrites ? tracedFloor(anatomy, dcs) : columns.floor,
+    cpu: x.cpu,
+    anatomy,
+    elections: summariseElections(
+      ev,
+      [...x.depositions].sort((a, b) => a.at - b.at),
+      x.loadStart,
+      x.loadStart ? x.loadStart + t.scenario.durationMs : 0,
+    ),
+    resources: x.resources,
+    preload: x.preloaded,
+    snapshots: snapshotTransfers(ev, x.loadStart),
+    // Only the POLE node watches its own event loop; a JVM's pauses are not seen this way.
+    ...(s.target.name === 'pole'
+      ? { loopStalls: loopStalls(ev, x.loadStart), loopStallMs: LOOP_STALL_MS }
+      : {}),
+    links: linkRtts(t, x.links),
+    writes: {
+      attempted: sum((d) => d.totals.attempted),
+      acked: sum((d) => d.totals.acked),
+      failed: sum((d) => d.totals.failed),
+      lost: x.lostList.length,
+      ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, 100) } : {}),
+    },
+    load: {
+      targetRate: t.workload.rate,
+      achievedRate: dones.length > 0 ? sum((d) => d.sentRate) : null,
+      latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
+    },
+    timeline: timeline(x.intervals, x.loadStart, x.faults, t.scenario.durationMs),
+    environment: s.environment,
+  };
+  // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
+  const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...s.thresholds];
+  const partial = { ...checked, selfCheck: selfCheck(checked) };
+  const thresholds = evaluateThresholds(all, partial);
+  return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+}
+
+function shapingInfo(s: ResultSetting): RunResult['shaping'] {
+  const j = s.topology.shaping.jitter;
+  return {
+    mode: s.shaping.kind,
+    reason: s.shaping.reason,
+    jitter: j.kind === 'fraction' ? `${j.fraction * 100}%` : `${j.ms}ms`,
+    distribution: s.topology.shaping.distribution,
+  };
+}
+
+/** Every ordered pair of data centers: the RTT the topology configures and the one measured. */
+function linkRtts(t: Topology, measured: CollectedRun['links']): RunResult['links'] {
+  const links: Record<string, Record<string, RunResult['links'][string][string]>> = {};
+  for (const a of t.datacenters)
+    for (const b of t.datacenters) {
+      const m = measured.get(a.name)?.get(b.name);
+      (links[a.name] ??= {})[b.name] = {
+        configuredRttMs: t.rttMs(a.name, b.name),
+        measuredRttMs: m === undefined || Number.isNaN(m) ? null : m,
+      };
+    }
+  return links;
+}
+
+/** The latency anatomy of the traced writes (report/latency-anatomy.ts). */
+export function anatomyOf(
+  t: Topology,
+  dones: readonly DoneMessage[],
+  events: readonly ClusterEvent[],
+  unshaped: boolean,
+): LatencyAnatomy {
+  const traces: NodeTraceEvent[] = [];
+  for (const e of events)
+    if (e.ev === 'trace')
+      traces.push({
+        node: e.node,
+        client: e.client as string,
+        req: e.req as number,
+        s: e.s as NodeTraceEvent['s'],
+        ...(e.acks ? { acks: e.acks as Record<string, number> } : {}),
+      });
+  return latencyAnatomy(
+    dones.map((d) => ({ dc: d.dc, clientId: d.clientId, traces: d.traces })),
+    traces,
+    {
+      dcOf: (id) => t.node(id).datacenter,
+      oneWayMs: (a, b) => (unshaped ? 0 : t.oneWayDelayMs(a, b)),
+      members: t.nodes.length,
+    },
+    TRACE_EVERY,
+  );
+}
+
+/** Per second of load, all data centers merged (report/timeline-points.ts). */
+export function timeline(
+  intervals: readonly IntervalMessage[],
+  loadStart: number,
+  faults: readonly FaultMark[],
+  durationMs: number,
+): RunResult['timeline'] {
+  const { seconds, afterLoad } = timelineSeconds(intervals, loadStart, durationMs);
+  return {
+    startedAt: loadStart ? new Date(loadStart).toISOString() : null,
+    seconds,
+    faults,
+    ...(afterLoad ? { afterLoad } : {}),
+  };
+}

@@ -1,0 +1,92 @@
+// The recovery from the fault that took the serving leader out (the cause), from the members'
+// events: the deciding election (the first `elected` of a leader other than the one taken out),
+// then detection, election, serving and first commit, each in ms from the instant the fault was
+// carried out, with what bounded each phase (recovery-explain.ts) and what each data center's
+// clients saw (client-recovery.ts). Pure: events and the agents' records in, figures out.
+import type { DoneMessage } from '../load/agent-protocol.js';
+import type { NodeId } from '../node/core/types.js';
+import type { ClusterEvent } from '../vocabulary/node-events.js';
+import { clientRecovery } from './client-recovery.js';
+import { explainRecovery } from './recovery-explain.js';
+import type { RecoveryInfo } from './result.js';
+
+/** What the recovery figures are built from. */
+export interface RecoverySource {
+  /** The leader the cause took out, and when it was carried out (wall ms; the recovery's zero). */
+  readonly killed: NodeId | null;
+  readonly killAt: number | null;
+  /** When the cause was scheduled (wall ms). */
+  readonly causeScheduledAt: number | null;
+  readonly loadStart: number;
+  readonly nodeEvents: readonly ClusterEvent[];
+  readonly dones: ReadonlyMap<string, DoneMessage>;
+}
+
+export interface RecoveryFigures {
+  /** The deciding election's leader and epoch, and the proposals it saw; null: no election seen. */
+  readonly elected: NodeId | null;
+  readonly epoch: number | null;
+  readonly scores: Readonly<Record<string, readonly number[]>>;
+  readonly recovery: RecoveryInfo;
+}
+
+export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): RecoveryFigures {
+  const ev = x.nodeEvents;
+  const after = (pred: (e: ClusterEvent) => boolean): ClusterEvent | undefined =>
+    x.killAt === null ? undefined : ev.find((e) => e.t >= (x.killAt as number) && pred(e));
+  const electedEv = after((e) => e.ev === 'elected' && e.node === e.leader && e.node !== x.killed);
+  const elected = electedEv?.node ?? null;
+  const rel = (e: ClusterEvent | undefined): number | null =>
+    e && x.killAt !== null ? e.t - x.killAt : null;
+  const detect = after((e) => e.ev === 'leader-lost');
+  const serving = after((e) => e.ev === 'serving' && e.leader === undefined && e.node === elected);
+  // ZooKeeper names the epoch only once its leader has a quorum: take it from `serving` then.
+  const epoch =
+    (electedEv?.ev === 'elected' ? electedEv.epoch : undefined) ??
+    (serving?.ev === 'serving' ? serving.epoch : undefined) ??
+    null;
+  const electedMs = rel(electedEv);
+  const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
+  return {
+    elected,
+    epoch,
+    scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? {},
+    recovery: {
+      explain: explainRecovery(ev, x.killAt, elected),
+      detectMs: rel(detect),
+      electedMs,
+      servingMs: rel(serving),
+      firstCommitMs,
+      paperRecoveryMs: electedMs !== null && firstCommitMs !== null ? firstCommitMs - electedMs : null,
+      faultAtS: x.killAt === null ? null : (x.killAt - x.loadStart) / 1000,
+      scheduledAtS: x.causeScheduledAt === null ? null : (x.causeScheduledAt - x.loadStart) / 1000,
+      perDc: clientRecovery(dcs, x.dones, x.killAt, epoch),
+    },
+  };
+}
+
+/**
+ * The new leader's first commit, ms after the kill: its own `first-commit` event where the target
+ * has one (the POLE node), else the first acknowledgement of a write of the new epoch that any
+ * load agent saw (ZooKeeper: the clients' view, so it includes the reply's way back).
+ */
+export function firstCommitAfterKill(
+  x: {
+    readonly killAt: number | null;
+    readonly nodeEvents: readonly ClusterEvent[];
+    readonly dones: ReadonlyMap<string, DoneMessage>;
+  },
+  elected: NodeId | null,
+  epoch: number | null,
+): number | null {
+  if (x.killAt === null || elected === null) return null;
+  const killAt = x.killAt;
+  const ev = x.nodeEvents.find((e) => e.t >= killAt && e.ev === 'first-commit' && e.node === elected);
+  if (ev) return ev.t - killAt;
+  if (epoch === null) return null;
+  const acks = [...x.dones.values()].flatMap((d) => {
+    const at = d.firstAckByEpoch[String(epoch)];
+    return at !== undefined && at >= killAt ? [at] : [];
+  });
+  return acks.length > 0 ? Math.min(...acks) - killAt : null;
+}

@@ -1,0 +1,27 @@
+// Warm-up, before the clock runs: unmeasured writes to the leader for the target's warm-up time,
+// so that the first measured seconds do not pay for compiling the members' write path (a JVM's
+// JIT needs longer than Node's), then whatever the agents' writes need in place (ZooKeeper: the
+// znodes they set).
+import { WARMUP_PREFIX, warmUp } from '../measure/node-floor.js';
+import type { NodeId } from '../node/core/types.js';
+import { PATH_PREFIX } from './load-phase.js';
+import type { RunContext } from './run-context.js';
+
+export async function warmUpCluster(run: RunContext, leader: NodeId): Promise<void> {
+  const { rt, t, o } = run;
+  const target = rt.target;
+  run.progress('warming up', { leader });
+  await target.prepareWrites(rt.clientAddress(leader), WARMUP_PREFIX);
+  await warmUp(
+    { id: leader, ...rt.clientAddress(leader) },
+    {
+      rate: t.workload.rate,
+      size: t.workload.size,
+      durationMs: target.warmUpMs,
+      clientId: `run${o.seed}-warmup`,
+      connect: target.connect,
+    },
+  );
+  for (const dc of t.datacenters)
+    await target.prepareWrites(rt.clientAddress(leader), `${PATH_PREFIX}/${dc.name}`);
+}

@@ -1,0 +1,260 @@
+// A run's result built from collected data alone (report/build-result.ts): the members' recovery
+// events of a recorded paper-2dc run (test/fixtures/recovery-2dc-run.json, p5 killed at 10 s, p4
+// elected) with made-up `done` messages of its two agents, checked figure by figure against what
+// the fixture says by hand.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DoneMessage, LatencySummary } from '../../src/load/agent-protocol.js';
+import { cpuReport } from '../../src/measure/cpu-sampler.js';
+import { unmeasuredFloor, type NodeFloor } from '../../src/measure/node-floor.js';
+import { emptyResourceReport } from '../../src/measure/resource-sampler.js';
+import { buildResult, type CollectedRun, type ResultSetting } from '../../src/report/build-result.js';
+import type { AgentRecord } from '../../src/report/client-recovery.js';
+import type { FaultMark } from '../../src/vocabulary/names.js';
+import type { ClusterEvent } from '../../src/vocabulary/node-events.js';
+import { parseTopology } from '../../src/topology/topology.js';
+import { ROOT } from '../support/run-cli.js';
+
+interface RecordedRun {
+  readonly killAt: number;
+  readonly scheduledAt: number;
+  readonly loadStart: number;
+  readonly agents: Record<string, AgentRecord>;
+  readonly events: ReadonlyArray<Record<string, unknown> & { t: number; node: string; ev: string }>;
+}
+
+const run = JSON.parse(
+  readFileSync(join(ROOT, 'test', 'fixtures', 'recovery-2dc-run.json'), 'utf8'),
+) as RecordedRun;
+const topology = parseTopology(
+  'paper-2dc.yaml',
+  readFileSync(join(ROOT, 'topologies', 'paper-2dc.yaml'), 'utf8'),
+);
+
+function summary(count: number, mean: number, max: number): LatencySummary {
+  return { count, mean, p50: mean, p90: mean + 1, p99: mean + 2, p999: mean + 3, max };
+}
+
+/** One window of an agent: corrected latency, and 0.5 ms less from the actual send. */
+function phase(count: number, mean: number, max: number): DoneMessage['phases'][string] {
+  return {
+    corrected: summary(count, mean, max),
+    uncorrected: summary(count, mean - 0.5, max),
+    lateness: summary(count, 0.1, 1),
+    failed: 0,
+  };
+}
+
+/** 500 writes/s for 20 s: warm-up, before, the fault's window (longest write `duringMax`), after. */
+function done(dc: string, beforeMean: number, duringMax: number): DoneMessage {
+  const windows = { warmup: 2500, before: 2498, gap: 300, after: 4000 };
+  const acked = windows.warmup + windows.before + windows.gap + windows.after;
+  const agent = run.agents[dc]!;
+  return {
+    v: 1,
+    type: 'done',
+    dc,
+    startMs: run.loadStart,
+    sendEndMs: run.loadStart + 20_000,
+    // None failed: the self-check holds the longest write of the fault's window against the outage.
+    totals: { attempted: acked, acked, failed: 0, timedOut: 0, overflow: 0, retries: 1 },
+    phases: {
+      warmup: phase(windows.warmup, beforeMean + 4, 80),
+      before: phase(windows.before, beforeMean, 60),
+      gap: phase(windows.gap, 300, duringMax),
+      after: phase(windows.after, beforeMean + 1, 70),
+    },
+    lateness: summary(acked, 0.1, 2),
+    targetRate: 500,
+    achievedRate: 499.5,
+    sentRate: 500,
+    firstAckAfter: {},
+    firstAckByEpoch: agent.firstAckByEpoch,
+    longestAckGap: agent.longestAckGap,
+    acked: [],
+    clientId: `run1-${dc}`,
+    traces: [],
+  };
+}
+
+/** The kill as the harness booked it: struck at the fixture's `fault` event, p5 gone at killAt. */
+const mark: FaultMark = { atS: (1795670894442.6838 - run.loadStart) / 1000, action: 'kill', node: 'p5' };
+
+function collected(over: Partial<CollectedRun> = {}): CollectedRun {
+  return {
+    startedAt: '2026-11-25T10:00:00.000Z',
+    finishedAt: '2026-11-25T10:00:40.000Z',
+    errors: [],
+    initial: 'p5',
+    killed: 'p5',
+    killAt: run.killAt,
+    causeScheduledAt: run.scheduledAt,
+    cause: mark,
+    links: new Map([
+      [
+        'tud',
+        new Map([
+          ['tud', 0],
+          ['cern', 21.1],
+        ]),
+      ],
+      [
+        'cern',
+        new Map([
+          ['tud', Number.NaN],
+          ['cern', 0],
+        ]),
+      ],
+    ]),
+    dones: new Map([
+      ['tud', done('tud', 31.5, 720)],
+      ['cern', done('cern', 12.25, 640)],
+    ]),
+    intervals: [],
+    lostList: [],
+    lostAgents: new Map(),
+    // The members' events only: the harness's own `fault` line is not one of them.
+    nodeEvents: run.events.filter((e) => e.node !== 'harness') as unknown as ClusterEvent[],
+    loadStart: run.loadStart,
+    faults: [mark],
+    floor: unmeasuredFloor('the target traces its writes'),
+    cpu: cpuReport([], 0),
+    resources: emptyResourceReport(5_000),
+    depositions: [{ at: run.killAt, mark, leader: 'p5' }],
+    preloaded: null,
+    ...over,
+  };
+}
+
+function setting(over: Partial<ResultSetting> = {}): ResultSetting {
+  return {
+    topology,
+    target: { name: 'pole', tracesWrites: true, hasOracles: true },
+    runtime: 'process',
+    shaping: { kind: 'relay', reason: 'test' },
+    seed: 1,
+    thresholds: [],
+    environment: {
+      nodeVersion: 'v20.0.0',
+      os: 'linux x64',
+      kernel: 'test',
+      cpus: 2,
+      cpuModel: 'test',
+      poleBenchVersion: '0.1.0',
+      hostname: 'test',
+    },
+    ...over,
+  };
+}
+
+const close = (actual: number | null | undefined, expected: number, what: string): void =>
+  // Differences of wall-clock ms near 1.8e12: exact to about 0.25 µs.
+  assert.ok(actual != null && Math.abs(actual - expected) < 1e-3, `${what}: ${actual}, expected ${expected}`);
+
+describe('buildResult on a recorded paper-2dc run', () => {
+  it('times the recovery from the kill: detection, election, serving, first commit, per data center', () => {
+    const r = buildResult(setting(), collected());
+    assert.equal(r.leaders.elected, 'p4');
+    assert.equal(r.leaders.epoch, 2);
+    assert.equal(r.leaders.killed, 'p5');
+    assert.deepEqual(r.leaders.cause, { ...mark, leader: 'p5' });
+    assert.deepEqual(Object.keys(r.leaders.scores), ['p1', 'p2', 'p3', 'p4']);
+    // By hand from the fixture, each event's t − killAt 1795670894443.685.
+    close(r.recovery.detectMs, 53.43, 'detect (p4 leader-lost)');
+    close(r.recovery.electedMs, 288.281, 'elected (p4)');
+    close(r.recovery.servingMs, 564.185, 'serving (p4)');
+    close(r.recovery.firstCommitMs, 612.537, 'first commit (p4)');
+    close(r.recovery.paperRecoveryMs, 612.537 - 288.281, 'first commit − elected');
+    close(r.recovery.faultAtS, 10.0016352, 'fault at');
+    close(r.recovery.scheduledAtS, 10, 'scheduled at');
+    assert.deepEqual(r.recovery.perDc, {
+      tud: { outageMs: 712.373, longestAckGapMs: 585.514 },
+      cern: { outageMs: 626.289, longestAckGapMs: 569.8 },
+    });
+    assert.ok(r.recovery.explain, 'the recovery is explained');
+    assert.deepEqual([r.elections.deposed, r.elections.completed], [1, 1]);
+    assert.equal(r.elections.list[0]?.elected, 'p4');
+  });
+
+  it("gives each data center its agent's windows, and says why one without an agent has none", () => {
+    const r = buildResult(setting(), collected());
+    const tud = r.latency.tud!;
+    assert.equal(tud.before?.mean, 31.5);
+    assert.equal(tud.before?.sentMean, 31);
+    assert.equal(tud.warmup?.count, 2500);
+    assert.equal(tud.during?.max, 720);
+    assert.equal(tud.after?.mean, 32.5);
+    assert.equal('degraded' in tud, false, 'no fault left the leader serving');
+    assert.deepEqual([tud.attempted, tud.failed, tud.lost], [9298, 0, null]);
+    assert.equal(r.latency.cern?.before?.p99, 14.25);
+    assert.deepEqual(r.writes, { attempted: 18_596, acked: 18_596, failed: 0, lost: 0 });
+    assert.deepEqual(r.links.tud?.cern, { configuredRttMs: 20.75, measuredRttMs: 21.1 });
+    assert.deepEqual(r.links.cern?.tud, { configuredRttMs: 20.75, measuredRttMs: null });
+    assert.deepEqual(r.timeline.faults, [mark]);
+    assert.equal(r.timeline.startedAt, new Date(run.loadStart).toISOString());
+
+    const lost = buildResult(
+      setting(),
+      collected({
+        errors: ['data center cern: the load agent did not finish within 30000 ms'],
+        dones: new Map([['tud', done('tud', 31.5, 720)]]),
+        lostAgents: new Map([['cern', 'the load agent did not finish within 30000 ms']]),
+      }),
+    );
+    assert.equal(lost.latency.cern?.lost, 'the load agent did not finish within 30000 ms');
+    assert.deepEqual([lost.latency.cern?.before, lost.latency.cern?.attempted], [null, 0]);
+    assert.equal(lost.verdict, 'run-failed');
+    const silent = buildResult(setting(), collected({ dones: new Map([['tud', done('tud', 31.5, 720)]]) }));
+    assert.equal(silent.latency.cern?.lost, 'the load agent reported nothing');
+    const missing = buildResult(setting(), collected({ lostList: ['/pb/tud/7@p3'] }));
+    assert.deepEqual([missing.writes.lost, missing.writes.lostList], [1, ['/pb/tud/7@p3']]);
+  });
+
+  it('takes the floor from the traced writes where the target traces them, else from the calibration', () => {
+    // No traced writes in this data: the traced floor says it measured none.
+    const traced = buildResult(setting(), collected());
+    assert.equal(traced.floor.source, 'none');
+    assert.equal(traced.floor.writes, 0);
+    assert.equal(traced.model.tud?.before !== null, true);
+
+    const calibrated: NodeFloor = { method: 'test', leaderMs: 0.8, followerMs: 1.4, writes: 3000 };
+    const zk = buildResult(
+      setting({ target: { name: 'zookeeper', tracesWrites: false, hasOracles: false } }),
+      collected({ floor: calibrated }),
+    );
+    assert.equal(zk.floor.source, 'calibrated');
+    assert.equal(zk.floor.leaderMs, 0.8);
+    assert.equal(zk.leaders.oracle, 'zookeeper-fle');
+    assert.equal('loopStalls' in zk, false, 'only the POLE node watches its event loop');
+    for (const dc of ['tud', 'cern']) {
+      assert.equal(typeof zk.floor.perDc[dc]?.before, 'number', dc);
+      assert.equal(typeof zk.floor.perDc[dc]?.after, 'number', dc);
+    }
+  });
+
+  it('checks its own figures: a self-check over the built result, and a verdict', () => {
+    const r = buildResult(setting(), collected());
+    assert.ok(r.selfCheck.checked.length >= 5, r.selfCheck.checked.join('; '));
+    assert.deepEqual(r.selfCheck.violations, []);
+    assert.equal(r.verdict, 'passed');
+    assert.deepEqual(r.thresholds, []);
+
+    // cern's longest write of the fault's window shorter than its outage: no write can have been.
+    const off = buildResult(
+      setting(),
+      collected({
+        dones: new Map([
+          ['tud', done('tud', 31.5, 720)],
+          ['cern', done('cern', 12.25, 100)],
+        ]),
+      }),
+    );
+    assert.equal(off.selfCheck.violations.length, 1, off.selfCheck.violations.join('; '));
+    assert.match(
+      off.selfCheck.violations[0]!,
+      /^the longest write .*cern: longest 100\.00 ms, outage 626\.29 ms/,
+    );
+  });
+});
