@@ -17,6 +17,9 @@ fi
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 echo "install-zookeeper: installing$missing"
+# A minimal Debian (debootstrap's minbase, container images) has no /usr/share/man/man1, where the
+# JRE's post-install links java.1.gz: without it the JRE fails to configure.
+$SUDO mkdir -p /usr/share/man/man1
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null || {
   $SUDO apt-get update -q >/dev/null
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null

@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Runs the compiled test files under dist/test with Node's own test runner.
-// Usage: node scripts/run-tests.js [suite...]   (suites: unit, sim, integration, e2e; default all)
+// Usage: node scripts/run-tests.js [suite...]   (suites: unit, sim, integration, docker; default all)
 // Node 20's runner takes no globs, so the files are listed here.
+// Unit and simulation tests first; then, before the integration tests, what they need besides Node
+// (ZooKeeper, PostgreSQL) is installed where it can be (scripts/test-prerequisites.js); the tests
+// that need what could not be installed skip, and say so, as the lines printed here do.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { ensureTestPrerequisites } from './test-prerequisites.js';
 
 const root = new URL('../dist/test/', import.meta.url).pathname;
 const suites = process.argv.slice(2);
@@ -36,11 +40,19 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const isIntegration = (f) => f.startsWith(join(root, 'integration')) || f.startsWith(join(root, 'docker'));
 const batches = [
   { files: files.filter((f) => !isIntegration(f)), concurrency },
-  { files: files.filter(isIntegration), concurrency: process.env.TEST_CONCURRENCY ?? '1' },
+  {
+    files: files.filter(isIntegration),
+    concurrency: process.env.TEST_CONCURRENCY ?? '1',
+    prerequisites: true,
+  },
 ];
 let status = 0;
+let skipped = [];
 for (const batch of batches) {
   if (batch.files.length === 0) continue;
+  // Only the process-runtime integration tests need ZooKeeper and PostgreSQL on this machine.
+  if (batch.prerequisites && batch.files.some((f) => f.startsWith(join(root, 'integration'))))
+    skipped = await ensureTestPrerequisites();
   const result = spawnSync(
     process.execPath,
     ['--enable-source-maps', '--test', `--test-concurrency=${batch.concurrency}`, ...batch.files],
@@ -48,4 +60,6 @@ for (const batch of batches) {
   );
   if (result.status !== 0) status = result.status ?? 1;
 }
+// Said again at the end, where it is read: what did not run, and why.
+for (const line of skipped) console.log(`test prerequisites: ${line}`);
 process.exit(status);

@@ -17,6 +17,7 @@ import { leadIntervals, leaderOverlaps } from '../../src/election/leader-overlap
 import { DbParticipant } from '../../src/election/db/db-participant.js';
 import { createSchema, dropSchema } from '../../src/election/db/db-schema.js';
 import { startLocalPostgres } from '../../src/election/postgres/local-postgres.js';
+import { postgresSkip, zookeeperSkip } from '../support/prerequisites.js';
 import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 
 const LAN = join(ROOT, 'topologies', 'lan-5.yaml');
@@ -43,7 +44,8 @@ function checkGroup(r: ElectionResult): void {
   }
 }
 
-test('db: 10 processes on PostgreSQL, the leader killed 3 times, a new leader each time, no overlap, nothing left', async () => {
+test('db: 10 processes on PostgreSQL, the leader killed 3 times, a new leader each time, no overlap, nothing left', async (t) => {
+  if (postgresSkip) return t.skip(postgresSkip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-election-db-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-election-db-tmp-'));
   // PostgreSQL runs as the postgres user when the harness is root: it must be able to enter TMPDIR.
@@ -90,7 +92,8 @@ test('db: 10 processes on PostgreSQL, the leader killed 3 times, a new leader ea
   }
 });
 
-test('zookeeper: the leader recipe with 10 processes, the leader killed 3 times, a new leader each time, no overlap', async () => {
+test('zookeeper: the leader recipe with 10 processes, the leader killed 3 times, a new leader each time, no overlap', async (t) => {
+  if (zookeeperSkip) return t.skip(zookeeperSkip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-election-zk-'));
   try {
     const r = await runCli([
@@ -126,7 +129,8 @@ test('zookeeper: the leader recipe with 10 processes, the leader killed 3 times,
   }
 });
 
-test('db: a slow leader paused past its lease stops believing it leads before anybody else does', async () => {
+test('db: a slow leader paused past its lease stops believing it leads before anybody else does', async (t) => {
+  if (postgresSkip) return t.skip(postgresSkip);
   const db = await startLocalPostgres({});
   const admin = new pg.Client({ host: db.host, port: db.port, user: db.user, database: db.database });
   await admin.connect();
@@ -175,7 +179,8 @@ test('db: a slow leader paused past its lease stops believing it leads before an
   }
 });
 
-test('db: the database stopped mid-run fails the run with exit 3 and the reason; nobody leads without a committed round; nothing left', async () => {
+test('db: the database stopped mid-run fails the run with exit 3 and the reason; nobody leads without a committed round; nothing left', async (t) => {
+  if (postgresSkip) return t.skip(postgresSkip);
   const db = await startLocalPostgres({});
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-election-down-'));
   let stoppedAt = 0;

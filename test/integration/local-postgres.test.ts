@@ -10,14 +10,10 @@ import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { findPostgres, startLocalPostgres } from '../../src/election/postgres/local-postgres.js';
+import { startLocalPostgres } from '../../src/election/postgres/local-postgres.js';
 import { freePorts } from '../../src/util/free-port.js';
-
 // Only a machine without PostgreSQL skips; anything else that keeps it from starting fails.
-const missing = await findPostgres().then(
-  () => undefined,
-  (e: Error) => e.message,
-);
+import { postgresSkip as missing } from '../support/prerequisites.js';
 
 /** `ps` lines (every process, full command line) that mention `text`. */
 function processesWith(text: string): string[] {

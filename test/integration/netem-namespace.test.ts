@@ -4,8 +4,9 @@
 // sent from p4 to peers in each remote data center and in its own, and `tc -s class show` read back:
 // each peer's packets land in its data center's class, same-DC packets in the default class. Then
 // the probe: it must say whether netem exists here, and if it does, a netem plan must apply.
-// Needs root and iproute2 (skips with the reason otherwise). Nothing outside the test's own
-// namespaces is touched; they are all deleted afterwards, also when a test fails.
+// Needs root, iproute2 and the right to make network namespaces (skips with the reason otherwise).
+// Nothing outside the test's own namespaces is touched; they are all deleted afterwards, also when
+// a test fails.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,21 @@ async function skipReason(): Promise<string | false> {
   if (netns.code !== 0) return `ip netns is unavailable (${netns.failure ?? netns.stderr.trim()})`;
   const tc = await runCommand(['tc', '-V']);
   if (tc.code !== 0) return `tc is unavailable (${tc.failure ?? tc.stderr.trim()})`;
+  // Root may still be refused a namespace: in a container without CAP_SYS_ADMIN, `ip netns add`
+  // cannot make /run/netns a shared mount. Try once, with a name of the test's own.
+  const probe = `${PREFIX}-probe0`;
+  const added = await runCommand(['ip', 'netns', 'add', probe]);
+  if (added.code !== 0) {
+    await runCommand(['ip', 'netns', 'del', probe]); // in case it got as far as the name
+    const why = added.failure ?? added.stderr.trim().replace(/\s*\n\s*/g, '; ');
+    return (
+      `no network namespace can be made here: ip netns add: ${why} ` +
+      '(needs root with CAP_SYS_ADMIN, e.g. a host, or a container started with --cap-add SYS_ADMIN)'
+    );
+  }
+  const deleted = await runCommand(['ip', 'netns', 'del', probe]);
+  if (deleted.code !== 0)
+    throw new Error(`could not remove the probe namespace ${probe}: ${deleted.stderr.trim()}`);
   return false;
 }
 const skip = await skipReason();

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
+import { zookeeperSkip } from '../support/prerequisites.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
@@ -25,7 +26,8 @@ function zookeepersUnder(dir: string): string[] {
   return out.split('\n').filter((l) => l.includes(dir));
 }
 
-test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, latency over the model, nothing lost', async () => {
+test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, latency over the model, nothing lost', async (t) => {
+  if (zookeeperSkip) return t.skip(zookeeperSkip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-tmp-'));
   try {
@@ -67,7 +69,8 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
   }
 });
 
-test("a member that cannot start fails the run at once with ZooKeeper's message, exit 3, nothing left", async () => {
+test("a member that cannot start fails the run at once with ZooKeeper's message, exit 3, nothing left", async (t) => {
+  if (zookeeperSkip) return t.skip(zookeeperSkip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-bad-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-zk-bad-tmp-'));
   try {
