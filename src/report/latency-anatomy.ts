@@ -65,6 +65,11 @@ export interface WriteAnatomy {
 export interface AnatomyBreakdown {
   readonly writes: number;
   readonly totalMs: number;
+  /**
+   * The standard deviation of the traced writes' latencies, ms: how far the mean of so few may
+   * lie from the mean of every write (its standard error is this over √writes).
+   */
+  readonly sdMs?: number;
   /** The shaping's configured one-way delays on the hops between data centers. */
   readonly networkMs: number;
   /** Hops beyond their configured delay: relay lateness, sockets, waking the receiver. */
@@ -211,6 +216,7 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
   let nodes = 0;
   let client = 0;
   let total = 0;
+  let totalSq = 0;
   let maxErr = 0;
   for (const w of writes) {
     let sum = 0;
@@ -233,6 +239,7 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
       }
     }
     total += w.latencyMs;
+    totalSq += w.latencyMs * w.latencyMs;
     maxErr = Math.max(maxErr, Math.abs(sum - w.latencyMs));
   }
   const mean = (x: number): number => (n === 0 ? 0 : x / n);
@@ -244,6 +251,7 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
   return {
     writes: n,
     totalMs: mean(total),
+    sdMs: n < 2 ? 0 : Math.sqrt(Math.max(0, (totalSq - (total * total) / n) / (n - 1))),
     networkMs: mean(network),
     transportMs: mean(transport),
     diskMs: mean(disk),

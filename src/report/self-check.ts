@@ -14,9 +14,14 @@ export type CheckedResult = Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdic
 export const CLOCK_SLACK_MS = 1;
 /** The parts of a traced write are consecutive stamps: their means add up to the mean to rounding. */
 export const ANATOMY_SUM_MS = 0.2;
-/** The floor against the window's mean less the model: max(this, FLOOR_SHARE of the floor). */
+/**
+ * The floor against the window's mean less the model: max(this, FLOOR_SHARE of the floor, or
+ * FLOOR_STANDARD_ERRORS standard errors of the traced writes' mean: one write in 64 of a short
+ * window is a small sample, and its mean strays from every write's by chance alone).
+ */
 export const FLOOR_SLACK_MS = 1;
 export const FLOOR_SHARE = 0.2;
+export const FLOOR_STANDARD_ERRORS = 3;
 
 const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
 /** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
@@ -81,7 +86,7 @@ export function selfCheck(r: CheckedResult): SelfCheck {
 
   if (r.floor.source === 'traced')
     check(
-      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %) of the traced floor`,
+      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %, ${FLOOR_STANDARD_ERRORS} standard errors) of the traced floor`,
       (fail) => {
         for (const [dc, floors] of Object.entries(r.floor.perDc))
           for (const w of ['before', 'after'] as const) {
@@ -90,9 +95,13 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             const mean = r.latency[dc]?.[w]?.sentMean ?? null;
             if (floor === null || model === null || mean === null) continue;
             const off = mean - model - floor;
-            if (Math.abs(off) > Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor))
+            const traced = r.anatomy.perDc[dc]?.[w];
+            const se =
+              traced?.sdMs !== undefined && traced.writes > 1 ? traced.sdMs / Math.sqrt(traced.writes) : 0;
+            const allowed = Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor, FLOOR_STANDARD_ERRORS * se);
+            if (Math.abs(off) > allowed)
               fail(
-                `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms`,
+                `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms (allowed ±${f(allowed)} ms)`,
               );
           }
       },

@@ -235,6 +235,7 @@ export const runResultSchema = z
           z.object({
             writes: count,
             totalMs: z.number(),
+            sdMs: z.number().optional(),
             networkMs: z.number(),
             transportMs: z.number(),
             diskMs: z.number(),

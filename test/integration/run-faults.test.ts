@@ -62,21 +62,18 @@ test('an isolated follower changes nothing for the clients of the other data cen
     assert.ok(events.some((e) => e.ev === 'leader-lost' && e.node === 'p1' && (e.t as number) < healAt));
     assert.ok(events.some((e) => e.ev === 'serving' && e.node === 'p1' && (e.t as number) > healAt));
     // While p1 is cut off (the "degraded" window: from the cut to the end, the leader never taken
-    // out) the other data centers' writes still meet the model: p1 is not needed for a quorum. The
-    // traced writes say so without the CPU's share: the network on their critical path (through
-    // whichever follower completed each quorum) is the model's, not the longer way through p1.
+    // out) the other data centers' writes still meet the model: p1 is not needed for a quorum. A
+    // quorum that waited for p1 would add a round trip to fnal (53-77 ms) to every write; the
+    // window's mean stays under half of the shortest such trip above the model, whatever the CPU
+    // adds (the floor is the window's own traced writes, so it cannot tell this by itself).
+    const viaFnal = Math.min(53.26, 77.06) / 2;
     for (const dc of ['caltech', 'slac']) {
       const mean = result.latency[dc]?.degraded?.mean as number;
       const model = result.model[dc]?.before as number;
-      const traced = result.anatomy.perDc[dc]?.degraded;
-      assert.ok(traced && traced.writes >= 5, `${dc}: traced writes in the degraded window`);
-      t.diagnostic(
-        `${dc}: mean ${mean.toFixed(2)} ms, model ${model}, traced network ${traced.networkMs.toFixed(2)}`,
-      );
-      assert.ok(mean >= model * 0.98, `${dc}: ${mean} ms under the model ${model}`);
+      t.diagnostic(`${dc}: mean ${mean.toFixed(2)} ms, model ${model}`);
       assert.ok(
-        Math.abs(traced.networkMs - model) <= Math.max(0.15 * model, 1),
-        `${dc}: traced network ${traced.networkMs} ms for model ${model}`,
+        mean >= model * 0.98 && mean < model + viaFnal,
+        `${dc}: ${mean} ms for model ${model} (a quorum through p1 adds ${viaFnal} ms or more)`,
       );
     }
   } finally {

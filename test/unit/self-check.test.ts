@@ -85,6 +85,15 @@ describe('selfCheck', () => {
         /tud before: mean 31\.12 − model 31\.13 = -0\.00 ms, floor 6\.00 ms/.test(x),
       ),
     );
+    // ... unless so few traced writes spread so widely that 6 ms is within 3 standard errors of
+    // their mean: 115 writes with a standard deviation of 25 ms give 3 × 2.33 = 7.0 ms.
+    r.anatomy.perDc.tud!.before!.sdMs = 25;
+    assert.ok(!violationsOf(r).some((x) => /tud before/.test(x)), violationsOf(r).join('\n'));
+    r.anatomy.perDc.tud!.before!.sdMs = 15; // 3 × 1.40 = 4.2 ms: 6 ms is not
+    assert.ok(
+      violationsOf(r).some((x) => /tud before: .*\(allowed ±4\.20 ms\)/.test(x)),
+      violationsOf(r).join('\n'),
+    );
   });
 });
 
