@@ -22,6 +22,8 @@ export const ANATOMY_SUM_MS = 0.2;
 export const FLOOR_SLACK_MS = 1;
 export const FLOOR_SHARE = 0.2;
 export const FLOOR_STANDARD_ERRORS = 3;
+/** Fewer traced writes than this in a window are too few to hold every write's mean against. */
+export const FLOOR_MIN_TRACED = 20;
 
 const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
 /** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
@@ -86,7 +88,7 @@ export function selfCheck(r: CheckedResult): SelfCheck {
 
   if (r.floor.source === 'traced')
     check(
-      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %, ${FLOOR_STANDARD_ERRORS} standard errors) of the traced floor`,
+      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %, ${FLOOR_STANDARD_ERRORS} standard errors) of the traced floor (windows of ${FLOOR_MIN_TRACED} traced writes or more)`,
       (fail) => {
         for (const [dc, floors] of Object.entries(r.floor.perDc))
           for (const w of ['before', 'after'] as const) {
@@ -96,6 +98,7 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             if (floor === null || model === null || mean === null) continue;
             const off = mean - model - floor;
             const traced = r.anatomy.perDc[dc]?.[w];
+            if ((traced?.writes ?? 0) < FLOOR_MIN_TRACED) continue;
             const se =
               traced?.sdMs !== undefined && traced.writes > 1 ? traced.sdMs / Math.sqrt(traced.writes) : 0;
             const allowed = Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor, FLOOR_STANDARD_ERRORS * se);
