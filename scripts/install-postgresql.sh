@@ -17,7 +17,9 @@ if [ -z "$missing" ]; then
   echo "install-postgresql: already installed:$(for p in $pkgs; do printf ' %s' "$p"; done)"
 else
   echo "install-postgresql: installing$missing"
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null || {
+  # First quietly, with the package lists there are: a fresh machine has none (or stale ones). If
+  # that fails, update them and try again, this time saying why it fails.
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
     $SUDO apt-get update -q >/dev/null
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null
   }

@@ -20,7 +20,9 @@ echo "install-zookeeper: installing$missing"
 # A minimal Debian (debootstrap's minbase, container images) has no /usr/share/man/man1, where the
 # JRE's post-install links java.1.gz: without it the JRE fails to configure.
 $SUDO mkdir -p /usr/share/man/man1
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null || {
+# First quietly, with the package lists there are: a fresh machine has none (or stale ones). If
+# that fails, update them and try again, this time saying why it fails.
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null 2>&1 || {
   $SUDO apt-get update -q >/dev/null
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing >/dev/null
 }
