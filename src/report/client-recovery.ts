@@ -40,7 +40,15 @@ export function clientRecovery(
   return out;
 }
 
-function firstAckFrom(byEpoch: Readonly<Record<string, number>>, fromEpoch: number): number | undefined {
+/**
+ * The first acknowledgement (wall ms) of a write of epoch `fromEpoch` or later in one agent's
+ * records. The outage and ZooKeeper's first commit both read the records through this, so the
+ * two figures cannot drift apart in what they count as "the new epoch".
+ */
+export function firstAckFrom(
+  byEpoch: Readonly<Record<string, number>>,
+  fromEpoch: number,
+): number | undefined {
   const acks = Object.entries(byEpoch)
     .filter(([e]) => Number(e) >= fromEpoch)
     .map(([, at]) => at);

@@ -6,7 +6,7 @@
 import type { DoneMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
-import { clientRecovery } from './client-recovery.js';
+import { clientRecovery, firstAckFrom } from './client-recovery.js';
 import { explainRecovery } from './recovery-explain.js';
 import type { RecoveryInfo } from './result.js';
 
@@ -68,7 +68,8 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
 /**
  * The new leader's first commit, ms after the kill: its own `first-commit` event where the target
  * has one (the POLE node), else the first acknowledgement of a write of the new epoch that any
- * load agent saw (ZooKeeper: the clients' view, so it includes the reply's way back).
+ * load agent saw of the new epoch or a later one, as the outage counts them (ZooKeeper: the
+ * clients' view, so it includes the reply's way back).
  */
 export function firstCommitAfterKill(
   x: {
@@ -85,7 +86,7 @@ export function firstCommitAfterKill(
   if (ev) return ev.t - killAt;
   if (epoch === null) return null;
   const acks = [...x.dones.values()].flatMap((d) => {
-    const at = d.firstAckByEpoch[String(epoch)];
+    const at = firstAckFrom(d.firstAckByEpoch, epoch);
     return at !== undefined && at >= killAt ? [at] : [];
   });
   return acks.length > 0 ? Math.min(...acks) - killAt : null;

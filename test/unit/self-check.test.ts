@@ -55,6 +55,28 @@ describe('selfCheck', () => {
     assert.ok(violationsOf(r).some((x) => /longest 500\.00 ms, outage 760\.20 ms/.test(x)));
   });
 
+  it('flags a silence longer than any write of the data center could have waited through', () => {
+    const r = result2dc();
+    r.recovery.perDc.cern = { outageMs: 741.9, longestAckGapMs: 900 };
+    // Where writes failed, one may have given up instead of waiting: not held against the silence.
+    assert.ok(!violationsOf(r).some((x) => /silence 900/.test(x)));
+    r.latency.cern!.failed = 0;
+    r.latency.cern!.during!.count += 30;
+    // cern had no failed write and sends one every 2 ms: its longest write was 755.6 ms.
+    const v = violationsOf(r);
+    assert.ok(
+      v.some((x) =>
+        /^the longest write ≥ the longest silence.*cern: longest write 755\.60 ms, silence 900\.00 ms, a write every 2\.00 ms/.test(
+          x,
+        ),
+      ),
+      v.join('\n'),
+    );
+    // With Poisson arrivals the gap between two sends has no bound: nothing to hold it against.
+    r.workload.arrival = 'poisson';
+    assert.ok(!violationsOf(r).some((x) => /silence 900/.test(x)));
+  });
+
   it('flags windows whose counts do not add up to the writes sent', () => {
     const r = result2dc();
     r.latency.cern!.during!.count -= 7;
