@@ -36,8 +36,11 @@ test(
       );
       assert.equal(result.preload.writes, Math.ceil(50_000_000 / 1024));
       const toP1 = result.snapshots.filter((s) => s.to === 'p1');
-      assert.ok(toP1.length >= 1, `snapshots: ${JSON.stringify(result.snapshots)}`);
-      const snap = toP1[0]!;
+      // On a busy machine the leader may give up on a first 50 MB transfer (p1 not in sync within
+      // the sync limit) and send it again: the report lists the first as never installed. What
+      // must hold is that p1 installed one, so the test looks at the installed one.
+      const snap = toP1.find((s) => s.transferMs !== null);
+      assert.ok(snap !== undefined, `no snapshot to p1 installed: ${JSON.stringify(result.snapshots)}`);
       assert.ok(snap.bytes >= 50_000_000, `${snap.bytes} bytes`);
       assert.ok(['p3', 'p4', 'p5', 'p2'].includes(snap.from));
       assert.ok(snap.transferMs !== null && snap.transferMs > 0, `transfer ${snap.transferMs} ms`);

@@ -232,25 +232,37 @@ describe('delay relay', () => {
     }
   });
 
-  it('adds the configured RTT through a 20 ms route (median within max(0.5 ms, 3 %))', async () => {
+  it('adds the configured RTT through a 20 ms route (median within max(0.5 ms, 3 %))', async (t) => {
     // The echo on its own thread, so that the direct probe pays the same wake-ups as the relayed one.
     const echo = await startEchoServer({ inWorker: true });
-    const relay = await DelayRelay.start({ seed: 1, routes: [route('r20', echo.port, fixed(10))] });
+    const relay = await DelayRelay.start({
+      seed: 1,
+      routes: [route('r20', echo.port, fixed(10)), route('r0', echo.port, fixed(0))],
+    });
     try {
-      // Other test files may keep both cores busy and delay the probe's own threads: the relay
-      // must show it hits the bar, not that the host is never busy. Up to three tries.
+      // What the relay adds is measured against the same relay at zero delay: a relayed round trip
+      // has two more loopback hops and two more thread wake-ups than a direct one, which the host
+      // sets (0.6-0.7 ms on the 2-core VM when idle, ~1 ms while a Docker daemon and other tests
+      // ran), not the relay's delay line. That pass-through is bounded and printed apart. Other
+      // test files may keep both cores busy: the relay must show it hits the bar, not that the
+      // host is never busy. Up to three tries.
       const tries: string[] = [];
       let within = false;
       for (let attempt = 0; attempt < 3 && !within; attempt++) {
-        // What the host adds to any round trip (thread wake-ups after idling, ~0.1-0.3 ms each on a VM).
         const direct = await measureRtt({ host: HOST, port: echo.port, samples: 20, intervalMs: 10 });
+        const bare = await measureRtt({ host: HOST, port: relay.port('r0'), samples: 20, intervalMs: 10 });
         const r = await measureRtt({ host: HOST, port: relay.port('r20'), samples: 40, intervalMs: 5 });
         assert.equal(r.samples.length, 40);
         // Never early by more than the arrival-time correction could take off.
         assert.ok(r.minMs >= 19.8, `min ${r.minMs} ms`);
-        within = Math.abs(r.p50Ms - direct.p50Ms - 20) <= 0.6;
-        tries.push(`p50 ${r.p50Ms.toFixed(3)} ms (host's own ${direct.p50Ms.toFixed(3)} ms)`);
+        const passThrough = bare.p50Ms - direct.p50Ms;
+        assert.ok(passThrough < 2, `the relay at zero delay costs ${passThrough.toFixed(3)} ms over direct`);
+        within = Math.abs(r.p50Ms - bare.p50Ms - 20) <= 0.6;
+        tries.push(
+          `p50 ${r.p50Ms.toFixed(3)} ms, at zero delay ${bare.p50Ms.toFixed(3)} ms, direct ${direct.p50Ms.toFixed(3)} ms`,
+        );
       }
+      t.diagnostic(tries.join('; '));
       assert.ok(within, `outside the bar on every try: ${tries.join('; ')}`);
       const st = await relay.stats();
       assert.ok(st.worker.wakes > 0);

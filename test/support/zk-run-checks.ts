@@ -50,5 +50,9 @@ export function checkPaper2dcZkRun(result: RunResult, slackMs = 0): void {
   assert.equal(result.writes.lost, 0);
   assert.equal(result.writes.failed, 0);
   assert.equal(result.writes.acked, result.writes.attempted);
-  assert.ok(result.writes.acked >= 7_500, `${result.writes.acked} acked`);
+  // Every write of the run's rate over its whole duration was sent (the open loop keeps its rate
+  // through the failover): at least 15/16 of rate × duration, the schedule's first and last
+  // partial intervals aside (7,500 of 8,000 at 200/s for 40 s).
+  const expected = (result.workload.rate * result.scenario.durationMs) / 1000;
+  assert.ok(result.writes.acked >= expected * (15 / 16), `${result.writes.acked} acked of ${expected}`);
 }

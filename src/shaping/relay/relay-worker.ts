@@ -262,6 +262,16 @@ class Direction {
     const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
     this.lastAt = at;
     const wasEmpty = this.empty;
+    if (wasEmpty && !this.conn.blocked) {
+      // Due already (no delay, or less than the wake-up taken off the arrival): out at once. Through
+      // the scheduler it would wait for a round trip through the clock thread (two wake-ups, ~0.3 ms
+      // on the 2-core VM) that a delayed chunk never pays, as the clock fires ahead of its due time.
+      const now = nowMs();
+      if (at <= now) {
+        this.release({ at, kind, data }, now);
+        return;
+      }
+    }
     this.queue.push({ at, kind, data });
     if (data !== null) this.queuedBytes += data.length;
     if (wasEmpty) this.scheduler.enqueue(this, at);
