@@ -8,6 +8,7 @@ import { createOracle } from './core/oracles/registry.js';
 import type { HeartbeatOptions } from './core/measure/heartbeat-monitor.js';
 import type { Member, NodeId } from './core/types.js';
 import type { CatchUpFrom } from './core/node-core.js';
+import type { ElectionWaitFor } from './core/election.js';
 
 export interface ListenConfig {
   readonly host: string;
@@ -95,6 +96,8 @@ export interface NodeConfig {
   readonly syncDiffLimit?: number;
   /** Whom a new leader behind its quorum catches up from among equals (default: the first to answer). */
   readonly catchUpFrom?: CatchUpFrom;
+  /** Whom an election's collection waits for before T: every member, or every live one (default). */
+  readonly electionWaitFor?: ElectionWaitFor;
   /** Largest client write payload accepted, in bytes. */
   readonly maxWriteBytes: number;
 }
@@ -161,6 +164,7 @@ const rawSchema = z.strictObject({
   snapshotEvery: positiveInt.default(100_000),
   syncDiffLimit: positiveInt.optional(),
   catchUpFrom: z.enum(['first-answer', 'highest-id']).optional(),
+  electionWaitFor: z.enum(['all', 'live']).optional(),
   maxWriteBytes: positiveInt.default(1024 * 1024),
 });
 
@@ -263,6 +267,7 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
     snapshotEvery: raw.snapshotEvery,
     ...(raw.syncDiffLimit !== undefined ? { syncDiffLimit: raw.syncDiffLimit } : {}),
     ...(raw.catchUpFrom !== undefined ? { catchUpFrom: raw.catchUpFrom } : {}),
+    ...(raw.electionWaitFor !== undefined ? { electionWaitFor: raw.electionWaitFor } : {}),
     maxWriteBytes: raw.maxWriteBytes,
   };
   return {

@@ -127,6 +127,7 @@ export class NodeServer {
         snapshotEvery: config.snapshotEvery,
         ...(config.syncDiffLimit !== undefined ? { syncDiffLimit: config.syncDiffLimit } : {}),
         ...(config.catchUpFrom !== undefined ? { catchUpFrom: config.catchUpFrom } : {}),
+        ...(config.electionWaitFor !== undefined ? { electionWaitFor: config.electionWaitFor } : {}),
         ...(heartbeat ? { heartbeat, measurementWaitMs: config.measure.waitMs } : {}),
         ...(config.resign ? { resign: config.resign } : {}),
       },

@@ -282,6 +282,11 @@ function electedText(e: RecoveryExplain['election'], d: RecoveryExplain['detecti
     }
     case 'all-proposals':
       return `${who}${rounds}; every member proposed, so the collection ended at once, without waiting for ${t}.`;
+    case 'all-live': {
+      const down = e.down ?? [];
+      const which = down.length > 0 ? ` (${list(down)} taken as down)` : '';
+      return `${who}${rounds}; every member not known to be down proposed${which}, so the collection ended at once, without waiting for ${t} (election.waitFor: live).`;
+    }
     case 'votes':
       return `${who}${rounds}; it adopted the leader that a quorum, that leader among it, had already settled on.`;
   }

@@ -46,6 +46,8 @@ export interface ElectionExplain {
   readonly rounds: number | null;
   /** Members the new leader heard neither a proposal nor a vote from before deciding. */
   readonly unheard: readonly string[] | null;
+  /** Members the new leader took as down and did not wait for (waitFor live); null where not reported. */
+  readonly down: readonly string[] | null;
   /** ZooKeeper's own "LEADER ELECTION TOOK" figure; null where there is none (POLE). */
   readonly tookMs: number | null;
 }
@@ -156,6 +158,7 @@ export function explainRecovery(
       timeoutMs: won.timeoutMs ?? null,
       rounds: won.rounds ?? null,
       unheard: won.unheard ? [...won.unheard] : null,
+      down: won.down ? [...won.down] : null,
       tookMs: won.tookMs ?? null,
     },
     sync: {

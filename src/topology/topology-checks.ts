@@ -268,6 +268,7 @@ function checkCluster(raw: RawTopology, nodeIds: ReadonlySet<NodeId>, issues: To
     ...(c.resign !== undefined ? { resign: dropUndefined(c.resign) } : {}),
     ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
     ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
+    electionWaitFor: c.election.waitFor,
   };
 }
 

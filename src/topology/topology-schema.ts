@@ -88,6 +88,8 @@ export interface ClusterSpec {
   readonly syncDiffLimit?: number;
   /** Whom a new leader behind its quorum catches up from among equals (POLE node only). */
   readonly catchUpFrom?: 'first-answer' | 'highest-id';
+  /** Whom an election waits for before T (POLE node only; a loaded file always says: live by default). */
+  readonly electionWaitFor?: 'all' | 'live';
 }
 
 export interface WorkloadSpec {
@@ -310,6 +312,16 @@ export const rawTopologySchema = z
           .describe(
             "a new leader behind its quorum fetches from its most up-to-date member; among equals, first-answer (default) takes the first to acknowledge (the nearest), highest-id the highest server id (the order of ZooKeeper's election; the paper's Fig. 8a)",
           ),
+        election: z
+          .strictObject({
+            waitFor: z
+              .enum(['all', 'live'])
+              .default('live')
+              .describe(
+                'whom the collection waits for before the election timeout: every member (the paper) or every member not known to be down (its connection closed, or the lost leader)',
+              ),
+          })
+          .prefault({}),
       })
       .prefault({}),
     workload: z

@@ -15,7 +15,12 @@ import type { NodeId } from './names.js';
  * nothing was left to wait for; the timer T ran out with a quorum but not everybody heard; or a
  * quorum's votes, the leader's own among them, named an established leader.
  */
-export const ELECTION_END_REASONS = ['all-proposals', 'timer', 'votes'] as const;
+/**
+ * all-proposals: heard from every member; all-live: from every member not known to be down (its
+ * connection closed, or the leader whose loss started the election), with `election.waitFor: live`;
+ * timer: T ran out after a quorum proposed; votes: a majority voted for one leader.
+ */
+export const ELECTION_END_REASONS = ['all-proposals', 'all-live', 'timer', 'votes'] as const;
 export type ElectionEndReason = (typeof ELECTION_END_REASONS)[number];
 
 // ------------------------------------------------------------------------------ traced writes
@@ -104,6 +109,8 @@ export type NodeEventBody =
       readonly rounds?: number;
       /** Members it heard neither a proposal nor a vote from in that epoch. */
       readonly unheard?: readonly NodeId[];
+      /** Members it took as down when it decided (waitFor live: not waited for). */
+      readonly down?: readonly NodeId[];
     }
   | {
       readonly ev: 'oracle-fallback';

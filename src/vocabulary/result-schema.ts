@@ -125,6 +125,8 @@ export const runResultSchema = z
             timeoutMs: ms().min(0).nullable(),
             rounds: z.number().int().min(1).nullable(),
             unheard: z.array(z.string()).nullable(),
+            // Added within result@8 (the election's waitFor): absent from older files.
+            down: z.array(z.string()).nullable().default(null),
             tookMs: ms().nullable(),
           }),
           sync: z.object({

@@ -178,6 +178,7 @@ test('a quorum of proposals starts the election timer once; it decides T later o
     proposals: ['p1', 'p2', 'p4', 'p5'].map((id) => ({ id, score: [SCORES[id] ?? 0] })),
     // p3 never proposed: the collection could only end when T ran out.
     reason: 'timer',
+    down: [],
     timeoutMs: T,
     rounds: 1,
     unheard: ['p3'],

@@ -92,6 +92,7 @@ describe('explainRecovery', () => {
         timeoutMs: 200,
         rounds: 1,
         unheard: ['p5'],
+        down: null,
         tookMs: null,
       },
       sync: {
@@ -190,6 +191,7 @@ describe('explainRecovery', () => {
         timeoutMs: null,
         rounds: null,
         unheard: null,
+        down: null,
         tookMs: 214,
       },
       sync: { followers: null, fetched: null, discoveryMs: 69, syncMs: 80, servingAfterElectedMs: 149 },
@@ -303,6 +305,7 @@ describe('the explanation in result.json and report.md', () => {
         timeoutMs: null,
         rounds: null,
         unheard: null,
+        down: null,
         tookMs: 214,
       },
       sync: { followers: null, fetched: null, discoveryMs: 69, syncMs: 80, servingAfterElectedMs: 149 },

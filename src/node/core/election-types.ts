@@ -32,9 +32,10 @@ export interface ElectionDecision {
   readonly proposals: ReadonlyArray<{ readonly id: NodeId; readonly score: Score }>;
   /**
    * What ended the collection, so a report can say what bounded the election: every member had
-   * proposed (or voted), leaving nothing to wait for; the election timer T ran out with a quorum
+   * proposed (or voted), leaving nothing to wait for; every member not known to be down had
+   * (waitFor 'live'); the election timer T ran out with a quorum
    * but not everybody heard; or a quorum's votes named an established leader. `via` says 'timer'
-   * for the first two alike (both are the paper's election timer firing).
+   * for the first three alike (each is the paper's election timer firing).
    */
   readonly reason: ElectionEndReason;
   /** T, ms: how long the collection waits once a quorum has proposed. */
@@ -43,6 +44,8 @@ export interface ElectionDecision {
   readonly rounds: number;
   /** Members heard from neither by proposal nor by vote in this node's current epoch, in member order. */
   readonly unheard: readonly NodeId[];
+  /** Members taken as down when it decided, in member order (waited for only with waitFor 'all'). */
+  readonly down: readonly NodeId[];
 }
 
 export interface ElectionOutput {

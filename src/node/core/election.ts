@@ -21,6 +21,15 @@
 //   simulator found one that never got it: its P, held behind a slow disk, was not sent before it
 //   had answered the leader's stale P with V(itself), so the leader never answered it).
 // - Messages from self or from non-members, and proposals naming a non-member, are ignored.
+// - waitFor 'live' (choice; 'all' is the paper): "heard from everybody" becomes "heard from every
+//   member not known to be down", once a quorum has proposed. The driver says who is down
+//   (setDown): a peer whose connection closed and was not re-established, or the leader whose loss
+//   started this election. Waiting T for a proposal that cannot come only delays the decision.
+//   Why safety does not depend on it: the election only picks whom to try. One serving leader per
+//   epoch is the replication layer's rule (a leader is established only by a quorum's first
+//   acknowledgement of its epoch, node-core.ts), whatever the election decided; and deciding
+//   early is what the timer does anyway after T. A live member wrongly taken for dead loses only
+//   the chance that its proposal is considered, exactly as when its P arrives after T.
 import type {
   ElectionDecision,
   ElectionEndReason,
@@ -46,7 +55,11 @@ export interface ElectionOptions {
   readonly compareScores: ScoreCompare;
   /** e.g. the persisted current epoch after a restart (default 0). */
   readonly initialEpoch?: number;
+  /** Whom the collection waits for before T: every member (the paper, default) or every live one. */
+  readonly waitFor?: ElectionWaitFor;
 }
+
+export type ElectionWaitFor = 'all' | 'live';
 
 export class PoleElection {
   private readonly self: Member;
@@ -57,6 +70,9 @@ export class PoleElection {
   private readonly retryBaseMs: number;
   private readonly scoreFor: (epoch: number) => Score;
   private readonly cmp: ScoreCompare;
+  private readonly waitFor: ElectionWaitFor;
+  /** Members the driver says are down (kept across epochs: it is about links, not elections). */
+  private readonly down = new Set<NodeId>();
 
   private epochNo: number;
   private leaderId: NodeId | undefined;
@@ -64,6 +80,12 @@ export class PoleElection {
   /** Whether an epoch has started in this incarnation (newElection() or joining a newer epoch). */
   private started = false;
   private readonly proposalSet = new Set<NodeId>();
+  /**
+   * Members that sent a P this epoch (self included). Unlike proposalSet it leaves out members
+   * heard only by their V: those have settled on a leader and are not electing, so an election
+   * that "heard every live member" through them has not heard what it waits T for.
+   */
+  private readonly proposers = new Set<NodeId>();
   /** voteSet, grouped by (epoch, leader): the voters of each. */
   private readonly votes = new Map<string, Set<NodeId>>();
   /** Senders of a rival V this epoch that we answered with our own (once each). */
@@ -114,6 +136,7 @@ export class PoleElection {
     this.retryInterval = opts.retryBaseMs;
     this.scoreFor = opts.scoreFor;
     this.cmp = opts.compareScores;
+    this.waitFor = opts.waitFor ?? 'all';
     this.epochNo = initialEpoch;
     // Placeholder until an epoch starts (choice: getScore is only asked when an epoch starts); it is
     // never compared, since an idle node ignores every P that would need it.
@@ -175,6 +198,26 @@ export class PoleElection {
     }
     if (msg.type === 'P') this.onPropose(now, from, msg.epoch, msg.proposal);
     else this.onVote(now, from, msg.epoch, msg.leader);
+    return this.flush();
+  }
+
+  /**
+   * The driver's view of a member: down (its connection closed and is not back, or it is the
+   * leader whose loss started this election) or up again. With waitFor 'live' a member going down
+   * may leave nobody to wait for: the collection ends now.
+   */
+  isDown(id: NodeId): boolean {
+    return this.down.has(id);
+  }
+
+  setDown(id: NodeId, down: boolean): ElectionOutput {
+    if (id === this.self.id || !this.sidOf.has(id)) return this.flush();
+    if (!down) {
+      this.down.delete(id);
+      return this.flush();
+    }
+    this.down.add(id);
+    if (this.running && this.heardAllLive()) this.fireElectionTimer('all-live');
     return this.flush();
   }
 
@@ -247,6 +290,7 @@ export class PoleElection {
       }
       this.sendProposalToAll(now);
     }
+    this.proposers.add(j); // after a newer epoch was joined (which clears it): j is electing
     this.startTimerIfQuorum(now, j);
   }
 
@@ -280,12 +324,21 @@ export class PoleElection {
     if (this.proposalSet.size >= this.n) {
       // Heard from everybody: nothing left to wait for (the paper's "start election-timer with T+1").
       this.fireElectionTimer('all-proposals');
+    } else if (this.heardAllLive()) {
+      this.fireElectionTimer('all-live');
     } else if (2 * this.proposalSet.size > this.n && this.electionDeadline === undefined) {
       this.electionDeadline = now + this.timeoutMs;
     }
   }
 
-  private fireElectionTimer(reason: 'all-proposals' | 'timer'): void {
+  /** waitFor 'live': a quorum has proposed and every member not known to be down among them. */
+  private heardAllLive(): boolean {
+    if (this.waitFor !== 'live' || 2 * this.proposalSet.size <= this.n) return false;
+    for (const id of this.sidOf.keys()) if (!this.proposers.has(id) && !this.down.has(id)) return false;
+    return true;
+  }
+
+  private fireElectionTimer(reason: 'all-proposals' | 'all-live' | 'timer'): void {
     this.decide('timer', reason, this.current.id, this.epochNo);
   }
 
@@ -295,6 +348,8 @@ export class PoleElection {
     this.leaderId = undefined;
     this.current = { score: this.scoreFor(e), id: this.self.id, sid: this.self.sid };
     this.proposalSet.clear();
+    this.proposers.clear();
+    this.proposers.add(this.self.id);
     this.votes.clear();
     this.toldOfVote.clear();
     this.seen.clear();
@@ -331,6 +386,7 @@ export class PoleElection {
       timeoutMs: this.timeoutMs,
       rounds: this.rounds,
       unheard: [...this.sidOf.keys()].filter((id) => !this.proposalSet.has(id)),
+      down: [...this.sidOf.keys()].filter((id) => this.down.has(id)),
     };
   }
 

@@ -17,7 +17,7 @@ import type {
 } from './core-types.js';
 import { DataTree, requestKey, type ApplyResult } from './data-tree.js';
 import type { ElectionDecision, ElectionOutput } from './election-types.js';
-import { PoleElection } from './election.js';
+import { PoleElection, type ElectionWaitFor } from './election.js';
 import type { HeartbeatMessage } from './measure/heartbeat-messages.js';
 import {
   HeartbeatMonitor,
@@ -58,6 +58,8 @@ export interface CoreConfig {
   readonly maxBatch?: number;
   /** Whom a new leader behind its quorum catches up from, among equally up-to-date members. */
   readonly catchUpFrom?: CatchUpFrom;
+  /** Whom an election's collection waits for before T (default 'live': see election.ts). */
+  readonly electionWaitFor?: ElectionWaitFor;
   /** Heartbeats on the peer links (RTT_i, F_i for the measured oracles); none when absent. */
   readonly heartbeat?: HeartbeatOptions;
   /**
@@ -82,6 +84,9 @@ export interface CoreConfig {
  *   which this order makes happen (docs/paper.md).
  */
 export type CatchUpFrom = 'first-answer' | 'highest-id';
+
+/** leaderLost reasons that mean the leader is gone (dead, paused or cut off), not that it refused us. */
+const LEADER_GONE: ReadonlySet<string> = new Set(['connection-lost', 'timeout', 'sync-timeout']);
 
 /**
  * Most committed txns a follower applies in one turn. A follower restarted with 100,000 logged txns
@@ -258,6 +263,7 @@ export class NodeCore {
       initialEpoch: Math.max(recovered.acceptedEpoch, recovered.currentEpoch),
       scoreFor: (epoch) => this.scoreFor(epoch),
       compareScores: (epoch, a, b) => this.compareScores(epoch, a, b),
+      waitFor: cfg.electionWaitFor ?? 'live',
     });
   }
 
@@ -383,6 +389,7 @@ export class NodeCore {
       case 'connected':
         this.connected.add(input.peer);
         this.monitor?.peerUp(input.peer, input.now);
+        this.takeElection(input.now, this.election.setDown(input.peer, false));
         this.onConnected(input.now, input.peer);
         break;
       case 'heard':
@@ -391,6 +398,8 @@ export class NodeCore {
       case 'disconnected':
         this.connected.delete(input.peer);
         this.monitor?.peerDown(input.peer);
+        // Before onDisconnected: the election that a lost leader starts already knows it is down.
+        this.takeElection(input.now, this.election.setDown(input.peer, true));
         this.onDisconnected(input.now, input.peer);
         break;
       case 'persisted':
@@ -602,6 +611,7 @@ export class NodeCore {
       timeoutMs: d.timeoutMs,
       rounds: d.rounds,
       unheard: d.unheard,
+      down: d.down,
     });
     if (d.leader === this.self) this.lead(now, d.epoch);
     else this.follow(now, d.leader, d.epoch, d.via === 'votes');
@@ -934,6 +944,10 @@ export class NodeCore {
   private leaderLost(now: number, reason: string): void {
     const fr = this.followerRole;
     this.emit({ ev: 'leader-lost', leader: fr?.leader, epoch: fr?.epoch, reason });
+    // The leader whose loss starts this election is not waited for (election.waitFor live), even
+    // where its connection stays open (paused, or timed out): anything heard from it undoes that.
+    // (A leader that refused us is alive: not taken as down.)
+    if (fr && LEADER_GONE.has(reason)) this.takeElection(now, this.election.setDown(fr.leader, true));
     this.beginElection(now, `leader-lost:${reason}`);
   }
 
@@ -1393,6 +1407,8 @@ export class NodeCore {
   }
 
   private onMessage(now: number, from: NodeId, msg: PeerMessage): void {
+    if (this.election.isDown(from) && this.connected.has(from))
+      this.takeElection(now, this.election.setDown(from, false));
     if (msg.type === 'HEARTBEAT') return this.onHeartbeat(now, from, msg);
     // The vote still goes to the election below: the one a step-down starts counts it.
     if (msg.type === 'V') this.onRivalVote(now, from, msg);

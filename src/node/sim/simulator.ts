@@ -35,6 +35,11 @@ export interface SimOptions {
   readonly heartbeat?: HeartbeatOptions;
   /** Resignation on (needs heartbeats). */
   readonly resign?: ResignOptions;
+  /**
+   * Whom an election waits for before T (election.ts). Default: per seed, 'live' for odd seeds and
+   * 'all' (the paper) for even ones, so the schedules keep exercising both.
+   */
+  readonly electionWaitFor?: 'all' | 'live';
   /** Random faults during the chaos period (default true); a script runs either way. */
   readonly randomFaults?: boolean;
   /** Faults at fixed virtual times, for replaying a known schedule (a bug report, say). */
@@ -276,6 +281,7 @@ export class Simulation {
         snapshotEvery: this.opts.snapshotEvery ?? 40,
         ...(this.opts.heartbeat ? { heartbeat: this.opts.heartbeat } : {}),
         ...(this.opts.resign ? { resign: this.opts.resign } : {}),
+        electionWaitFor: this.opts.electionWaitFor ?? (this.opts.seed % 2 === 0 ? 'all' : 'live'),
         observer: {
           applied: (txn, r) => this.checker.applied(id, txn, r),
           installed: (z) => {

@@ -36,6 +36,8 @@ export interface ProcessClusterOptions {
   readonly syncDiffLimit?: number;
   /** Whom a new leader behind its quorum catches up from among equals. */
   readonly catchUpFrom?: 'first-answer' | 'highest-id';
+  /** Whom an election's collection waits for before T (the node's default: live). */
+  readonly electionWaitFor?: 'all' | 'live';
   /** Data center of each node (default: all in "dc1"). */
   readonly datacenterOf?: (id: NodeId) => string;
   /**
@@ -129,6 +131,7 @@ export class ProcessCluster implements ProcessMembers {
           ...(opts.resign ? { resign: opts.resign } : {}),
           ...(opts.syncDiffLimit !== undefined ? { syncDiffLimit: opts.syncDiffLimit } : {}),
           ...(opts.catchUpFrom !== undefined ? { catchUpFrom: opts.catchUpFrom } : {}),
+          ...(opts.electionWaitFor !== undefined ? { electionWaitFor: opts.electionWaitFor } : {}),
           ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
         };
         await writeFile(s.configFile, JSON.stringify(config, null, 2));

@@ -40,6 +40,7 @@ export async function planPoleContainers(o: ContainerStartOptions): Promise<Cont
       ...(c.resign ? { resign: c.resign } : {}),
       ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
       ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
+      ...(c.electionWaitFor !== undefined ? { electionWaitFor: c.electionWaitFor } : {}),
     };
     await writeFile(join(o.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
   }

@@ -40,6 +40,7 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
     ...(c.resign ? { resign: c.resign } : {}),
     ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
     ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
+    ...(c.electionWaitFor !== undefined ? { electionWaitFor: c.electionWaitFor } : {}),
     // A POLE node's peer link is dialled by the higher sid.
     dialVia: (nodes) =>
       o.shape(
