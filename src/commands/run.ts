@@ -56,6 +56,10 @@ export default class Run extends Command {
       description: 'how inter-data-center delay is applied',
     }),
     oracle: Flags.string({ description: "oracle spec overriding the topology's, e.g. latency:10ms,history" }),
+    'election-wait-for': Flags.option({ options: ['all', 'live'] as const })({
+      description:
+        "whom the POLE election waits for before its timeout, overriding the topology's cluster.election.waitFor: every member (the paper) or every member not known to be down",
+    }),
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
@@ -90,6 +94,7 @@ export default class Run extends Command {
       topology = loadTopologyForRun(args.topology, {
         ...(flags.target !== undefined ? { target: flags.target } : {}),
         ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
+        ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
         ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
         ...(flags.size !== undefined ? { size: flags.size } : {}),
         ...(flags.poisson ? { arrival: 'poisson' as const } : {}),

@@ -31,6 +31,10 @@ const share = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), z.number().min(0))
 const runParams = z.strictObject({
   target: z.enum(TARGET_NAMES).optional(),
   oracle: z.string().min(1).optional(),
+  electionWaitFor: z
+    .enum(['all', 'live'])
+    .optional()
+    .describe('whom the POLE election waits for before its timeout (--election-wait-for)'),
   rate: z.number().positive().optional(),
   size: z.number().int().min(0).optional(),
   duration: duration.optional(),
@@ -279,6 +283,7 @@ export function runArgs(
   if (o.runtime !== undefined) args.push('--runtime', o.runtime);
   if (p.target !== undefined) args.push('--target', p.target);
   if (p.oracle !== undefined) args.push('--oracle', p.oracle);
+  if (p.electionWaitFor !== undefined) args.push('--election-wait-for', p.electionWaitFor);
   if (p.rate !== undefined) args.push('--rate', String(p.rate));
   if (p.size !== undefined) args.push('--size', String(p.size));
   if (p.duration !== undefined) args.push('--duration', p.duration);

@@ -125,6 +125,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       elected,
       // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
       oracle: s.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
+      electionWaitFor: s.target.hasOracles ? (t.cluster.electionWaitFor ?? 'live') : null,
       epoch,
       scores,
       resignations: ev.filter(isEvent('resigned')).map((e) => ({

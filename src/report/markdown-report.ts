@@ -114,7 +114,7 @@ function setUp(r: RunResult): string {
     '',
     `- Topology: **${r.topology.name}** (\`${r.topology.file}\`)`,
     `- System under test: ${TARGET_TITLES[r.target]}`,
-    `- Oracle: \`${r.leaders.oracle}\``,
+    `- Oracle: \`${r.leaders.oracle}\`${waitForText(r.leaders.electionWaitFor)}`,
     `- Runtime: ${r.runtime}`,
     `- Shaping: ${r.shaping.mode} (jitter ${r.shaping.jitter}, ${r.shaping.distribution}): ${r.shaping.reason}`,
     `- Workload: ${count(r.workload.rate)} writes/s of ${count(r.workload.size)} bytes, ${r.workload.arrival} arrivals`,
@@ -124,6 +124,13 @@ function setUp(r: RunResult): string {
     '',
     dcs,
   ].join('\n');
+}
+
+function waitForText(w: RunResult['leaders']['electionWaitFor']): string {
+  if (w === null) return '';
+  return w === 'live'
+    ? '; the election waits for every member not known to be down (`election.waitFor: live`)'
+    : "; the election waits for every member, the paper's rule (`election.waitFor: all`)";
 }
 
 function links(r: RunResult): string {

@@ -78,6 +78,8 @@ export interface LeadersInfo {
   readonly elected: string | null;
   /** The oracle spec, e.g. "worst-case" or "latency:10ms,history". */
   readonly oracle: string;
+  /** Whom the POLE election waited for before T (election.waitFor); null: ZooKeeper's own election. */
+  readonly electionWaitFor: 'all' | 'live' | null;
   /** Epoch of the deciding election. */
   readonly epoch: number | null;
   /** The score of every proposal seen in the deciding election, by proposing node. */

@@ -16,6 +16,8 @@ export interface RunOverrides {
   /** --target: the system under test, instead of the file's `target:`. */
   readonly target?: TargetName;
   readonly oracle?: string;
+  /** --election-wait-for: whom the POLE election waits for before T, instead of the file's. */
+  readonly electionWaitFor?: 'all' | 'live';
   readonly rate?: number;
   readonly size?: number;
   readonly arrival?: Arrival;
@@ -82,7 +84,11 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
   const out: TopologyFile = {
     ...spec,
     target,
-    cluster: { ...spec.cluster, ...(o.oracle !== undefined ? { oracle: o.oracle } : {}) },
+    cluster: {
+      ...spec.cluster,
+      ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
+      ...(o.electionWaitFor !== undefined ? { election: { waitFor: o.electionWaitFor } } : {}),
+    },
     workload: {
       ...spec.workload,
       ...(o.rate !== undefined ? { rate: o.rate } : {}),

@@ -94,6 +94,8 @@ export const runResultSchema = z
         .nullable(),
       elected: z.string().nullable(),
       oracle: z.string(),
+      // Added within result@8 (issue 26): absent from older files.
+      electionWaitFor: z.enum(['all', 'live']).nullable().default(null),
       epoch: z.number().int().nullable(),
       scores: z.record(z.string(), z.array(z.number())),
       resignations: z.array(

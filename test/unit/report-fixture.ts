@@ -55,6 +55,7 @@ export function result2dc(): MutableResult {
       resignations: [],
       elected: 'p4',
       oracle: 'history',
+      electionWaitFor: 'live',
       epoch: 2,
       scores: { p1: [1, 14_998], p2: [1, 14_998], p3: [1, 15_003], p4: [1, 15_003] },
     },

@@ -186,6 +186,7 @@ describe('parseTopology: a valid file', () => {
     assert.equal(t.cluster.initialLeader, undefined);
     assert.equal(t.cluster.resign, undefined);
     assert.equal(t.cluster.measure, undefined);
+    assert.equal(t.cluster.electionWaitFor, 'live', 'the election does not wait for the known dead');
     assert.deepEqual(t.cluster.timers, {
       tickMs: 100,
       syncLimit: 5,
@@ -231,6 +232,15 @@ describe('parseTopology: a valid file', () => {
         [60_000, 'kill', 'alpha'],
         [70_000, 'restart', 'alpha'],
       ],
+    );
+  });
+
+  it("takes the paper's election rule, and names a wrong one", () => {
+    const file = 'datacenters:\n  - name: lan\n    nodes: [p1, p2, p3]\ncluster:\n  election:\n    waitFor: ';
+    assert.equal(parseTopology('lan.yaml', `${file}all\n`).cluster.electionWaitFor, 'all');
+    assert.throws(
+      () => parseTopology('lan.yaml', `${file}some\n`),
+      (e: unknown) => e instanceof InputError && /cluster\.election\.waitFor/.test(e.message),
     );
   });
 
