@@ -43,6 +43,9 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
   const begun = new Promise<LoadAgent | undefined>((resolve) => (begin = resolve));
 
   const onMessage = (raw: unknown): void => {
+    // The clock is read before the message is parsed: what parsing costs would only move the
+    // answer off the middle of the harness's round trip.
+    const wallMs = performance.timeOrigin + performance.now();
     let m: HarnessMessage;
     try {
       m = parseHarnessMessage(raw);
@@ -72,6 +75,11 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
       case 'phase':
         if (agent) agent.setPhase(m.name, m.atMs);
         else initialPhase = m.name;
+        return;
+      case 'clock':
+        // The clock the agent's instants are stamped with (load-agent.ts `wall`), answered at once:
+        // one small message, off the send loop's path (which runs from its own timers).
+        emit(msg.clockAnswer(m.id, wallMs));
         return;
       case 'stop':
         if (agent) agent.stop();

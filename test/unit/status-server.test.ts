@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { MetricsRegistry } from '../../src/node/metrics.js';
 import { startStatusServer } from '../../src/node/status-server.js';
+import { wallClockMs } from '../../src/node/event-log.js';
 import type { NodeStatus, StatusServer } from '../../src/node/status-server.js';
 
 interface Sample {
@@ -139,6 +140,17 @@ describe('status server', () => {
     assert.equal(find('pole_rtt_ms', { peer: 'p4' }), 20.75);
     assert.equal(find('pole_rtt_ms', { peer: 'we"ird\\peer' }), Infinity);
     assert.equal(find('pole_epoch', {}), 8);
+  });
+
+  it('serves /clock: the wall clock the events are stamped with, read within the round trip', async () => {
+    const sentMs = wallClockMs();
+    const res = await get(server.port, '/clock');
+    const receivedMs = wallClockMs();
+    assert.equal(res.status, 200);
+    assert.match(res.type, /^application\/json/);
+    const { wallMs } = JSON.parse(res.body) as { wallMs: number };
+    assert.ok(wallMs >= sentMs && wallMs <= receivedMs, `${sentMs} <= ${wallMs} <= ${receivedMs}`);
+    assert.equal((await get(server.port, '/clock', 'POST')).status, 405);
   });
 
   it('answers 404 elsewhere, 405 for other methods and 500 when status fails', async () => {
