@@ -6,6 +6,7 @@ import { LoadAgent } from './load-agent.js';
 import { AGENT_PROTOCOL_VERSION, DEFAULT_AGENT_NICE, msg, parseHarnessMessage } from './agent-protocol.js';
 import type { AgentMessage, DoneMessage, HarnessMessage } from './agent-protocol.js';
 import { raiseProcessPriority } from './process-priority.js';
+import { hrMs } from './wake-clock.js';
 
 /** The part of a child process's `process` this needs (an interface, so tests can fake it). */
 export interface IpcChannel {
@@ -45,6 +46,7 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
   const onMessage = (raw: unknown): void => {
     // The clock is read before the message is parsed: what parsing costs would only move the
     // answer off the middle of the harness's round trip.
+    const monoMs = hrMs();
     const wallMs = performance.timeOrigin + performance.now();
     let m: HarnessMessage;
     try {
@@ -77,9 +79,9 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
         else initialPhase = m.name;
         return;
       case 'clock':
-        // The clock the agent's instants are stamped with (load-agent.ts `wall`), answered at once:
-        // one small message, off the send loop's path (which runs from its own timers).
-        emit(msg.clockAnswer(m.id, wallMs));
+        // The clocks the agent's instants (load-agent.ts `wall`) and traces (`mono`) are stamped
+        // with, answered at once: one small message, off the send loop's path (its own timers).
+        emit(msg.clockAnswer(m.id, wallMs, monoMs));
         return;
       case 'stop':
         if (agent) agent.stop();

@@ -157,7 +157,7 @@ export class AgentProcess {
   private readonly channel: Channel;
   private drainTimedOut = false;
   private lastClockId = 0;
-  private readonly clockWaiters = new Map<number, (wallMs: number) => void>();
+  private readonly clockWaiters = new Map<number, (r: { wallMs: number; monoMs: number }) => void>();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -250,10 +250,10 @@ export class AgentProcess {
   }
 
   /**
-   * The agent's wall ms, from a `clock` round trip: a RemoteClockReader for measure/clock-probe.ts.
-   * Rejects once `signal` aborts (an agent that has gone never answers).
+   * The agent's clocks (wall and monotonic ms), from a `clock` round trip: a RemoteClockReader for
+   * measure/clock-probe.ts. Rejects once `signal` aborts (an agent that has gone never answers).
    */
-  readClock(signal: AbortSignal): Promise<number> {
+  readClock(signal: AbortSignal): Promise<{ wallMs: number; monoMs: number }> {
     if (!this.channel.connected) return Promise.reject(new Error('the load agent is no longer connected'));
     const id = ++this.lastClockId;
     return new Promise((resolve, reject) => {
@@ -262,9 +262,9 @@ export class AgentProcess {
         reject(signal.reason as Error);
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.clockWaiters.set(id, (wallMs) => {
+      this.clockWaiters.set(id, (r) => {
         signal.removeEventListener('abort', onAbort);
-        resolve(wallMs);
+        resolve(r);
       });
       this.channel.send(msg.clockQuestion(id));
     });
@@ -300,7 +300,7 @@ export class AgentProcess {
       case 'done':
         return this.settleDone.resolve(m);
       case 'clock':
-        this.clockWaiters.get(m.id)?.(m.wallMs);
+        this.clockWaiters.get(m.id)?.({ wallMs: m.wallMs, monoMs: m.monoMs });
         this.clockWaiters.delete(m.id);
         return;
       case 'error': {

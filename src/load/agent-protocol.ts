@@ -222,8 +222,11 @@ export const doneMessageSchema = z.object({
 
 export const errorMessageSchema = z.object({ v, type: z.literal('error'), message: z.string() });
 
-/** The answer to `clock`: the agent's wall ms when the question was read. */
-export const clockAnswerSchema = z.object({ v, type: z.literal('clock'), id: count, wallMs: ms });
+/**
+ * The answer to `clock`: the agent's clocks when the question was read: wall (its instants) and
+ * monotonic (its traces), ms.
+ */
+export const clockAnswerSchema = z.object({ v, type: z.literal('clock'), id: count, wallMs: ms, monoMs: ms });
 
 export const agentMessageSchema = z.discriminatedUnion('type', [
   readyMessageSchema,
@@ -293,11 +296,12 @@ export const msg = {
   }),
   stop: (): StopMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'stop' }),
   clockQuestion: (id: number): ClockQuestion => ({ v: AGENT_PROTOCOL_VERSION, type: 'clock', id }),
-  clockAnswer: (id: number, wallMs: number): ClockAnswer => ({
+  clockAnswer: (id: number, wallMs: number, monoMs: number): ClockAnswer => ({
     v: AGENT_PROTOCOL_VERSION,
     type: 'clock',
     id,
     wallMs,
+    monoMs,
   }),
   ready: (pid: number): ReadyMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'ready', pid }),
   error: (message: string): ErrorMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'error', message }),

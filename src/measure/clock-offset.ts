@@ -1,6 +1,6 @@
-// Another host's clock against the harness's: the offset (remote − harness) of its wall clock, how
-// sure we are of it, and the mapping of its timestamps onto the harness's clock. Pure functions;
-// the probes that feed them are clock-probe.ts's.
+// Another host's clocks against the harness's: the offset (remote − harness) of each, how sure we
+// are of it, and the mapping of its timestamps onto the harness's clock. Pure functions; the probes
+// that feed them are clock-probe.ts's.
 //
 // A probe is one round trip: the harness reads its clock (sentMs), asks, the remote reads its own
 // (remoteMs), the harness reads its clock again when the answer is in (receivedMs). The remote read
@@ -16,16 +16,23 @@
 // of the two bounds, which holds for any error within them. With one estimate only, the bound grows
 // by an assumed drift rate (ASSUMED_DRIFT_PPM) with the distance from it.
 //
-// "Wall clock" here is what the members' events and the agents' messages carry: the process's
-// performance.timeOrigin + performance.now(), the host's real-time clock when the process started
-// plus monotonic time since. It follows the host's NTP rate corrections but not a step of the
-// host's clock after the process started, so an offset belongs to a process, strictly: processes
-// on one host share it unless the host's clock was stepped between their starts.
+// Two clocks are stamped with, and each is estimated the same way from the same round trips:
+// - wall: performance.timeOrigin + performance.now(), what the members' events and the agents'
+//   instants carry: the host's real-time clock when the process started plus monotonic time since.
+//   It follows the host's NTP rate corrections but not a step of the host's clock after the process
+//   started, so an offset belongs to a process, strictly: processes on one host share it unless
+//   the host's clock was stepped between their starts.
+// - mono: CLOCK_MONOTONIC (process.hrtime), what the traced writes' steps carry (node/trace/,
+//   the agents' traces): one per kernel, counted from its boot, so between hosts it is off by their
+//   boot times, and within a host every process shares it.
+// Both are measured against the harness's wall clock (the round trip's ends are read on it), so a
+// stamp of either kind, corrected, lands on that one time axis: the harness's wall clock advances
+// as its monotonic clock does, so durations between corrected stamps are what they were.
 
 export interface ClockProbe {
   /** Harness wall ms when the question left. */
   readonly sentMs: number;
-  /** The remote's wall ms in its answer. */
+  /** The remote's clock (wall or monotonic) in its answer, ms. */
   readonly remoteMs: number;
   /** Harness wall ms when the answer was in. */
   readonly receivedMs: number;
@@ -70,7 +77,7 @@ export function estimateOffset(probes: readonly ClockProbe[]): OffsetEstimate {
   return { offsetMs: b.remoteMs - atMs, uncertaintyMs: rttMs / 2, atMs, rttMs, probes: probes.length };
 }
 
-/** One host's (strictly: one process's) clock over a run. */
+/** One clock of a host (for the wall clock strictly: of a process) over a run. */
 export interface HostClock {
   readonly before: OffsetEstimate;
   /** Measured after the load; null when it could not be (the drift is then assumed). */
@@ -110,7 +117,7 @@ export const HARNESS_CLOCK: HostClock = hostClock({
   probes: 0,
 });
 
-/** A host's offset at harness wall time `atMs`, with its ± (see the file's head for how). */
+/** A clock's offset at harness wall time `atMs`, with its ± (see the file's head for how). */
 export function offsetAt(clock: HostClock, atMs: number): { offsetMs: number; uncertaintyMs: number } {
   if (clock === HARNESS_CLOCK) return { offsetMs: 0, uncertaintyMs: 0 };
   const a = clock.before;
@@ -128,7 +135,7 @@ export function offsetAt(clock: HostClock, atMs: number): { offsetMs: number; un
   };
 }
 
-/** A stamp from the host's clock, as harness wall ms, with its ±. */
+/** A stamp from the host's clock (the kind `clock` is of), as harness wall ms, with its ±. */
 export function toHarnessMs(remoteMs: number, clock: HostClock): { ms: number; uncertaintyMs: number } {
   // The offset is a function of harness time, which is what we are after: remoteMs − offset(before)
   // is within a few ms of it, and at any drift a clock can have, ms move the offset by ns.
@@ -139,8 +146,9 @@ export function toHarnessMs(remoteMs: number, clock: HostClock): { ms: number; u
 
 /**
  * The ± of a duration between a stamp from clock `from` and a later one from clock `to`, both
- * corrected, around harness time `atMs`: the two offsets' bounds add up, unless both stamps come from
- * the same clock, where the offset cancels (drift over a run's intervals is µs).
+ * corrected, around harness time `atMs`: the two offsets' bounds add up, unless both stamps come
+ * from the same clock (pass the same object), where the offset cancels and only drift is left (at
+ * 100 ppm, 0.1 ms over a second: not counted).
  */
 export function intervalUncertaintyMs(from: HostClock, to: HostClock, atMs: number): number {
   if (from === to) return 0;
@@ -163,12 +171,33 @@ function fmt(ms: number): string {
   return Math.abs(ms) >= 100 ? ms.toFixed(0) : Math.abs(ms) >= 1 ? ms.toFixed(1) : ms.toFixed(3);
 }
 
+/** A burst's estimates of a host's two clocks (clock-probe.ts probeClock). */
+export interface ClockEstimates {
+  readonly wall: OffsetEstimate;
+  readonly mono: OffsetEstimate;
+}
+
+/** A host's two clocks over a run. */
+export interface HostClocks {
+  readonly wall: HostClock;
+  readonly mono: HostClock;
+}
+
+export function hostClocks(before: ClockEstimates, after: ClockEstimates | null = null): HostClocks {
+  return {
+    wall: hostClock(before.wall, after?.wall ?? null),
+    mono: hostClock(before.mono, after?.mono ?? null),
+  };
+}
+
 // --- in result.json (report/result.ts `clocks`) ------------------------------------------------
 
-/** An estimate as result.json keeps it: `at` as ISO 8601, like every wall time there. */
+/** An estimate of the wall clock as result.json keeps it: `at` as ISO 8601, like every wall time there. */
 export interface ClockEstimateInfo {
   readonly at: string;
   readonly offsetMs: number;
+  /** The monotonic clock's offset from the harness's wall clock, from the same round trip (same ±). */
+  readonly monoOffsetMs: number;
   readonly uncertaintyMs: number;
   readonly rttMs: number;
   readonly probes: number;
@@ -177,6 +206,7 @@ export interface ClockEstimateInfo {
 export interface HostClockInfo {
   readonly before: ClockEstimateInfo;
   readonly after: ClockEstimateInfo | null;
+  /** The wall clock's drift against the harness's, and its ±. */
   readonly driftPpm: number | null;
   readonly driftUncertaintyPpm: number | null;
 }
@@ -189,37 +219,44 @@ export interface ClockReport {
 }
 
 export const CLOCK_METHOD =
-  'remote − harness wall clock from round trips, the smallest RTT of each burst, ± RTT/2; ' +
-  'interpolated linearly between the estimates before and after the load';
+  'remote − harness clocks (wall and monotonic) from round trips, the smallest RTT of each burst, ' +
+  '± RTT/2; interpolated linearly between the estimates before and after the load';
 
-export function clockReport(hosts: Readonly<Record<string, HostClock>>): ClockReport {
-  const info = (e: OffsetEstimate): ClockEstimateInfo => ({
-    at: new Date(e.atMs).toISOString(),
-    offsetMs: e.offsetMs,
-    uncertaintyMs: e.uncertaintyMs,
-    rttMs: e.rttMs,
-    probes: e.probes,
+export function clockReport(hosts: Readonly<Record<string, HostClocks>>): ClockReport {
+  const info = (wall: OffsetEstimate, mono: OffsetEstimate): ClockEstimateInfo => ({
+    at: new Date(wall.atMs).toISOString(),
+    offsetMs: wall.offsetMs,
+    monoOffsetMs: mono.offsetMs,
+    // Both are from the same round trip, read on the same harness clock: one ±, one RTT.
+    uncertaintyMs: wall.uncertaintyMs,
+    rttMs: wall.rttMs,
+    probes: wall.probes,
   });
   const out: Record<string, HostClockInfo> = {};
   for (const [host, c] of Object.entries(hosts)) {
     out[host] = {
-      before: info(c.before),
-      after: c.after === null ? null : info(c.after),
-      driftPpm: c.driftPpm,
-      driftUncertaintyPpm: c.driftUncertaintyPpm,
+      before: info(c.wall.before, c.mono.before),
+      after: c.wall.after === null || c.mono.after === null ? null : info(c.wall.after, c.mono.after),
+      driftPpm: c.wall.driftPpm,
+      driftUncertaintyPpm: c.wall.driftUncertaintyPpm,
     };
   }
   return { method: CLOCK_METHOD, hosts: out };
 }
 
-/** A host's clock read back from result.json (`at` to the ms, which moves an offset by ns). */
-export function hostClockFromInfo(i: HostClockInfo): HostClock {
-  const estimate = (e: ClockEstimateInfo): OffsetEstimate => ({
-    offsetMs: e.offsetMs,
+/** A host's clocks read back from result.json (`at` to the ms, which moves an offset by ns). */
+export function hostClocksFromInfo(i: HostClockInfo): HostClocks {
+  const estimate = (e: ClockEstimateInfo, offsetMs: number): OffsetEstimate => ({
+    offsetMs,
     uncertaintyMs: e.uncertaintyMs,
     atMs: Date.parse(e.at),
     rttMs: e.rttMs,
     probes: e.probes,
   });
-  return hostClock(estimate(i.before), i.after === null ? null : estimate(i.after));
+  const clock = (which: 'offsetMs' | 'monoOffsetMs'): HostClock =>
+    hostClock(
+      estimate(i.before, i.before[which]),
+      i.after === null ? null : estimate(i.after, i.after[which]),
+    );
+  return { wall: clock('offsetMs'), mono: clock('monoOffsetMs') };
 }

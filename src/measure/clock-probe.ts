@@ -10,15 +10,21 @@
 // holds unless the host's clock is stepped after the answering process started: its wall clock
 // (start time + monotonic time) does not follow a step, ZooKeeper's does.
 import { Agent, request } from 'node:http';
-import { estimateOffset, type ClockProbe, type OffsetEstimate } from './clock-offset.js';
+import { estimateOffset, type ClockEstimates, type ClockProbe } from './clock-offset.js';
 
 /** The harness's wall clock: the one its own stamps (fault marks, wallNow) are read from. */
 export function harnessWallMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** Asks the remote for its wall ms; gives up when `signal` aborts. */
-export type RemoteClockReader = (signal: AbortSignal) => Promise<number>;
+/** A remote's two clocks, read together: wall (its events') and monotonic (its traces'), ms. */
+export interface ClockReading {
+  readonly wallMs: number;
+  readonly monoMs: number;
+}
+
+/** Asks the remote for its clocks; gives up when `signal` aborts. */
+export type RemoteClockReader = (signal: AbortSignal) => Promise<ClockReading>;
 
 export interface ProbeBurstOptions {
   /** Round trips in the burst (default 8); the one with the smallest RTT is kept. */
@@ -27,21 +33,30 @@ export interface ProbeBurstOptions {
   readonly timeoutMs?: number;
 }
 
-/** Probes `count` times in a row and returns the estimate; rejects, saying so, on a late answer. */
-export async function probeClock(read: RemoteClockReader, o: ProbeBurstOptions = {}): Promise<OffsetEstimate> {
+/**
+ * Probes `count` times in a row and returns the estimates of both clocks, each against the
+ * harness's wall clock; rejects, saying so, on a late answer.
+ */
+export async function probeClock(
+  read: RemoteClockReader,
+  o: ProbeBurstOptions = {},
+): Promise<ClockEstimates> {
   const count = o.count ?? 8;
   const timeoutMs = o.timeoutMs ?? 2000;
-  const probes: ClockProbe[] = [];
+  const wall: ClockProbe[] = [];
+  const mono: ClockProbe[] = [];
   for (let i = 0; i < count; i++) {
     const signal = AbortSignal.timeout(timeoutMs);
     const sentMs = harnessWallMs();
-    const remoteMs = await read(signal).catch((err: Error) => {
+    const r = await read(signal).catch((err: Error) => {
       throw signal.aborted ? new Error(`clock probe: no answer within ${timeoutMs} ms`) : err;
     });
     const receivedMs = harnessWallMs();
-    probes.push({ sentMs, remoteMs, receivedMs });
+    wall.push({ sentMs, remoteMs: r.wallMs, receivedMs });
+    mono.push({ sentMs, remoteMs: r.monoMs, receivedMs });
   }
-  return estimateOffset(probes);
+  // The same round trips: both keep the same (the smallest) one.
+  return { wall: estimateOffset(wall), mono: estimateOffset(mono) };
 }
 
 /**
@@ -58,15 +73,18 @@ export function httpClockReader(host: string, port: number): { read: RemoteClock
         res.on('data', (chunk: string) => (body += chunk));
         res.on('error', reject);
         res.on('end', () => {
-          const wallMs = (() => {
+          const r = (() => {
             try {
-              return (JSON.parse(body) as { wallMs?: unknown }).wallMs;
+              return JSON.parse(body) as Partial<Record<keyof ClockReading, unknown>>;
             } catch {
-              return undefined;
+              return {};
             }
           })();
-          if (res.statusCode === 200 && typeof wallMs === 'number' && Number.isFinite(wallMs)) resolve(wallMs);
-          else reject(new Error(`GET http://${host}:${port}/clock: ${res.statusCode} ${body.slice(0, 200)}`));
+          const { wallMs, monoMs } = r;
+          if (res.statusCode === 200 && typeof wallMs === 'number' && typeof monoMs === 'number') {
+            resolve({ wallMs, monoMs });
+          } else
+            reject(new Error(`GET http://${host}:${port}/clock: ${res.statusCode} ${body.slice(0, 200)}`));
         });
       });
       req.on('error', reject);

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeId } from './core/types.js';
 import { wallClockMs } from './event-log.js';
+import { monoMs as traceClockMs } from './trace/write-tracer.js';
 import { PROMETHEUS_CONTENT_TYPE } from './metrics.js';
 import type { MetricsRegistry } from './metrics.js';
 
@@ -95,16 +96,25 @@ function handle<S extends NodeStatus>(
   // Read first, before anything else the request costs: the closer to the question's arrival,
   // the closer to the middle of the harness's round trip.
   const wallMs = wallClockMs();
+  const monoMs = traceClockMs();
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   const known = path === '/status' || path === '/metrics' || path === '/clock';
-  if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /status, /metrics or /clock\n');
+  if (!known)
+    return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /status, /metrics or /clock\n');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return reply(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
   }
-  // The clock the node's events are stamped with (event-log.ts), so an offset measured here
-  // corrects them.
-  if (path === '/clock') return reply(res, 200, 'application/json', `{"wallMs":${wallMs}}\n`, req.method === 'HEAD');
+  // The clocks the node's events (event-log.ts) and write traces (trace/write-tracer.ts) are
+  // stamped with, so offsets measured here correct them.
+  if (path === '/clock')
+    return reply(
+      res,
+      200,
+      'application/json',
+      `{"wallMs":${wallMs},"monoMs":${monoMs}}\n`,
+      req.method === 'HEAD',
+    );
   let body: string;
   try {
     body = path === '/status' ? JSON.stringify(opts.status()) + '\n' : opts.metrics.render();

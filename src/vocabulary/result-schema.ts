@@ -53,10 +53,11 @@ const latencyStats = z.object({
 const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
 const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
 const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
-/** One host's clock offset from the harness's (measure/clock-offset.ts). */
+/** One host's clock offsets (wall, monotonic) from the harness's wall clock (measure/clock-offset.ts). */
 const clockEstimate = z.object({
   at: isoTime,
   offsetMs: ms(),
+  monoOffsetMs: ms(),
   uncertaintyMs: ms().min(0),
   rttMs: ms().min(0),
   probes: count,

@@ -23,7 +23,9 @@ export function findLibfaketime(env: NodeJS.ProcessEnv = process.env): string {
   ];
   const found = candidates.find((c) => existsSync(c));
   if (found) return found;
-  throw new Error(`libfaketime is not installed (no ${LIBRARY} in /usr/lib/*/faketime/); ${INSTALL} installs it`);
+  throw new Error(
+    `libfaketime is not installed (no ${LIBRARY} in /usr/lib/*/faketime/); ${INSTALL} installs it`,
+  );
 }
 
 /** false when libfaketime is here, else why the test that needs it skips. */

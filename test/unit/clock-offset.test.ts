@@ -6,7 +6,8 @@ import {
   clockReport,
   estimateOffset,
   hostClock,
-  hostClockFromInfo,
+  hostClocks,
+  hostClocksFromInfo,
   intervalUncertaintyMs,
   offsetAt,
   toHarnessMs,
@@ -23,7 +24,10 @@ const T0 = 1_760_000_000_000; // a harness wall time, ms
 const ROUNDING_MS = 1e-3;
 
 function close(actual: number | null, expected: number, what: string): void {
-  assert.ok(actual !== null && Math.abs(actual - expected) < 1e-9, `${what}: ${actual}, expected ${expected}`);
+  assert.ok(
+    actual !== null && Math.abs(actual - expected) < 1e-9,
+    `${what}: ${actual}, expected ${expected}`,
+  );
 }
 
 /**
@@ -145,13 +149,27 @@ describe('clock offset: durations across hosts, and the report’s rule', () => 
     assert.match(uncertaintyNote(0, 0.01) ?? '', /^± 0\.010 ms/);
   });
 
-  it('goes into result.json and comes back as the same clock', () => {
+  it('goes into result.json and comes back as the same clocks', () => {
+    const mono = (e: OffsetEstimate): OffsetEstimate => ({ ...e, offsetMs: e.offsetMs - T0 + 86_400_000 });
+    const bClocks = hostClocks(
+      { wall: b.before, mono: mono(b.before) },
+      { wall: b.after!, mono: mono(b.after!) },
+    );
+    const aBefore = est(2500, 0.4, T0);
     const r = result2dc();
-    r.clocks = clockReport({ 'host-b': b, 'host-a': hostClock(est(2500, 0.4, T0)) });
+    r.clocks = clockReport({
+      'host-b': bClocks,
+      'host-a': hostClocks({ wall: aBefore, mono: mono(aBefore) }),
+    });
     const back = parseResult(JSON.parse(JSON.stringify(r)));
     assert.deepEqual(back.clocks, r.clocks);
-    const again = hostClockFromInfo(back.clocks!.hosts['host-b']!);
-    assert.deepEqual(offsetAt(again, T0 + 5_000), offsetAt(b, T0 + 5_000));
+    const again = hostClocksFromInfo(back.clocks!.hosts['host-b']!);
+    assert.deepEqual(again, bClocks);
     assert.equal(back.clocks!.hosts['host-a']!.after, null);
+    // A monotonic stamp (a day of uptime) lands on the harness's wall clock like a wall stamp.
+    const wallStamp = toHarnessMs(T0 + 5_000 - 300, again.wall);
+    const monoStamp = toHarnessMs(86_400_000 + 5_000 - 300, again.mono);
+    assert.deepEqual(monoStamp, wallStamp);
+    assert.equal(wallStamp.ms, T0 + 5_000);
   });
 });

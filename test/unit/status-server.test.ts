@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { MetricsRegistry } from '../../src/node/metrics.js';
 import { startStatusServer } from '../../src/node/status-server.js';
 import { wallClockMs } from '../../src/node/event-log.js';
+import { monoMs } from '../../src/node/trace/write-tracer.js';
 import type { NodeStatus, StatusServer } from '../../src/node/status-server.js';
 
 interface Sample {
@@ -142,14 +143,18 @@ describe('status server', () => {
     assert.equal(find('pole_epoch', {}), 8);
   });
 
-  it('serves /clock: the wall clock the events are stamped with, read within the round trip', async () => {
-    const sentMs = wallClockMs();
+  it('serves /clock: the clocks events and traces are stamped with, read within the round trip', async () => {
+    const [sentMs, sentMono] = [wallClockMs(), monoMs()];
     const res = await get(server.port, '/clock');
-    const receivedMs = wallClockMs();
+    const [receivedMs, receivedMono] = [wallClockMs(), monoMs()];
     assert.equal(res.status, 200);
     assert.match(res.type, /^application\/json/);
-    const { wallMs } = JSON.parse(res.body) as { wallMs: number };
-    assert.ok(wallMs >= sentMs && wallMs <= receivedMs, `${sentMs} <= ${wallMs} <= ${receivedMs}`);
+    const r = JSON.parse(res.body) as { wallMs: number; monoMs: number };
+    assert.ok(r.wallMs >= sentMs && r.wallMs <= receivedMs, `${sentMs} <= ${r.wallMs} <= ${receivedMs}`);
+    assert.ok(
+      r.monoMs >= sentMono && r.monoMs <= receivedMono,
+      `${sentMono} <= ${r.monoMs} <= ${receivedMono}`,
+    );
     assert.equal((await get(server.port, '/clock', 'POST')).status, 405);
   });
 
