@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Before the integration tests: make sure what some of them need besides Node is installed,
-// ZooKeeper (the zookeeper target and election backend) and PostgreSQL (the db election backend),
-// so that `npm test` on a fresh Debian 12 machine needs no step of its own.
+// ZooKeeper (the zookeeper target and election backend), PostgreSQL (the db election backend) and
+// libfaketime (the clock-offset test's shifted clock), so that `npm test` on a fresh Debian 12
+// machine needs no step of its own.
 //
-// Each is looked for exactly as the harness looks for it (findZookeeper, findPostgres in dist/).
-// One that is missing is installed with the project's own script (scripts/install-zookeeper.sh,
-// scripts/install-postgresql.sh: Debian's packages) when that can work: as root, with apt-get,
+// Each is looked for exactly as the harness (or the test) looks for it (findZookeeper,
+// findPostgres, findLibfaketime in dist/). One that is missing is installed with the project's own
+// script (scripts/install-zookeeper.sh, scripts/install-postgresql.sh,
+// scripts/install-libfaketime.sh: Debian's packages) when that can work: as root, with apt-get,
 // within POLE_BENCH_TEST_INSTALL_TIMEOUT seconds (default 600). Otherwise, or when the install
 // fails, the tests that need it skip, each saying why (test/support/prerequisites.ts), and this
 // prints one line saying what is skipped, why, and the command that would run them.
@@ -21,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const fromDist = (path) => import(new URL(`../dist/src/${path}`, import.meta.url).href);
+const fromDistTest = (path) => import(new URL(`../dist/test/${path}`, import.meta.url).href);
 const say = (line) => console.log(`test prerequisites: ${line}`);
 
 const PREREQUISITES = [
@@ -42,6 +45,14 @@ const PREREQUISITES = [
     find: async () => (await (await fromDist('election/postgres/local-postgres.js')).findPostgres()).bindir,
     elsewhere: 'install PostgreSQL and set POLE_BENCH_PG_BINDIR to the directory of its initdb and postgres',
     overrides: ['POLE_BENCH_PG_BINDIR'],
+  },
+  {
+    name: 'libfaketime',
+    tests: 'the test that measures a shifted clock (clock-offset)',
+    script: 'scripts/install-libfaketime.sh',
+    find: async () => (await fromDistTest('support/faketime.js')).findLibfaketime(),
+    elsewhere: 'install libfaketime and set POLE_BENCH_LIBFAKETIME to its libfaketime.so.1',
+    overrides: ['POLE_BENCH_LIBFAKETIME'],
   },
 ];
 
@@ -111,7 +122,7 @@ function runInstall(script, timeoutMs) {
 }
 
 /**
- * Makes sure ZooKeeper and PostgreSQL are there, installing what is missing where it can.
+ * Makes sure ZooKeeper, PostgreSQL and libfaketime are there, installing what is missing where it can.
  * Returns one line per prerequisite still missing (what its tests skip and why), already printed.
  */
 export async function ensureTestPrerequisites(env = process.env) {

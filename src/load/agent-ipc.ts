@@ -6,6 +6,7 @@ import { LoadAgent } from './load-agent.js';
 import { AGENT_PROTOCOL_VERSION, DEFAULT_AGENT_NICE, msg, parseHarnessMessage } from './agent-protocol.js';
 import type { AgentMessage, DoneMessage, HarnessMessage } from './agent-protocol.js';
 import { raiseProcessPriority } from './process-priority.js';
+import { hrMs } from './wake-clock.js';
 
 /** The part of a child process's `process` this needs (an interface, so tests can fake it). */
 export interface IpcChannel {
@@ -43,6 +44,10 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
   const begun = new Promise<LoadAgent | undefined>((resolve) => (begin = resolve));
 
   const onMessage = (raw: unknown): void => {
+    // The clock is read before the message is parsed: what parsing costs would only move the
+    // answer off the middle of the harness's round trip.
+    const monoMs = hrMs();
+    const wallMs = performance.timeOrigin + performance.now();
     let m: HarnessMessage;
     try {
       m = parseHarnessMessage(raw);
@@ -72,6 +77,11 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
       case 'phase':
         if (agent) agent.setPhase(m.name, m.atMs);
         else initialPhase = m.name;
+        return;
+      case 'clock':
+        // The clocks the agent's instants (load-agent.ts `wall`) and traces (`mono`) are stamped
+        // with, answered at once: one small message, off the send loop's path (its own timers).
+        emit(msg.clockAnswer(m.id, wallMs, monoMs));
         return;
       case 'stop':
         if (agent) agent.stop();

@@ -156,6 +156,8 @@ export class AgentProcess {
   private readonly ready: Promise<void>;
   private readonly channel: Channel;
   private drainTimedOut = false;
+  private lastClockId = 0;
+  private readonly clockWaiters = new Map<number, (r: { wallMs: number; monoMs: number }) => void>();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -247,6 +249,27 @@ export class AgentProcess {
     if (this.channel.connected) this.channel.send(msg.stop());
   }
 
+  /**
+   * The agent's clocks (wall and monotonic ms), from a `clock` round trip: a RemoteClockReader for
+   * measure/clock-probe.ts. Rejects once `signal` aborts (an agent that has gone never answers).
+   */
+  readClock(signal: AbortSignal): Promise<{ wallMs: number; monoMs: number }> {
+    if (!this.channel.connected) return Promise.reject(new Error('the load agent is no longer connected'));
+    const id = ++this.lastClockId;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.clockWaiters.delete(id);
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.clockWaiters.set(id, (r) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(r);
+      });
+      this.channel.send(msg.clockQuestion(id));
+    });
+  }
+
   /** SIGKILL (if still running) and wait for the exit (at most EXIT_DRAIN_MS after it). */
   async kill(): Promise<AgentExit> {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
@@ -276,6 +299,10 @@ export class AgentProcess {
         return;
       case 'done':
         return this.settleDone.resolve(m);
+      case 'clock':
+        this.clockWaiters.get(m.id)?.({ wallMs: m.wallMs, monoMs: m.monoMs });
+        this.clockWaiters.delete(m.id);
+        return;
       case 'error': {
         const e = new Error(`load agent: ${m.message}`);
         this.settleStarted.reject(e);

@@ -12,6 +12,8 @@
 //   harness → stop           (optional: the agent also ends by itself after durationMs)
 //   agent → interval         (the last, partial one) then done, then it exits 0
 //   agent → error            (instead, when something went wrong; it then exits 1)
+//   harness → clock, agent → clock   (any time from ready to done: the agent's wall clock, for the
+//                            harness's clock-offset probes, measure/clock-probe.ts)
 //
 // Times named *Ms that are instants are wall-clock ms (performance.timeOrigin + performance.now()),
 // comparable with the node events' `t`. Latencies are ms. Histograms hold microseconds.
@@ -97,10 +99,14 @@ export const phaseMessageSchema = z.object({
 
 export const stopMessageSchema = z.object({ v, type: z.literal('stop') });
 
+/** Asks for the agent's wall clock; `id` comes back with the answer. */
+export const clockQuestionSchema = z.object({ v, type: z.literal('clock'), id: count });
+
 export const harnessMessageSchema = z.discriminatedUnion('type', [
   startMessageSchema,
   phaseMessageSchema,
   stopMessageSchema,
+  clockQuestionSchema,
 ]);
 
 // --- agent → harness ---------------------------------------------------------------------------
@@ -216,18 +222,27 @@ export const doneMessageSchema = z.object({
 
 export const errorMessageSchema = z.object({ v, type: z.literal('error'), message: z.string() });
 
+/**
+ * The answer to `clock`: the agent's clocks when the question was read: wall (its instants) and
+ * monotonic (its traces), ms.
+ */
+export const clockAnswerSchema = z.object({ v, type: z.literal('clock'), id: count, wallMs: ms, monoMs: ms });
+
 export const agentMessageSchema = z.discriminatedUnion('type', [
   readyMessageSchema,
   startedMessageSchema,
   intervalMessageSchema,
   doneMessageSchema,
   errorMessageSchema,
+  clockAnswerSchema,
 ]);
 
 export type Endpoint = z.infer<typeof endpointSchema>;
 export type StartMessage = z.infer<typeof startMessageSchema>;
 export type PhaseMessage = z.infer<typeof phaseMessageSchema>;
 export type StopMessage = z.infer<typeof stopMessageSchema>;
+export type ClockQuestion = z.infer<typeof clockQuestionSchema>;
+export type ClockAnswer = z.infer<typeof clockAnswerSchema>;
 export type HarnessMessage = z.infer<typeof harnessMessageSchema>;
 export type LatencySummary = z.infer<typeof latencySummarySchema>;
 export type PhaseSummary = z.infer<typeof phaseSummarySchema>;
@@ -280,6 +295,14 @@ export const msg = {
     ...(atMs === undefined ? {} : { atMs }),
   }),
   stop: (): StopMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'stop' }),
+  clockQuestion: (id: number): ClockQuestion => ({ v: AGENT_PROTOCOL_VERSION, type: 'clock', id }),
+  clockAnswer: (id: number, wallMs: number, monoMs: number): ClockAnswer => ({
+    v: AGENT_PROTOCOL_VERSION,
+    type: 'clock',
+    id,
+    wallMs,
+    monoMs,
+  }),
   ready: (pid: number): ReadyMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'ready', pid }),
   error: (message: string): ErrorMessage => ({ v: AGENT_PROTOCOL_VERSION, type: 'error', message }),
 };

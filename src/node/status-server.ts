@@ -1,9 +1,12 @@
 // The node's small HTTP side door: GET /status (JSON) for the harness and people, GET /metrics
-// (Prometheus text) for scrapers. Read-only; everything else is 404.
+// (Prometheus text) for scrapers, GET /clock (the node's wall clock, for the harness's clock-offset
+// probes: measure/clock-probe.ts). Read-only; everything else is 404.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeId } from './core/types.js';
+import { wallClockMs } from './event-log.js';
+import { monoMs as traceClockMs } from './trace/write-tracer.js';
 import { PROMETHEUS_CONTENT_TYPE } from './metrics.js';
 import type { MetricsRegistry } from './metrics.js';
 
@@ -90,13 +93,28 @@ function handle<S extends NodeStatus>(
   res: ServerResponse,
   opts: StatusServerOptions<S>,
 ): void {
+  // Read first, before anything else the request costs: the closer to the question's arrival,
+  // the closer to the middle of the harness's round trip.
+  const wallMs = wallClockMs();
+  const monoMs = traceClockMs();
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-  const known = path === '/status' || path === '/metrics';
-  if (!known) return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /status or /metrics\n');
+  const known = path === '/status' || path === '/metrics' || path === '/clock';
+  if (!known)
+    return reply(res, 404, 'text/plain; charset=utf-8', 'not found: try /status, /metrics or /clock\n');
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     return reply(res, 405, 'text/plain; charset=utf-8', 'method not allowed\n');
   }
+  // The clocks the node's events (event-log.ts) and write traces (trace/write-tracer.ts) are
+  // stamped with, so offsets measured here correct them.
+  if (path === '/clock')
+    return reply(
+      res,
+      200,
+      'application/json',
+      `{"wallMs":${wallMs},"monoMs":${monoMs}}\n`,
+      req.method === 'HEAD',
+    );
   let body: string;
   try {
     body = path === '/status' ? JSON.stringify(opts.status()) + '\n' : opts.metrics.render();

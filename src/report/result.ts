@@ -16,6 +16,7 @@ import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
 import type { ElectionsInfo } from './elections.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
+import type { ClockReport } from '../measure/clock-offset.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
 import type { RecoveryExplain } from './recovery-explain.js';
@@ -349,6 +350,12 @@ export interface RunResult {
   readonly loopStallMs?: number;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
+  /**
+   * Every other host's clock against the harness's, before and after the load, by host name
+   * (measure/clock-offset.ts): what its stamps were corrected by, and how surely. Added within
+   * result@8: absent from files written before and from runs whose stamps all come from one host.
+   */
+  readonly clocks?: ClockReport;
   readonly writes: WritesInfo;
   readonly load: LoadInfo;
   readonly timeline: Timeline;

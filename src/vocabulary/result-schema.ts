@@ -53,6 +53,15 @@ const latencyStats = z.object({
 const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
 const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
 const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
+/** One host's clock offsets (wall, monotonic) from the harness's wall clock (measure/clock-offset.ts). */
+const clockEstimate = z.object({
+  at: isoTime,
+  offsetMs: ms(),
+  monoOffsetMs: ms(),
+  uncertaintyMs: ms().min(0),
+  rttMs: ms().min(0),
+  probes: count,
+});
 
 export const runResultSchema = z
   .object({
@@ -331,6 +340,20 @@ export const runResultSchema = z
       z.string(),
       z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
     ),
+    clocks: z
+      .object({
+        method: z.string(),
+        hosts: z.record(
+          z.string(),
+          z.object({
+            before: clockEstimate,
+            after: clockEstimate.nullable(),
+            driftPpm: z.number().nullable(),
+            driftUncertaintyPpm: z.number().min(0).nullable(),
+          }),
+        ),
+      })
+      .optional(),
     writes: z.object({
       attempted: count,
       acked: count,

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { MetricsRegistry } from '../../src/node/metrics.js';
 import { startStatusServer } from '../../src/node/status-server.js';
+import { wallClockMs } from '../../src/node/event-log.js';
+import { monoMs } from '../../src/node/trace/write-tracer.js';
 import type { NodeStatus, StatusServer } from '../../src/node/status-server.js';
 
 interface Sample {
@@ -139,6 +141,21 @@ describe('status server', () => {
     assert.equal(find('pole_rtt_ms', { peer: 'p4' }), 20.75);
     assert.equal(find('pole_rtt_ms', { peer: 'we"ird\\peer' }), Infinity);
     assert.equal(find('pole_epoch', {}), 8);
+  });
+
+  it('serves /clock: the clocks events and traces are stamped with, read within the round trip', async () => {
+    const [sentMs, sentMono] = [wallClockMs(), monoMs()];
+    const res = await get(server.port, '/clock');
+    const [receivedMs, receivedMono] = [wallClockMs(), monoMs()];
+    assert.equal(res.status, 200);
+    assert.match(res.type, /^application\/json/);
+    const r = JSON.parse(res.body) as { wallMs: number; monoMs: number };
+    assert.ok(r.wallMs >= sentMs && r.wallMs <= receivedMs, `${sentMs} <= ${r.wallMs} <= ${receivedMs}`);
+    assert.ok(
+      r.monoMs >= sentMono && r.monoMs <= receivedMono,
+      `${sentMono} <= ${r.monoMs} <= ${receivedMono}`,
+    );
+    assert.equal((await get(server.port, '/clock', 'POST')).status, 405);
   });
 
   it('answers 404 elsewhere, 405 for other methods and 500 when status fails', async () => {
