@@ -133,15 +133,25 @@ export async function loadImages(
       3,
     );
   }
-  loaded.forEach((r, i) => {
-    if (r.failed) {
-      throw new SwarmError(
-        `docker load into ${loads[i]!.host.name} failed: ${firstLine(r.stderr || (r.shortMessage ?? ''))}`,
-        3,
-        `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.trim().length > 0),
-      );
-    }
-  });
+  const failed = loaded.findIndex((r) => r.failed);
+  if (failed >= 0) {
+    const r = loaded[failed]!;
+    // An image removed from the machine while its tar was streamed (a rebuild that dropped the
+    // old build) cuts the stream short, and the load is what fails: say so.
+    const gone = (await Promise.all(wanted.map(async (i) => ((await imageId(i.id)) ? '' : i.tag)))).filter(
+      (t) => t.length > 0,
+    );
+    throw new SwarmError(
+      gone.length > 0
+        ? `${gone.join(', ')} was removed from the machine's Docker while it was being saved ` +
+            `(rebuilt meanwhile?): run swarm up again`
+        : `docker load into ${loads[failed]!.host.name} failed: ${firstLine(r.stderr || (r.shortMessage ?? ''))}`,
+      3,
+      `${r.stdout}\n${r.stderr}\n${String(saved.stderr ?? '')}`
+        .split('\n')
+        .filter((l) => l.trim().length > 0),
+    );
+  }
   // Each host must now hold exactly the machine's images, under their tags; a replaced older
   // build goes.
   for (const x of needing) {

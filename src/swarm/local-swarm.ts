@@ -28,7 +28,16 @@ import {
 } from './dind-host.js';
 import { loadImages, localImages, type SkippedImage } from './image-load.js';
 import { SwarmError, SwarmInterrupted } from './swarm-error.js';
-import { initSwarm, joinSwarm, labelNode, listSwarmNodes, nodeIdOf, waitNodesReady } from './swarm-join.js';
+import {
+  initSwarm,
+  joinSwarm,
+  kernelHasIpvs,
+  labelNode,
+  listSwarmNodes,
+  nodeIdOf,
+  removeIngress,
+  waitNodesReady,
+} from './swarm-join.js';
 import { DC_LABEL } from './swarm-labels.js';
 import { sameShape, type SwarmPlan } from './swarm-plan.js';
 import {
@@ -222,10 +231,18 @@ async function create(
   );
   progress(`engines answer (Docker ${hosts[0]!.engineVersion} in each host)`);
 
-  const withIds = await timed('swarm', async () => {
+  const swarm = await timed('swarm', async () => {
     const manager = hosts[0]!;
     const managerEngine = engineAt(manager.dockerHost);
     const token = await initSwarm(managerEngine, manager.address, signal);
+    const ingress = kernelHasIpvs();
+    if (!ingress) {
+      await removeIngress(managerEngine, signal);
+      progress(
+        "no IPVS in this kernel: removed the swarm's ingress network (no routing mesh, no virtual IPs; " +
+          'publish ports in host mode, use endpoint mode dnsrr)',
+      );
+    }
     await Promise.all(
       hosts
         .slice(1)
@@ -242,8 +259,9 @@ async function create(
     );
     for (const h of ids) await labelNode(managerEngine, h.nodeId, { [DC_LABEL]: h.dc }, signal);
     await waitNodesReady(managerEngine, new Map(ids.map((h) => [h.nodeId, h.dc])), timeouts.readyMs, signal);
-    return ids;
+    return { hosts: ids, ingress };
   });
+  const withIds = swarm.hosts;
   progress(`swarm: ${describe(withIds)}, all Ready and labelled ${DC_LABEL}`);
 
   const load = await timed('images', () =>
@@ -260,6 +278,7 @@ async function create(
     createdAt: new Date().toISOString(),
     dockerHost: withIds[0]!.dockerHost,
     network: { name: network.name, id: network.id, subnet: network.subnet },
+    ingress: swarm.ingress,
     hostImage: hostImage.tag,
     hosts: withIds.map((h) => ({
       name: h.name,

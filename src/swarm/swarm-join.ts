@@ -2,6 +2,7 @@
 // `swarm join` of the workers with the manager's worker token, each node labelled with its data
 // center, and the wait until every node is Ready with its label.
 import type Docker from 'dockerode';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SwarmError, SwarmInterrupted } from './swarm-error.js';
 import { DC_LABEL } from './swarm-labels.js';
@@ -54,6 +55,26 @@ export async function initSwarm(manager: Docker, address: string, signal?: Abort
   const token = swarm.JoinTokens?.Worker;
   if (!token) throw new SwarmError('the manager gave no worker join token', 3);
   return token;
+}
+
+/**
+ * Whether this machine's kernel has IPVS, which swarm's virtual IPs and routing mesh (the ingress
+ * network) are made of: /proc/net/ip_vs exists once the module is in, and `swarm init` has had
+ * dockerd load it if it could (its hosts share this kernel).
+ */
+export function kernelHasIpvs(): boolean {
+  return existsSync('/proc/net/ip_vs');
+}
+
+/**
+ * Removes the swarm's ingress network (the routing mesh) before any worker joins. Without IPVS it
+ * cannot work: a service publishing a port through it would look published and be unreachable,
+ * where without it the service is refused at once; and every engine, on stopping, waits 5 s for
+ * an ingress sandbox that does not go away. Services publish in host mode instead (and use
+ * endpoint mode dnsrr, the virtual IPs being IPVS too).
+ */
+export async function removeIngress(manager: Docker, signal?: AbortSignal): Promise<void> {
+  await call('removing the ingress network', () => manager.getNetwork('ingress').remove(), signal);
 }
 
 export async function joinSwarm(

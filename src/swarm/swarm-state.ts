@@ -87,6 +87,11 @@ const SwarmStateSchema = z
     /** The manager's engine: `export DOCKER_HOST=<this>` reaches the swarm. */
     dockerHost: z.string().startsWith('unix://'),
     network: z.object({ name: z.string().min(1), id: z.string().min(1), subnet: z.string() }),
+    /**
+     * Whether the swarm has its ingress network (routing mesh, virtual IPs): removed when the
+     * kernel has no IPVS, so services must publish in host mode with endpoint mode dnsrr.
+     */
+    ingress: z.boolean(),
     hostImage: z.string().min(1),
     hosts: z.array(HostState).min(1),
     images: z.array(LoadedImage),

@@ -33,6 +33,7 @@ function state(dir: string): SwarmState {
     createdAt: '2025-01-01T00:00:00.000Z',
     dockerHost: hostDockerHost(dir, 'pole-bench-swarm-1'),
     network: { name: 'pole-bench-swarm', id: 'net', subnet: '172.30.0.0/16' },
+    ingress: false,
     hostImage: 'pole-bench-dind:0.1.0',
     hosts: [host(1, 'manager'), host(2, 'worker')],
     images: [{ tag: 'pole-bench-node:0.1.0', id: 'sha256:abc' }],
@@ -55,7 +56,8 @@ test('the state folder: $POLE_SWARM_STATE, else $XDG_STATE_HOME/pole-bench/swarm
 });
 
 test('written and read back whole; the folder is 0700 and the file 0600', () => {
-  const dir = join(tempDir(), 'swarm');
+  const parent = tempDir();
+  const dir = join(parent, 'swarm');
   try {
     assert.equal(readSwarmState(dir), undefined);
     const s = state(dir);
@@ -66,7 +68,7 @@ test('written and read back whole; the folder is 0700 and the file 0600', () => 
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.match(readFileSync(file, 'utf8'), /"dockerHost": "unix:\/\//);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(parent, { recursive: true, force: true });
   }
 });
 
