@@ -18,13 +18,16 @@
 //    7. measure     CPU, resources, the node floor
 //       targets     the systems under test (POLE, ZooKeeper)
 //    8. runtime     where members run (processes, containers)
-//    9. report      result.json, report.md, charts, compare
-//   10. chaos       the faults a run carries out
-//   11. run         one run, start to verdict
-//   12. election    the election-only tool
+//    9. swarm       the local Docker Swarm of DinD hosts (`swarm up/down`): its images come from
+//                   image/, its labels from runtime/docker; the swarm runtime learns of it from
+//                   the command layer (the state file), never by importing it
+//   10. report      result.json, report.md, charts, compare
+//   11. chaos       the faults a run carries out
+//   12. run         one run, start to verdict
+//   13. election    the election-only tool
 //       experiment  suites of runs
 //       bench       measurements of pole-bench's own parts
-//   13. commands    the CLI (oclif): may import anything below
+//   14. commands    the CLI (oclif): may import anything below
 //
 // A folder of src/ that is in no layer fails the check: place a new one in the list.
 //
@@ -56,6 +59,7 @@ const LAYERS = [
   ['load'],
   ['measure', 'targets'],
   ['runtime'],
+  ['swarm'],
   ['report'],
   ['chaos'],
   ['run'],

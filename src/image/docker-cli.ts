@@ -17,6 +17,8 @@ export interface RunOptions {
   readonly timeoutMs?: number;
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Ends the command (SIGTERM) when aborted: a Ctrl-C must not wait for a long one. */
+  readonly cancelSignal?: AbortSignal;
 }
 
 /** `docker ARGS…`; resolves to trimmed stdout, rejects with the first line docker complained with. */
@@ -27,6 +29,7 @@ export async function docker(args: readonly string[], opts: RunOptions = {}): Pr
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
   });
   if (r.failed) {
     const why = firstLine(r.stderr) || firstLine(r.stdout) || (r.shortMessage ?? 'failed');
@@ -70,6 +73,7 @@ export async function runStreaming(
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
   });
   const tail: string[] = [];
   for await (const line of sub.iterable({ from: 'all' })) {

@@ -10,6 +10,12 @@ export const DOCKER_LABELS = {
   node: 'pole-bench.node',
   harnessPid: 'pole-bench.harness-pid',
   bootId: 'pole-bench.boot-id',
+  /**
+   * 'true' on what outlives the command that made it (the local swarm's hosts and network, which
+   * `pole-bench swarm down` removes): never an orphan, so a run starting leaves it alone; a plain
+   * `pole-bench clean` still removes it.
+   */
+  persistent: 'pole-bench.persistent',
 } as const;
 
 export function bootId(): string {
@@ -31,6 +37,7 @@ export function runLabels(runId: string): Record<string, string> {
 
 /** Whether the harness that created something with these labels is gone (so it is left over). */
 export function isOrphan(labels: Record<string, string> | undefined): boolean {
+  if (labels?.[DOCKER_LABELS.persistent] === 'true') return false;
   const pid = Number(labels?.[DOCKER_LABELS.harnessPid]);
   if (labels?.[DOCKER_LABELS.bootId] !== bootId() || !Number.isInteger(pid) || pid <= 0) return true;
   try {
