@@ -207,7 +207,7 @@ export class SwarmPlan {
               Type: 'volume',
               Source: this.volumeName(m.id),
               Target: '/data',
-              VolumeOptions: { Labels: labels },
+              VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } },
             },
           ],
           Configs: m.configs.map((c) => ({

@@ -81,6 +81,8 @@ interface Slot {
   ports: Map<number, number>;
   running: boolean;
   logs?: NodeJS.ReadableStream;
+  /** Every task of its service so far (a restart waits for one it has not seen). */
+  readonly seen: Set<string>;
   readonly tail: string[];
 }
 
@@ -111,7 +113,7 @@ export class SwarmRuntime implements Runtime {
       throw new Error(`the ${this.target.name} target has no container image for the swarm runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes)
-      this.slots.set(n.id, { id: n.id, running: false, ports: new Map(), tail: [] });
+      this.slots.set(n.id, { id: n.id, running: false, ports: new Map(), seen: new Set(), tail: [] });
     this.shaping =
       opts.shaping.kind === 'relay'
         ? swarmRelayShaper(topology, {
@@ -259,26 +261,33 @@ export class SwarmRuntime implements Runtime {
     });
     const since = this.events.length;
     s.service = await this.docker.createService(spec);
-    await this.runTask(s, since, undefined);
+    await this.runTask(s, since);
   }
 
   /**
-   * Waits for the member's service to have a task other than `previous` with a container, follows
-   * that task's output, and waits for the member's `started`; a task that ends first fails the
+   * Waits for the member's service to have a task it has not run before, with a container; follows
+   * that task's output, and waits for the member's `started`. A task that ends first fails the
    * start with the swarm's reason (a missing image on its node, say) and what the member said.
    */
-  private async runTask(s: Slot, since: number, previous: string | undefined): Promise<void> {
+  private async runTask(s: Slot, since: number): Promise<void> {
     const plan = this.started();
-    const task = await this.pollTask(s.service!.id, previous, (t) =>
-      Boolean(t.Status?.ContainerStatus?.ContainerID),
-    );
+    const svc = s.service!.id;
+    const task = await this.pollTasks(svc, (ts) => {
+      const fresh = ts.filter((t) => !s.seen.has(t.ID));
+      const ended = fresh.find((t) => ENDED.has(t.Status?.State ?? ''));
+      if (ended)
+        throw new Error(
+          `the swarm ended ${s.id}'s task (${ended.Status?.State}): ${ended.Status?.Err ?? 'no reason given'}`,
+        );
+      return fresh.find((t) => Boolean(t.Status?.ContainerStatus?.ContainerID));
+    });
+    s.seen.add(task.ID);
     s.task = task;
     this.followLogs(s, task.ID);
     let settled = false;
-    const died = this.pollTask(
-      s.service!.id,
-      undefined,
-      (t) => t.ID === task.ID && ENDED.has(t.Status?.State ?? ''),
+    const died = this.pollTasks(
+      svc,
+      (ts) => ts.find((t) => t.ID === task.ID && ENDED.has(t.Status?.State ?? '')),
       plan.startTimeoutMs + 1_000,
       () => settled,
     ).then((t) => {
@@ -296,10 +305,8 @@ export class SwarmRuntime implements Runtime {
       died.catch(() => undefined);
     }
     // Running: its published ports are in its status now.
-    const running = await this.pollTask(
-      s.service!.id,
-      previous,
-      (t) => t.ID === task.ID && t.Status?.State === 'running',
+    const running = await this.pollTasks(svc, (ts) =>
+      ts.find((t) => t.ID === task.ID && t.Status?.State === 'running'),
     );
     s.task = running;
     s.nodeAddr = this.nodeAddrs.get(running.NodeID ?? '');
@@ -312,13 +319,12 @@ export class SwarmRuntime implements Runtime {
   }
 
   /**
-   * Polls the service's tasks (newest first) until one other than `previous` matches `pred`;
-   * bounded. A task that ended before matching fails it with the swarm's reason.
+   * Polls the service's tasks until `pick` finds one (it may throw to give up); bounded. Once
+   * `stop` says so, never resolves (a watcher that is no longer wanted).
    */
-  private async pollTask(
+  private async pollTasks(
     serviceId: string,
-    previous: string | undefined,
-    pred: (t: TaskInfo) => boolean,
+    pick: (tasks: TaskInfo[]) => TaskInfo | undefined,
     timeoutMs = TASK_START_MS,
     stop: () => boolean = () => false,
   ): Promise<TaskInfo> {
@@ -328,16 +334,10 @@ export class SwarmRuntime implements Runtime {
       const tasks = (await this.docker.listTasks({
         filters: JSON.stringify({ service: [serviceId] }),
       })) as TaskInfo[];
-      const fresh = tasks.filter((t) => t.ID !== previous);
-      const hit = fresh.find(pred);
+      const hit = pick(tasks);
       if (hit) return hit;
-      const ended = fresh.find((t) => ENDED.has(t.Status?.State ?? '') && t.DesiredState !== 'running');
-      if (ended && !pred(ended))
-        throw new Error(
-          `the swarm ended task ${ended.ID.slice(0, 12)} (${ended.Status?.State}): ${ended.Status?.Err ?? 'no reason given'}`,
-        );
       last =
-        fresh.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') || last;
+        tasks.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') || last;
       await new Promise((r) => setTimeout(r, 100));
     }
     if (stop()) return new Promise<never>(() => undefined);
@@ -388,9 +388,10 @@ export class SwarmRuntime implements Runtime {
           503: 'node is not part of a swarm',
         },
       },
-      (err: Error | null, stream: NodeJS.ReadableStream) => {
-        if (err) {
-          keep(`(no log stream: ${err.message})`);
+      (err, result) => {
+        const stream = result as NodeJS.ReadableStream | null;
+        if (err || !stream) {
+          keep(`(no log stream: ${err?.message ?? 'none'})`);
           return;
         }
         s.logs = stream;
@@ -450,7 +451,7 @@ export class SwarmRuntime implements Runtime {
     spec.TaskTemplate.ForceUpdate = (spec.TaskTemplate.ForceUpdate ?? 0) + 1;
     const since = this.events.length;
     await s.service!.update({ _query: { version: svc.Version.Index }, _body: spec });
-    await this.runTask(s, since, previous?.ID);
+    await this.runTask(s, since);
   }
 
   /** The cgroup freezer on the member's container, by its node's helper. */
