@@ -101,7 +101,7 @@ test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected
     assert.ok(result.writes.acked > 1000, `acked ${result.writes.acked}`);
     // The relay service's delay, measured where it runs: paper-2dc's 20.75 ms.
     const rtt = result.links.tud?.cern?.measuredRttMs ?? NaN;
-    assert.ok(Math.abs(rtt - 20.75) <= 2, `tud→cern ${rtt} ms`);
+    assert.ok(rtt >= 20.75 && rtt <= 20.75 + 3, `tud→cern ${rtt} ms`);
     assert.deepEqual(
       [...(await dockerLeftovers()), ...(await swarmLeftovers(d))],
       [],
@@ -123,8 +123,11 @@ test('--runtime swarm where no node carries a data center: exit 2 naming the lab
   try {
     const r = await runCli(['run', TOPOLOGY, '--runtime', 'swarm', '--place', `tud=${swarm.hostname}`]);
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /data center cern/);
-    assert.match(r.stderr, /pole-bench\.dc=cern/);
+    // oclif wraps the message to the terminal's width: read it as one line.
+    const said = r.stderr.replace(/\s+(›\s+)?/g, ' ');
+    assert.match(said, /no ready node of the swarm carries data center cern/);
+    assert.match(said, /--label-add pole-bench\.dc=cern/);
+    assert.match(said, /--place cern=NODE/);
   } finally {
     if (swarm.leave) await docker(['swarm', 'leave', '--force']);
   }

@@ -88,8 +88,7 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   const spec = plan.member({
     id: 'p5',
     image: 'pole-bench-node:0.1.0',
-    cmd: ['node', '--config', '/config/p5.json'],
-    keepEntrypoint: true,
+    cmd: ['node', '/opt/pole-bench/bin/run.js', 'node', '--config', '/config/p5.json'],
     configs: [{ id: 'c1', name: 'pb-r1-x-cfg-p5-json', path: '/config/p5.json' }],
     ports: [7001, 7002],
   });
@@ -108,8 +107,16 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   assert.deepEqual(task.Placement?.Constraints, ['node.labels.pole-bench.dc==cern']);
   assert.deepEqual(task.Networks, [{ Target: 'pb-r1-x', Aliases: [] }]);
   const c = task.ContainerSpec!;
-  assert.deepEqual(c.Args, ['node', '--config', '/config/p5.json'], 'the image entrypoint (the CLI) kept');
-  assert.equal(c.Command, undefined);
+  assert.deepEqual(c.Command?.slice(0, 2), ['sh', '-c'], 'behind the start gate');
+  assert.match(c.Command![2]!, /read _ < \/tmp\/pole-bench-gate && exec "\$@"/);
+  assert.deepEqual(c.Command?.slice(3), [
+    'gate',
+    'node',
+    '/opt/pole-bench/bin/run.js',
+    'node',
+    '--config',
+    '/config/p5.json',
+  ]);
   assert.deepEqual(c.CapabilityAdd, ['NET_ADMIN']);
   assert.equal(c.Init, true);
   assert.deepEqual(
@@ -125,12 +132,12 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   }
   // A restart pins the member to the node its volume is on.
   const pinned = plan.member({
-    ...{ id: 'p1', image: 'i', cmd: ['x'], keepEntrypoint: false, configs: [], ports: [] },
+    ...{ id: 'p1', image: 'i', cmd: ['x'], configs: [], ports: [] },
     pinnedNode: 'n1',
   });
   const pt = pinned.TaskTemplate as import('dockerode').ContainerTaskSpec;
   assert.deepEqual(pt.Placement?.Constraints, ['node.labels.pole-bench.dc==tud', 'node.id==n1']);
-  assert.deepEqual(pt.ContainerSpec?.Command, ['x'], 'another image: the whole command line');
+  assert.deepEqual(pt.ContainerSpec?.Command?.slice(3), ['gate', 'x']);
 });
 
 test('agents, relay and fault helper: placed, labelled, dialling the harness back', () => {

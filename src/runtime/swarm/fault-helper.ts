@@ -13,6 +13,7 @@
 import type { Socket } from 'node:net';
 import Docker from 'dockerode';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
+import { GATE_FIFO } from './swarm-plan.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
 /** How long a volume may stay in use after its member's service is removed (its container going). */
@@ -38,6 +39,20 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     },
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
+    /** Opens a member's start gate (swarm-plan.ts gatedCommand): its command runs now. */
+    release: async (a: { container: string }) => {
+      const c = await ours(a.container);
+      // The member's shell may not have made the FIFO yet (its container has just started): wait
+      // for it, then write a line (opening it blocks until the reader has it open).
+      const script = `i=0; while [ ! -p ${GATE_FIFO} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo go > ${GATE_FIFO}`;
+      const e = await c.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true });
+      const stream = await e.start({});
+      stream.resume();
+      await new Promise<void>((resolve) => stream.on('end', resolve));
+      const { ExitCode } = await e.inspect();
+      if (ExitCode !== 0)
+        throw new Error(`opening the gate ${GATE_FIFO} exited ${ExitCode} in ${a.container.slice(0, 12)}`);
+    },
     removeVolumes: async () => removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId),
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
     reapVolumes: async (a: { liveRuns: string[] }) =>
@@ -97,6 +112,10 @@ export class FaultHelpers {
 
   pause(nodeId: string, container: string): Promise<void> {
     return this.on(nodeId).call('pause', { container });
+  }
+
+  release(nodeId: string, container: string): Promise<void> {
+    return this.on(nodeId).call('release', { container });
   }
 
   unpause(nodeId: string, container: string): Promise<void> {

@@ -86,6 +86,20 @@ export function parsePlaceFlag(value: string): Map<string, string> {
   return out;
 }
 
+/** The FIFO a member's command waits on until the node's fault helper writes to it. */
+export const GATE_FIFO = '/tmp/pole-bench-gate';
+
+/**
+ * A member's command behind a gate: its container blocks reading GATE_FIFO (no CPU, no polling)
+ * until the harness opens the gate, then becomes the command. The swarm starts tasks one by one
+ * over seconds; the gate lets the harness start every member at one instant, as the docker runtime
+ * does (a POLE node that starts seconds after its peers loses the first election it should have
+ * won).
+ */
+export function gatedCommand(cmd: readonly string[]): string[] {
+  return ['sh', '-c', `mkfifo ${GATE_FIFO} && read _ < ${GATE_FIFO} && exec "$@"`, 'gate', ...cmd];
+}
+
 /** Docker object names: the run's prefix and a DNS-safe suffix (service names are DNS names). */
 export function swarmName(runId: string, ...parts: string[]): string {
   const safe = parts.map((p) => p.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
@@ -107,9 +121,8 @@ export interface SwarmPlanInput {
 export interface MemberServiceInput {
   readonly id: NodeId;
   readonly image: string;
-  /** The whole command line (the image's entrypoint is dropped unless `keepEntrypoint`). */
+  /** The whole command line, the image's entrypoint included (the gate runs it). */
   readonly cmd: readonly string[];
-  readonly keepEntrypoint: boolean;
   /** Swarm configs to mount, by file path in the container. */
   readonly configs: ReadonlyArray<{ readonly id: string; readonly name: string; readonly path: string }>;
   /** Container ports the harness reaches (client, status page): published on the node, mode host. */
@@ -183,7 +196,7 @@ export class SwarmPlan {
   }
 
   /**
-   * One member: one replica, never restarted by the swarm (a killed leader stays dead until the
+   * One member: its command behind the start gate; one replica, never restarted by the swarm (a killed leader stays dead until the
    * scenario restarts it), NET_ADMIN, dnsrr (its name resolves to its task's own address, so it
    * has no virtual IP in front of it), its data on a named volume (a restart keeps its log),
    * its client and status ports published on its node for the harness.
@@ -197,7 +210,7 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: m.image,
-          ...(m.keepEntrypoint ? { Args: [...m.cmd] } : { Command: [...m.cmd] }),
+          Command: gatedCommand(m.cmd),
           Labels: labels,
           Hostname: this.memberHost(m.id),
           Init: true,

@@ -28,13 +28,14 @@ import type { ContainerMember, ContainerPlan, Target } from '../../targets/targe
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
+import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import { wallNow } from '../process/process-cluster.js';
 import type { Runtime } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
 import { cleanSwarm } from './swarm-clean.js';
 import { SwarmPlan } from './swarm-plan.js';
 import { harnessHost, probeSwarm } from './swarm-probe.js';
-import { Rendezvous } from './swarm-rendezvous.js';
+import { Rendezvous, type TaskConnection } from './swarm-rendezvous.js';
 import { swarmRelayShaper } from './swarm-relay-shaper.js';
 import { TaskRpc } from './task-rpc.js';
 
@@ -54,6 +55,10 @@ export interface SwarmRuntimeOptions {
 
 /** How long the swarm may take to schedule a task and its container to start. */
 const TASK_START_MS = 60_000;
+/** The node image's entrypoint (docker/Dockerfile): a plan's command for it is the CLI's arguments. */
+const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'];
+/** How long removed services' task containers may take to go. */
+const CONTAINERS_GONE_MS = 30_000;
 /** Output lines of a member kept for error messages. */
 const TAIL_LINES = 20;
 /** Task states past which a task will never run. */
@@ -101,6 +106,8 @@ export class SwarmRuntime implements Runtime {
   private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
   private readonly nodeAddrs = new Map<string, string>();
+  /** Each data center's agent task, dialled in (or on its way). */
+  private readonly agents = new Map<string, Promise<TaskConnection>>();
   private tornDown = false;
 
   constructor(
@@ -203,11 +210,18 @@ export class SwarmRuntime implements Runtime {
     const configs = await this.createConfigs(this.configDir);
     for (const m of plan.members) this.slot(m.id).member = m;
     const { first, then, after } = plan.startOrder;
-    await Promise.all(first.map((id) => this.startMember(id, configs)));
+    // The agents start now, in parallel with the members, and wait for their `start` (the swarm
+    // takes seconds per task: one by one, at the load's start, they would delay it by that much).
+    for (const d of t.datacenters) {
+      const dialled = this.createAgent(d.name);
+      dialled.catch(() => undefined); // said when spawnAgent awaits it
+      this.agents.set(d.name, dialled);
+    }
+    await this.startMembers(first, configs);
     if (then.length > 0) {
       if (after !== undefined)
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
-      await Promise.all(then.map((id) => this.startMember(id, configs)));
+      await this.startMembers(then, configs);
     }
   }
 
@@ -243,50 +257,74 @@ export class SwarmRuntime implements Runtime {
     return this.plan;
   }
 
-  /** Creates the member's service and waits for its `started` event. */
-  private async startMember(
-    id: NodeId,
+  /**
+   * Creates the members' services, waits until each one's task runs (its command held at the start
+   * gate), then opens every gate at once and waits for each member's `started`.
+   */
+  private async startMembers(
+    ids: readonly NodeId[],
     configs: ReadonlyArray<{ id: string; name: string; path: string }>,
   ): Promise<void> {
-    const s = this.slot(id);
     const plan = this.started();
-    const spec = this.sp().member({
-      id,
-      image: this.imageOf(plan.image),
-      cmd: s.member!.cmd,
-      // The node image's entrypoint is its CLI; another image's command is the whole command line.
-      keepEntrypoint: plan.image === 'node',
-      configs,
-      ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
-    });
+    await Promise.all(
+      ids.map(async (id) => {
+        const s = this.slot(id);
+        // The node image's entrypoint is its CLI; another image's command is the whole command line.
+        const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...s.member!.cmd] : s.member!.cmd;
+        s.service = await this.docker.createService(
+          this.sp().member({
+            id,
+            image: this.imageOf(plan.image),
+            cmd,
+            configs,
+            ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
+          }),
+        );
+        await this.awaitTask(s);
+      }),
+    );
     const since = this.events.length;
-    s.service = await this.docker.createService(spec);
-    await this.runTask(s, since);
+    await Promise.all(ids.map((id) => this.release(this.slot(id), since)));
   }
 
   /**
-   * Waits for the member's service to have a task it has not run before, with a container; follows
-   * that task's output, and waits for the member's `started`. A task that ends first fails the
-   * start with the swarm's reason (a missing image on its node, say) and what the member said.
+   * Waits until the member's service runs a task it has not run before (held at the start gate),
+   * follows that task's output and reads where its ports are published. A task that ends first
+   * fails it with the swarm's reason (a missing image on its node, say).
    */
-  private async runTask(s: Slot, since: number): Promise<void> {
-    const plan = this.started();
-    const svc = s.service!.id;
-    const task = await this.pollTasks(svc, (ts) => {
+  private async awaitTask(s: Slot): Promise<void> {
+    const running = await this.pollTasks(s.service!.id, (ts) => {
       const fresh = ts.filter((t) => !s.seen.has(t.ID));
       const ended = fresh.find((t) => ENDED.has(t.Status?.State ?? ''));
       if (ended)
         throw new Error(
           `the swarm ended ${s.id}'s task (${ended.Status?.State}): ${ended.Status?.Err ?? 'no reason given'}`,
         );
-      return fresh.find((t) => Boolean(t.Status?.ContainerStatus?.ContainerID));
+      return fresh.find((t) => t.Status?.State === 'running' && t.Status.ContainerStatus?.ContainerID);
     });
-    s.seen.add(task.ID);
-    s.task = task;
-    this.followLogs(s, task.ID);
+    s.seen.add(running.ID);
+    s.task = running;
+    this.followLogs(s, running.ID);
+    s.nodeAddr = this.nodeAddrs.get(running.NodeID ?? '');
+    if (!s.nodeAddr)
+      throw new Error(`${s.id} runs on swarm node ${running.NodeID}, whose address the swarm does not say`);
+    s.ports = new Map(
+      (running.Status?.PortStatus?.Ports ?? []).map((p) => [p.TargetPort ?? 0, p.PublishedPort ?? 0]),
+    );
+  }
+
+  /**
+   * Opens the member's start gate and waits for its `started`; a task that ends first fails the
+   * start with what the member said.
+   */
+  private async release(s: Slot, since: number): Promise<void> {
+    const plan = this.started();
+    const task = s.task!;
+    const { node, container } = this.containerOf(s.id);
+    await this.helpers.release(node, container);
     let settled = false;
     const died = this.pollTasks(
-      svc,
+      s.service!.id,
       (ts) => ts.find((t) => t.ID === task.ID && ENDED.has(t.Status?.State ?? '')),
       plan.startTimeoutMs + 1_000,
       () => settled,
@@ -304,17 +342,6 @@ export class SwarmRuntime implements Runtime {
       settled = true;
       died.catch(() => undefined);
     }
-    // Running: its published ports are in its status now.
-    const running = await this.pollTasks(svc, (ts) =>
-      ts.find((t) => t.ID === task.ID && t.Status?.State === 'running'),
-    );
-    s.task = running;
-    s.nodeAddr = this.nodeAddrs.get(running.NodeID ?? '');
-    if (!s.nodeAddr)
-      throw new Error(`${s.id} runs on swarm node ${running.NodeID}, whose address the swarm does not say`);
-    s.ports = new Map(
-      (running.Status?.PortStatus?.Ports ?? []).map((p) => [p.TargetPort ?? 0, p.PublishedPort ?? 0]),
-    );
     s.running = true;
   }
 
@@ -449,9 +476,9 @@ export class SwarmRuntime implements Runtime {
       Constraints: previous?.NodeID && !constraints.includes(pin) ? [...constraints, pin] : constraints,
     };
     spec.TaskTemplate.ForceUpdate = (spec.TaskTemplate.ForceUpdate ?? 0) + 1;
-    const since = this.events.length;
     await s.service!.update({ _query: { version: svc.Version.Index }, _body: spec });
-    await this.runTask(s, since);
+    await this.awaitTask(s);
+    await this.release(s, this.events.length);
   }
 
   /** The cgroup freezer on the member's container, by its node's helper. */
@@ -491,10 +518,17 @@ export class SwarmRuntime implements Runtime {
     return { host: s.nodeAddr, port: p };
   }
 
-  /** The data center's agent as a service placed in it; it dials back and waits for `start`. */
-  async spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+  /** The data center's agent as a service placed in it: it dials back and waits for `start`. */
+  private async createAgent(dc: string): Promise<TaskConnection> {
     const svc = await this.docker.createService(this.sp().agent(dc));
-    const c = await this.rendezvous!.waitFor('agent', dc, TASK_START_MS, () => this.taskState(svc.id));
+    return this.rendezvous!.waitFor('agent', dc, TASK_START_MS, () => this.taskState(svc.id));
+  }
+
+  /** The data center's agent, started with the members, once it has dialled in and said `ready`. */
+  async spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+    let dialled = this.agents.get(dc);
+    if (!dialled) this.agents.set(dc, (dialled = this.createAgent(dc)));
+    const c = await dialled;
     const agent = AgentProcess.overConnection(c.socket, { onInterval, readyTimeoutMs: 30_000 });
     c.socket.resume();
     return agent;
@@ -510,6 +544,21 @@ export class SwarmRuntime implements Runtime {
     return this.relayRpc;
   }
 
+  /**
+   * Waits (bounded) until this daemon's containers of the run are gone: a node removes a removed
+   * service's task containers a moment after the service. Other nodes' go with their services too;
+   * the harness sees only its own daemon's.
+   */
+  private async tasksGone(): Promise<void> {
+    const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
+    const deadline = Date.now() + CONTAINERS_GONE_MS;
+    while (Date.now() < deadline) {
+      const left = await this.docker.listContainers({ all: true, filters }).catch(() => []);
+      if (left.length === 0) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   async teardown(): Promise<void> {
     if (this.tornDown) return;
     this.tornDown = true;
@@ -519,18 +568,19 @@ export class SwarmRuntime implements Runtime {
     await this.shaping.close().catch(() => undefined);
     // Members, agents and the relay first; then each node's volumes of the run, by its helper
     // (they are free once the members' containers are gone); then everything else of the run.
-    const filters = JSON.stringify({ label: [`pole-bench.run=${this.runId}`] });
+    const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     type Svc = { ID: string; Spec: { Labels?: Record<string, string> } };
     const services = (await this.docker.listServices({ filters }).catch(() => [])) as unknown as Svc[];
     await Promise.allSettled(
       services
-        .filter((s) => s.Spec.Labels?.['pole-bench.role'] !== 'faults')
+        .filter((s) => s.Spec.Labels?.[DOCKER_LABELS.role] !== 'faults')
         .map((s) => this.docker.getService(s.ID).remove()),
     );
     await this.helpers.removeVolumes().catch(() => []);
     this.helpers.close();
     if (this.relayRpc) await this.relayRpc.then((r) => r.close()).catch(() => undefined);
     await cleanSwarm({ docker: this.docker, runId: this.runId }).catch(() => undefined);
+    await this.tasksGone();
     await this.rendezvous?.close();
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
