@@ -102,6 +102,8 @@ export class SwarmRuntime implements Runtime {
   private readonly helpers = new FaultHelpers();
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
+  /** Every usable node's fault helper has dialled in (and reaped dead runs' volumes). */
+  private helpersReady: Promise<void> = Promise.resolve();
   private swarmPlan: SwarmPlan | undefined;
   private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
@@ -171,9 +173,10 @@ export class SwarmRuntime implements Runtime {
     for (const n of (await this.docker.listNodes()) as Array<{ ID: string; Status?: { Addr?: string } }>)
       if (n.Status?.Addr) this.nodeAddrs.set(n.ID, n.Status.Addr);
     await this.docker.createNetwork(sp.network());
-    // A fault helper on every usable node, each dialled in before a member can need it.
+    // A fault helper on every usable node and the relay, started together: the relay is wanted
+    // for the members' plan, the helpers only to open the members' start gates.
     const helperSvc = await this.docker.createService(sp.faultHelper());
-    await Promise.all(
+    this.helpersReady = Promise.all(
       ready.nodes
         .filter((n) => n.usable)
         .map(async (n) => {
@@ -182,8 +185,8 @@ export class SwarmRuntime implements Runtime {
           );
           this.helpers.add(n.id, new TaskRpc(c.socket, `the fault helper on ${n.hostname}`));
         }),
-    );
-    await this.helpers.reapVolumes([...left.liveRuns, this.runId]);
+    ).then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]));
+    this.helpersReady.catch(() => undefined); // said when the members' start awaits it
     if (this.shaping.kind === 'relay') {
       const relaySvc = await this.docker.createService(sp.relay());
       this.relayRpc = this.rendezvous
@@ -283,6 +286,7 @@ export class SwarmRuntime implements Runtime {
         await this.awaitTask(s);
       }),
     );
+    await this.helpersReady;
     const since = this.events.length;
     await Promise.all(ids.map((id) => this.release(this.slot(id), since)));
   }
