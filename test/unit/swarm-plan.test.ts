@@ -13,6 +13,7 @@ import {
   resolvePlacement,
   type SwarmNodeView,
 } from '../../src/runtime/swarm/swarm-plan.js';
+import type { ContainerTaskSpec } from 'dockerode';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -102,7 +103,7 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
       [7002, 'host', undefined],
     ],
   );
-  const task = spec.TaskTemplate as import('dockerode').ContainerTaskSpec;
+  const task = spec.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(task.RestartPolicy, { Condition: 'none' });
   assert.deepEqual(task.Placement?.Constraints, ['node.labels.pole-bench.dc==cern']);
   assert.deepEqual(task.Networks, [{ Target: 'pb-r1-x', Aliases: [] }]);
@@ -135,14 +136,14 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
     ...{ id: 'p1', image: 'i', cmd: ['x'], configs: [], ports: [] },
     pinnedNode: 'n1',
   });
-  const pt = pinned.TaskTemplate as import('dockerode').ContainerTaskSpec;
+  const pt = pinned.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(pt.Placement?.Constraints, ['node.labels.pole-bench.dc==tud', 'node.id==n1']);
   assert.deepEqual(pt.ContainerSpec?.Command?.slice(3), ['gate', 'x']);
 });
 
 test('agents, relay and fault helper: placed, labelled, dialling the harness back', () => {
   const agent = plan.agent('tud');
-  const at = agent.TaskTemplate as import('dockerode').ContainerTaskSpec;
+  const at = agent.TaskTemplate as ContainerTaskSpec;
   assert.equal(agent.Name, 'pb-r1-x-agent-tud');
   assert.deepEqual(at.Placement?.Constraints, ['node.labels.pole-bench.dc==tud']);
   assert.deepEqual(at.ContainerSpec?.Args, ['swarm-task', 'agent']);
@@ -154,7 +155,7 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   assert.equal(relay.Name, plan.relayHost);
   assert.equal(relay.EndpointSpec?.Mode, 'dnsrr');
   const faults = plan.faultHelper();
-  const ft = faults.TaskTemplate as import('dockerode').ContainerTaskSpec;
+  const ft = faults.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(faults.Mode, { Global: {} });
   assert.deepEqual(ft.ContainerSpec?.Mounts?.[0]?.Target, '/var/run/docker.sock');
   assert.ok(ft.ContainerSpec?.Env?.includes('POLE_BENCH_SWARM_NODE={{.Node.ID}}'));

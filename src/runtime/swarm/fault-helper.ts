@@ -29,13 +29,16 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     return c;
   };
   await serveRpc(socket, {
+    /** Resolves with the wall ms just before the kill, on this node's clock (the fault's time). */
     kill: async (a: { container: string }) => {
       const c = await ours(a.container);
+      const at = performance.timeOrigin + performance.now();
       await c.kill({ signal: 'SIGKILL' }).catch((err: Error) => {
         // Already dead (it crashed, or an earlier kill): what a kill wants.
         if (!/is not running/.test(err.message)) throw err;
       });
       await c.wait();
+      return at;
     },
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
@@ -106,8 +109,9 @@ export class FaultHelpers {
     return rpc;
   }
 
-  kill(nodeId: string, container: string): Promise<void> {
-    return this.on(nodeId).call('kill', { container });
+  /** Resolves with the wall ms of the kill, as the helper took it just before its kill. */
+  kill(nodeId: string, container: string): Promise<number> {
+    return this.on(nodeId).call<number>('kill', { container });
   }
 
   pause(nodeId: string, container: string): Promise<void> {

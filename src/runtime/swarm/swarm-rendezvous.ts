@@ -46,15 +46,15 @@ export class Rendezvous {
 
   /** Listens on `host` (an address of this machine the swarm's nodes reach), on a free port. */
   static async listen(host: string): Promise<Rendezvous> {
-    let r: Rendezvous | undefined;
-    const server = createServer((socket) => r?.accept(socket));
+    const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, host, () => resolve());
     });
     const addr = server.address();
     if (addr === null || typeof addr === 'string') throw new Error('the rendezvous listener has no port');
-    r = new Rendezvous(server, host, addr.port);
+    const r = new Rendezvous(server, host, addr.port);
+    server.on('connection', (socket) => r.accept(socket));
     return r;
   }
 

@@ -29,7 +29,6 @@ import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/na
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
-import { wallNow } from '../process/process-cluster.js';
 import type { Runtime } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
 import { cleanSwarm } from './swarm-clean.js';
@@ -455,11 +454,14 @@ export class SwarmRuntime implements Runtime {
     return { node: task.NodeID, container };
   }
 
-  /** SIGKILL through its node's fault helper; the swarm does not restart it (condition none). */
+  /**
+   * SIGKILL through its node's fault helper; the swarm does not restart it (condition none).
+   * Resolves with the helper's wall ms of the kill.
+   */
   async kill(id: NodeId): Promise<number> {
     const { node, container } = this.containerOf(id);
-    const at = wallNow();
-    await this.helpers.kill(node, container);
+    // The helper's own stamp: the request's way to it (tens of ms) is not part of the outage.
+    const at = await this.helpers.kill(node, container);
     this.slot(id).running = false;
     return at;
   }
