@@ -2,7 +2,7 @@
 // the leader killed at 6 s, both data centers placed on the one node (--place), through services,
 // the relay service, the fault helper and dial-back agents. A new leader, nothing lost, and
 // nothing labelled left after. The swarm is made for the test and left (when the engine was in
-// none before), so the engine is as the test found it.
+// none before), docker_gwbridge with it, so the engine is as the test found it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -29,10 +29,14 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
  * The local engine as a one-node swarm: initialised here when it is in none (and `leave` says to
  * leave it after), used as it is when it manages one already.
  */
-async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: boolean } | string> {
+async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: () => Promise<void> } | string> {
   const info = (await d.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-  let leave = false;
+  let leave = (): Promise<void> => Promise.resolve();
   if (info.Swarm?.LocalNodeState === 'inactive') {
+    // Joining a swarm makes docker_gwbridge, which leaving keeps: it goes too, if it was not there.
+    const hadGwBridge = (
+      await d.listNetworks({ filters: JSON.stringify({ name: ['docker_gwbridge'] }) })
+    ).some((n) => n.Name === 'docker_gwbridge');
     // The docker0 bridge's address: this machine's own, on a network its engine made.
     const bridge = (await d.getNetwork('bridge').inspect()) as {
       IPAM?: { Config?: Array<{ Gateway?: string }> };
@@ -40,7 +44,10 @@ async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: boole
     const addr = bridge.IPAM?.Config?.[0]?.Gateway ?? '127.0.0.1';
     const r = await docker(['swarm', 'init', '--advertise-addr', addr, '--listen-addr', `${addr}:2377`]);
     if (r.code !== 0) return `docker swarm init failed: ${r.stderr.trim()}`;
-    leave = true;
+    leave = async () => {
+      await docker(['swarm', 'leave', '--force']);
+      if (!hadGwBridge) await docker(['network', 'rm', 'docker_gwbridge']);
+    };
   } else if (!info.Swarm?.ControlAvailable) return 'the local engine is a swarm worker, not a manager';
   const self = (await d.info()) as { Swarm?: { NodeID?: string } };
   const node = (await d.getNode(self.Swarm!.NodeID!).inspect()) as { Description?: { Hostname?: string } };
@@ -110,7 +117,7 @@ test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected
   } finally {
     await rm(out, { recursive: true, force: true });
     await runCli(['clean']);
-    if (swarm.leave) await docker(['swarm', 'leave', '--force']);
+    await swarm.leave();
   }
 });
 
@@ -129,6 +136,6 @@ test('--runtime swarm where no node carries a data center: exit 2 naming the lab
     assert.match(said, /--label-add pole-bench\.dc=cern/);
     assert.match(said, /--place cern=NODE/);
   } finally {
-    if (swarm.leave) await docker(['swarm', 'leave', '--force']);
+    await swarm.leave();
   }
 });
