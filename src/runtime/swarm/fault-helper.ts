@@ -29,7 +29,11 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     return c;
   };
   await serveRpc(socket, {
-    /** Resolves with the wall ms just before the kill, on this node's clock (the fault's time). */
+    /**
+     * Resolves with the wall ms, on this node's clock, just before the kill's call: the earliest
+     * the member can have died. (Stamped when the call comes back, a busy daemon's seconds made
+     * the kill look later than the election that followed it.)
+     */
     kill: async (a: { container: string }) => {
       const c = await ours(a.container);
       const at = performance.timeOrigin + performance.now();
