@@ -72,7 +72,10 @@ async function removeVolumes(
   wanted: (labels: Record<string, string>) => boolean,
 ): Promise<string[]> {
   const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
-  const vols = ((await docker.listVolumes({ filters })).Volumes ?? []).filter((v) => wanted(v.Labels ?? {}));
+  // Members' volumes only (role node): other pole-bench work on the node may label volumes too.
+  const vols = ((await docker.listVolumes({ filters })).Volumes ?? []).filter(
+    (v) => v.Labels?.[DOCKER_LABELS.role] === 'node' && wanted(v.Labels ?? {}),
+  );
   const removed: string[] = [];
   const deadline = Date.now() + VOLUME_FREE_MS;
   for (const v of vols) {

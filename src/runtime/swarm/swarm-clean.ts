@@ -68,6 +68,8 @@ export async function cleanSwarm(
   const volumes = await removeUntilFree(
     async () =>
       ((await docker.listVolumes({ filters })).Volumes ?? [])
+        // Members' volumes only (role node): other pole-bench work may label volumes of its own.
+        .filter((v) => v.Labels?.[DOCKER_LABELS.role] === 'node')
         .filter((v) => !liveRuns.includes(v.Labels?.[DOCKER_LABELS.run] ?? ''))
         .filter((v) => wanted(v.Labels ?? undefined))
         .map((v) => ({ id: v.Name, name: v.Name })),
