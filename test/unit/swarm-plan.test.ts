@@ -109,7 +109,10 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   assert.deepEqual(task.Networks, [{ Target: 'pb-r1-x', Aliases: [] }]);
   const c = task.ContainerSpec!;
   assert.deepEqual(c.Command?.slice(0, 2), ['sh', '-c'], 'behind the start gate');
-  assert.match(c.Command![2]!, /read _ < \/tmp\/pole-bench-gate && exec "\$@"/);
+  assert.match(
+    c.Command![2]!,
+    /mkfifo \/gate\/p5\.fifo && read _ < \/gate\/p5\.fifo && rm -f \/gate\/p5\.fifo && exec "\$@"/,
+  );
   assert.deepEqual(c.Command?.slice(3), [
     'gate',
     'node',
@@ -122,7 +125,10 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   assert.equal(c.Init, true);
   assert.deepEqual(
     c.Mounts?.map((m) => [m.Type, m.Source, m.Target]),
-    [['volume', 'pb-r1-x-p5-data', '/data']],
+    [
+      ['volume', 'pb-r1-x-p5-data', '/data'],
+      ['volume', 'pb-r1-x-gate', '/gate'],
+    ],
   );
   assert.equal(c.Configs?.[0]?.File?.Name, '/config/p5.json');
   for (const labels of [spec.Labels, c.Labels, c.Mounts?.[0]?.VolumeOptions?.Labels]) {
@@ -157,7 +163,11 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   const faults = plan.faultHelper();
   const ft = faults.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(faults.Mode, { Global: {} });
-  assert.deepEqual(ft.ContainerSpec?.Mounts?.[0]?.Target, '/var/run/docker.sock');
+  assert.deepEqual(
+    ft.ContainerSpec?.Mounts?.map((m) => m.Target),
+    ['/var/run/docker.sock', '/gate'],
+    "the node's Docker socket, and the gate volume its members mount",
+  );
   assert.ok(ft.ContainerSpec?.Env?.includes('POLE_BENCH_SWARM_NODE={{.Node.ID}}'));
   for (const s of [agent, relay, faults]) assert.equal(s.Labels?.[DOCKER_LABELS.run], 'r1-x');
   const net = plan.network();

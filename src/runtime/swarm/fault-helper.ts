@@ -10,14 +10,20 @@
 // Mesh's chaos-daemon does) needs nothing of a node but its membership: it starts and goes with
 // the run, carries the run's labels like everything else, dials the harness back like the other
 // tasks, and acts only on containers and volumes labelled with its own run.
+import { stat, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import Docker from 'dockerode';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
-import { GATE_FIFO } from './swarm-plan.js';
+import { gateFifo } from './swarm-plan.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
+/** How long a member's shell may take to make its gate once its task runs. */
+const GATE_WAIT_MS = 10_000;
 /** How long a volume may stay in use after its member's service is removed (its container going). */
 const VOLUME_FREE_MS = 20_000;
+
+/** The roles of the volumes a run makes (members' data, the node's start gates). */
+export const RUN_VOLUME_ROLES = ['node', 'gate'];
 
 /** The task's side: the node's daemon, acting on the run `runId`'s containers and volumes only. */
 export async function serveFaults(socket: Socket, runId: string, docker = new Docker()): Promise<void> {
@@ -46,19 +52,24 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     },
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
-    /** Opens a member's start gate (swarm-plan.ts gatedCommand): its command runs now. */
-    release: async (a: { container: string }) => {
-      const c = await ours(a.container);
-      // The member's shell may not have made the FIFO yet (its container has just started): wait
-      // for it, then write a line (opening it blocks until the reader has it open).
-      const script = `i=0; while [ ! -p ${GATE_FIFO} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; echo go > ${GATE_FIFO}`;
-      const e = await c.exec({ Cmd: ['sh', '-c', script], AttachStdout: true, AttachStderr: true });
-      const stream = await e.start({});
-      stream.resume();
-      await new Promise<void>((resolve) => stream.on('end', resolve));
-      const { ExitCode } = await e.inspect();
-      if (ExitCode !== 0)
-        throw new Error(`opening the gate ${GATE_FIFO} exited ${ExitCode} in ${a.container.slice(0, 12)}`);
+    /**
+     * Opens a member's start gate (swarm-plan.ts gatedCommand): writes a line to its FIFO on the
+     * gate volume, once its shell has made it; its command runs now.
+     */
+    release: async (a: { id: string }) => {
+      const f = gateFifo(a.id);
+      const deadline = Date.now() + GATE_WAIT_MS;
+      while (
+        !(await stat(f).then(
+          (st) => st.isFIFO(),
+          () => false,
+        ))
+      ) {
+        if (Date.now() > deadline) throw new Error(`no start gate ${f} within ${GATE_WAIT_MS} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // Opening a FIFO to write waits for its reader, which is there: the member's shell.
+      await writeFile(f, 'go\n');
     },
     removeVolumes: async () => removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId),
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
@@ -72,9 +83,9 @@ async function removeVolumes(
   wanted: (labels: Record<string, string>) => boolean,
 ): Promise<string[]> {
   const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
-  // Members' volumes only (role node): other pole-bench work on the node may label volumes too.
+  // Members' and gates' volumes only: other pole-bench work on the node may label volumes too.
   const vols = ((await docker.listVolumes({ filters })).Volumes ?? []).filter(
-    (v) => v.Labels?.[DOCKER_LABELS.role] === 'node' && wanted(v.Labels ?? {}),
+    (v) => RUN_VOLUME_ROLES.includes(v.Labels?.[DOCKER_LABELS.role] ?? '') && wanted(v.Labels ?? {}),
   );
   const removed: string[] = [];
   const deadline = Date.now() + VOLUME_FREE_MS;
@@ -125,8 +136,8 @@ export class FaultHelpers {
     return this.on(nodeId).call('pause', { container });
   }
 
-  release(nodeId: string, container: string): Promise<void> {
-    return this.on(nodeId).call('release', { container });
+  release(nodeId: string, id: string): Promise<void> {
+    return this.on(nodeId).call('release', { id });
   }
 
   unpause(nodeId: string, container: string): Promise<void> {

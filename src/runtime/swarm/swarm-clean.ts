@@ -5,6 +5,7 @@
 // all of them); a run removes every node's through its fault helpers (fault-helper.ts).
 import Docker from 'dockerode';
 import { DOCKER_LABELS, isOrphan } from '../docker/docker-labels.js';
+import { RUN_VOLUME_ROLES } from './fault-helper.js';
 
 export interface SwarmCleanResult {
   readonly services: string[];
@@ -68,8 +69,8 @@ export async function cleanSwarm(
   const volumes = await removeUntilFree(
     async () =>
       ((await docker.listVolumes({ filters })).Volumes ?? [])
-        // Members' volumes only (role node): other pole-bench work may label volumes of its own.
-        .filter((v) => v.Labels?.[DOCKER_LABELS.role] === 'node')
+        // The run's own volumes only: other pole-bench work may label volumes of its own.
+        .filter((v) => RUN_VOLUME_ROLES.includes(v.Labels?.[DOCKER_LABELS.role] ?? ''))
         .filter((v) => !liveRuns.includes(v.Labels?.[DOCKER_LABELS.run] ?? ''))
         .filter((v) => wanted(v.Labels ?? undefined))
         .map((v) => ({ id: v.Name, name: v.Name })),

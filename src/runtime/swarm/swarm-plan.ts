@@ -86,18 +86,27 @@ export function parsePlaceFlag(value: string): Map<string, string> {
   return out;
 }
 
-/** The FIFO a member's command waits on until the node's fault helper writes to it. */
-export const GATE_FIFO = '/tmp/pole-bench-gate';
+/** Where the start gates are: a volume of the run on each node, mounted by its members and its helper. */
+export const GATE_DIR = '/gate';
+export const gateFifo = (id: NodeId): string => `${GATE_DIR}/${id}.fifo`;
 
 /**
- * A member's command behind a gate: its container blocks reading GATE_FIFO (no CPU, no polling)
- * until the harness opens the gate, then becomes the command. The swarm starts tasks one by one
- * over seconds; the gate lets the harness start every member at one instant, as the docker runtime
- * does (a POLE node that starts seconds after its peers loses the first election it should have
- * won).
+ * A member's command behind a gate: its container blocks reading its FIFO on the node's gate
+ * volume (no CPU, no polling) until the node's fault helper, which mounts the same volume, writes
+ * a line to it; then it becomes the command. The swarm starts tasks one by one over seconds; the
+ * gate lets the harness start every member at one instant, as the docker runtime does (a POLE
+ * node that starts seconds after its peers loses the first election it should have won). A
+ * `docker exec` per member to open it was seen to take seconds each on a busy daemon.
  */
-export function gatedCommand(cmd: readonly string[]): string[] {
-  return ['sh', '-c', `mkfifo ${GATE_FIFO} && read _ < ${GATE_FIFO} && exec "$@"`, 'gate', ...cmd];
+export function gatedCommand(id: NodeId, cmd: readonly string[]): string[] {
+  const f = gateFifo(id);
+  return [
+    'sh',
+    '-c',
+    `rm -f ${f} && mkfifo ${f} && read _ < ${f} && rm -f ${f} && exec "$@"`,
+    'gate',
+    ...cmd,
+  ];
 }
 
 /** Docker object names: the run's prefix and a DNS-safe suffix (service names are DNS names). */
@@ -162,6 +171,20 @@ export class SwarmPlan {
     return swarmName(this.i.runId, id);
   }
 
+  /** The node's gate volume of the run (one per node: a local volume of that name on each). */
+  private gateMount(): Docker.MountSettings {
+    return {
+      Type: 'volume',
+      Source: swarmName(this.i.runId, 'gate'),
+      Target: GATE_DIR,
+      VolumeOptions: {
+        NoCopy: true,
+        Labels: this.labels('gate'),
+        DriverConfig: { Name: 'local', Options: {} },
+      },
+    };
+  }
+
   volumeName(id: NodeId): string {
     return swarmName(this.i.runId, id, 'data');
   }
@@ -210,7 +233,7 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: m.image,
-          Command: gatedCommand(m.cmd),
+          Command: gatedCommand(m.id, m.cmd),
           Labels: labels,
           Hostname: this.memberHost(m.id),
           Init: true,
@@ -222,6 +245,7 @@ export class SwarmPlan {
               Target: '/data',
               VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } },
             },
+            this.gateMount(),
           ],
           Configs: m.configs.map((c) => ({
             ConfigID: c.id,
@@ -318,7 +342,10 @@ export class SwarmPlan {
           Env: [...this.harnessEnv(), `${TASK_ENV.node}={{.Node.ID}}`],
           Labels: labels,
           Init: true,
-          Mounts: [{ Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' }],
+          Mounts: [
+            { Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' },
+            this.gateMount(),
+          ],
         },
         RestartPolicy: { Condition: 'none' },
       },

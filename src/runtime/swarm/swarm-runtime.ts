@@ -90,6 +90,14 @@ interface Slot {
   readonly tail: string[];
 }
 
+/** Ends a member's log stream, if it has one (its error, if any, swallowed: it is wanted no more). */
+function closeLogs(s: Slot): void {
+  const stream = s.logs as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
+  s.logs = undefined;
+  stream?.on('error', () => undefined);
+  stream?.destroy?.();
+}
+
 export class SwarmRuntime implements Runtime {
   readonly name = 'swarm' as const;
   readonly target: Target;
@@ -323,8 +331,7 @@ export class SwarmRuntime implements Runtime {
   private async release(s: Slot, since: number): Promise<void> {
     const plan = this.started();
     const task = s.task!;
-    const { node, container } = this.containerOf(s.id);
-    await this.helpers.release(node, container);
+    await this.helpers.release(task.NodeID!, s.id);
     let settled = false;
     const died = this.pollTasks(
       s.service!.id,
@@ -398,7 +405,8 @@ export class SwarmRuntime implements Runtime {
    * to the member's translator, the rest kept for error messages.
    */
   private followLogs(s: Slot, taskId: string): void {
-    s.logs?.removeAllListeners();
+    // A former task's stream (a restart's predecessor) ends here: it would hold the harness open.
+    closeLogs(s);
     const member = s.member!;
     const keep = (line: string): void => {
       if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
@@ -569,8 +577,7 @@ export class SwarmRuntime implements Runtime {
     if (this.tornDown) return;
     this.tornDown = true;
     this.book.clearWaiters();
-    for (const s of this.slots.values()) s.logs?.removeAllListeners();
-    for (const s of this.slots.values()) (s.logs as { destroy?: () => void } | undefined)?.destroy?.();
+    for (const s of this.slots.values()) closeLogs(s);
     await this.shaping.close().catch(() => undefined);
     // Members, agents and the relay first; then each node's volumes of the run, by its helper
     // (they are free once the members' containers are gone); then everything else of the run.
