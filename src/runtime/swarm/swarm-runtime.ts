@@ -233,6 +233,9 @@ export class SwarmRuntime implements Runtime {
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
       await this.startMembers(then, configs);
     }
+    // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
+    // is left to compete for the CPU with the links' measurement and the warm-up that follow.
+    await Promise.all(this.agents.values());
   }
 
   /** Every file the target wrote to its config directory, as a swarm config mounted at /config/<file>. */
