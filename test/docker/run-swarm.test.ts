@@ -117,6 +117,9 @@ test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected
     assert.ok(result.writes.acked > 1000, `acked ${result.writes.acked}`);
     // The relay service's delay, measured where it runs: paper-2dc's 20.75 ms.
     const rtt = result.links.tud?.cern?.measuredRttMs ?? NaN;
+    t.diagnostic(
+      `measured tud→cern ${rtt.toFixed(2)} ms; serving ${result.recovery.servingMs?.toFixed(0)} ms after the kill; ${result.writes.acked} writes acked`,
+    );
     assert.ok(rtt >= 20.75 && rtt <= 20.75 + 3, `tud→cern ${rtt} ms`);
     assert.deepEqual(await swarmLeftovers(d), [], 'nothing labelled is left');
   } finally {
