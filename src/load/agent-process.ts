@@ -330,7 +330,8 @@ export class AgentProcess {
    * measure/clock-probe.ts. Rejects once `signal` aborts (an agent that has gone never answers).
    */
   readClock(signal: AbortSignal): Promise<{ wallMs: number; monoMs: number }> {
-    if (!this.link.channel.connected) return Promise.reject(new Error('the load agent is no longer connected'));
+    if (!this.link.channel.connected)
+      return Promise.reject(new Error('the load agent is no longer connected'));
     const id = ++this.lastClockId;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
