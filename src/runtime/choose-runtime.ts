@@ -4,7 +4,6 @@ import { InputError } from '../util/input-error.js';
 import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
 import type { RuntimeName } from './runtime.js';
 import { nodeImageTag } from '../image/image-name.js';
-import { zookeeperImageTag } from '../image/zookeeper-image.js';
 import { PlacementError } from './swarm/swarm-plan.js';
 import { probeSwarm } from './swarm/swarm-probe.js';
 
@@ -46,27 +45,21 @@ export async function chooseRuntime(
 
 /** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
 async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
+  // ZooKeeper's members reach a peer in another data center at an address of the relay per
+  // ordered pair (zk-container-ensemble.ts), and a swarm task (the relay's) has one address.
+  if (target !== 'pole')
+    throw new InputError({
+      file: '--runtime swarm',
+      problem: `the swarm runtime runs the pole target only so far (${target}'s members need an address of the relay per ordered pair of members; a swarm task has one)`,
+    });
   const image = nodeImageTag(version);
-  const images = target === 'zookeeper' ? { zookeeper: zookeeperImageTag(version) } : undefined;
   try {
     const ready = await probeSwarm({
       datacenters: swarm.datacenters,
       image,
       ...(swarm.place ? { place: swarm.place } : {}),
     });
-    if (images)
-      await probeSwarm({
-        datacenters: swarm.datacenters,
-        image: images.zookeeper,
-        ...(swarm.place ? { place: swarm.place } : {}),
-      });
-    return {
-      runtime: 'swarm',
-      reason: `asked for: ${ready.reason}`,
-      image,
-      placement: ready.placement,
-      ...(images ? { images } : {}),
-    };
+    return { runtime: 'swarm', reason: `asked for: ${ready.reason}`, image, placement: ready.placement };
   } catch (err) {
     if (err instanceof PlacementError)
       throw new InputError({ file: '--runtime swarm', problem: err.message });
