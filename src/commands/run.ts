@@ -18,6 +18,8 @@ import type { ShapingChoice } from '../vocabulary/names.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
 import { DockerRuntime } from '../runtime/docker/docker-runtime.js';
+import { SwarmRuntime } from '../runtime/swarm/swarm-runtime.js';
+import { PlacementError, parsePlaceFlag } from '../runtime/swarm/swarm-plan.js';
 import { dockerDryRun } from '../runtime/docker/docker-dry-run.js';
 import { planNetem } from '../shaping/netem/netem-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
@@ -45,9 +47,13 @@ export default class Run extends Command {
     target: Flags.option({ options: TARGET_NAMES })({
       description: "the system under test (default: the topology's `target:`, else pole)",
     }),
-    runtime: Flags.option({ options: ['auto', 'process', 'docker'] as const, default: 'auto' })({
+    runtime: Flags.option({ options: ['auto', 'process', 'docker', 'swarm'] as const, default: 'auto' })({
       description:
-        'where nodes run (auto: docker when a daemon answers and the node image exists, else process)',
+        'where nodes run (auto: docker when a daemon answers and the node image exists, else process; swarm: services of the swarm DOCKER_HOST manages)',
+    }),
+    place: Flags.string({
+      description:
+        'swarm: data center → node, e.g. tud=node1,cern=node2 (over the nodes’ pole-bench.dc=<dc> labels)',
     }),
     'dry-run': Flags.boolean({
       description: 'print every container and tc command a docker run would use, run nothing',
@@ -106,7 +112,10 @@ export default class Run extends Command {
       thresholds = parseThresholds(flags.threshold ?? []);
       choice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
-        : await chooseRuntime(flags.runtime, this.config.version, topology.target);
+        : await chooseRuntime(flags.runtime, this.config.version, topology.target, {
+            datacenters: topology.datacenters.map((d) => d.name),
+            ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
+          });
       // A dry run shows the netem plan even on a kernel without netem: nothing is applied.
       const netem =
         flags['dry-run'] && flags.shaping === 'netem'
@@ -145,16 +154,25 @@ export default class Run extends Command {
       `target ${topology.target}, runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`,
     );
     const runtime: Runtime =
-      choice.runtime === 'docker'
-        ? new DockerRuntime(topology, {
+      choice.runtime === 'swarm'
+        ? new SwarmRuntime(topology, {
             shaping,
             seed,
             image: choice.image as string,
             target: targetNamed(topology.target),
             ...(choice.images ? { images: choice.images } : {}),
-            tcPlan: (addresses) => planNetem(topology, addresses),
+            ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
           })
-        : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
+        : choice.runtime === 'docker'
+          ? new DockerRuntime(topology, {
+              shaping,
+              seed,
+              image: choice.image as string,
+              target: targetNamed(topology.target),
+              ...(choice.images ? { images: choice.images } : {}),
+              tcPlan: (addresses) => planNetem(topology, addresses),
+            })
+          : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
     const guard = new RunGuard({
       deadlineMs:
@@ -196,6 +214,16 @@ export default class Run extends Command {
     await bounded(runtime.teardown(), TEARDOWN_LIMIT_MS, 'tear-down').catch((err: Error) =>
       this.warn(`${err.message}; run pole-bench clean to remove what is left`),
     );
+  }
+}
+
+/** --place as a map, its errors as input errors (exit 2). */
+function parseSwarmPlace(value: string): Map<string, string> {
+  try {
+    return parsePlaceFlag(value);
+  } catch (err) {
+    if (err instanceof PlacementError) throw new InputError({ file: '--place', problem: err.message });
+    throw err;
   }
 }
 

@@ -8,7 +8,12 @@
 // harness is busy in that round is reaped, and 'exit' emitted, before the bytes of its `done` are
 // read in the next round. 'close' comes after the exit and the EOF of every pipe the child had,
 // the IPC channel's included; the channel's 'disconnect' follows its EOF by a tick.
+//
+// An agent on another machine (the swarm runtime's) is no child: it dials the harness and speaks
+// the same JSON lines over that connection (AgentProcess.overConnection); its exit is the
+// connection's close, which comes after every byte it sent.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { childNodeArgs } from '../util/child-node-args.js';
@@ -72,10 +77,25 @@ function ipcChannel(child: ChildProcess, onMessage: (m: unknown) => void): Chann
 }
 
 function stdioChannel(child: ChildProcess, onMessage: (m: unknown) => void): Channel {
+  const lines = lineChannel(child.stdout!, child.stdin!, onMessage);
+  return {
+    get connected() {
+      return lines.connected && child.exitCode === null;
+    },
+    send: (m) => lines.send(m),
+  };
+}
+
+/** JSON lines in from `input`, out to `output` (a child's pipes, or both ends of one connection). */
+function lineChannel(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  onMessage: (m: unknown) => void,
+): Channel {
   let open = true;
-  child.stdin!.on('error', () => (open = false));
-  child.stdin!.on('close', () => (open = false));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  output.on('error', () => (open = false));
+  output.on('close', () => (open = false));
+  createInterface({ input }).on('line', (line) => {
     if (line.trim() === '') return;
     try {
       onMessage(JSON.parse(line));
@@ -85,11 +105,55 @@ function stdioChannel(child: ChildProcess, onMessage: (m: unknown) => void): Cha
   });
   return {
     get connected() {
-      return open && child.exitCode === null;
+      return open;
     },
     send: (m) => {
-      if (open) child.stdin!.write(`${JSON.stringify(m)}\n`);
+      if (open) output.write(`${JSON.stringify(m)}\n`);
     },
+  };
+}
+
+/** What the conversation runs over: a child process, or a connection the agent made. */
+interface AgentLink {
+  readonly channel: Channel;
+  /** Once everything the agent sent has been read. */
+  readonly exited: Promise<AgentExit>;
+  readonly stderr: NodeJS.ReadableStream | null;
+  readonly pid: number | undefined;
+  /** Whether its output was still open EXIT_DRAIN_MS after its exit (messages may be unread). */
+  readonly unread: () => boolean;
+  /** Ends it at once (SIGKILL; a connection destroyed). */
+  kill(): void;
+  /** A child that could not be spawned or signalled. */
+  onError(listener: (err: Error) => void): void;
+}
+
+function childLink(child: ChildProcess, o: SpawnAgentOptions, onMessage: (m: unknown) => void): AgentLink {
+  let unread = false;
+  return {
+    channel: o.stdioCommand ? stdioChannel(child, onMessage) : ipcChannel(child, onMessage),
+    exited: drained(child, o.stdioCommand === undefined, () => (unread = true)),
+    stderr: child.stderr,
+    pid: child.pid,
+    unread: () => unread,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    onError: (listener) => child.on('error', listener),
+  };
+}
+
+/** An agent that dialled the harness: its exit is the connection's close (after its last byte). */
+function connectionLink(conn: Duplex, onMessage: (m: unknown) => void): AgentLink {
+  const channel = lineChannel(conn, conn, onMessage);
+  return {
+    channel,
+    exited: new Promise((resolve) => conn.once('close', () => resolve({ code: null, signal: null }))),
+    stderr: null,
+    pid: undefined,
+    unread: () => false,
+    kill: () => conn.destroy(),
+    onError: (listener) => conn.on('error', listener),
   };
 }
 
@@ -154,13 +218,12 @@ export class AgentProcess {
   private settleDone!: { resolve: (m: DoneMessage) => void; reject: (e: Error) => void };
   private settleReady!: { resolve: () => void; reject: (e: Error) => void };
   private readonly ready: Promise<void>;
-  private readonly channel: Channel;
-  private drainTimedOut = false;
+  private readonly link: AgentLink;
   private lastClockId = 0;
   private readonly clockWaiters = new Map<number, (r: { wallMs: number; monoMs: number }) => void>();
 
   private constructor(
-    private readonly child: ChildProcess,
+    makeLink: (onMessage: (m: unknown) => void) => AgentLink,
     private readonly o: SpawnAgentOptions,
   ) {
     this.ready = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
@@ -168,16 +231,15 @@ export class AgentProcess {
     this.done = new Promise((resolve, reject) => (this.settleDone = { resolve, reject }));
     // Callers may await only some of these; a rejection nobody awaits must not crash the harness.
     for (const p of [this.ready, this.started, this.done]) p.catch(() => undefined);
-    this.exited = drained(child, o.stdioCommand === undefined, () => (this.drainTimedOut = true));
-    this.channel = o.stdioCommand
-      ? stdioChannel(child, (raw) => this.onMessage(raw))
-      : ipcChannel(child, (raw) => this.onMessage(raw));
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      this.stderrLines.push(line);
-      if (this.stderrLines.length > 30) this.stderrLines.shift();
-    });
+    this.link = makeLink((raw) => this.onMessage(raw));
+    this.exited = this.link.exited;
+    if (this.link.stderr)
+      createInterface({ input: this.link.stderr }).on('line', (line) => {
+        this.stderrLines.push(line);
+        if (this.stderrLines.length > 30) this.stderrLines.shift();
+      });
     // A child that cannot be spawned (no such command) or signalled: said, never thrown.
-    child.on('error', (err) => {
+    this.link.onError((err) => {
       const why = new Error(`load agent: ${err.message}`);
       this.settleReady.reject(why);
       this.settleStarted.reject(why);
@@ -185,7 +247,7 @@ export class AgentProcess {
     });
     // Everything the agent sent has been read by now: without `done`, it never sent one.
     void this.exited.then((x) => {
-      const unread = this.drainTimedOut
+      const unread = this.link.unread()
         ? `; its output was still open ${EXIT_DRAIN_MS} ms after its exit, so messages may be unread`
         : '';
       const why = new Error(
@@ -204,7 +266,21 @@ export class AgentProcess {
       : spawn(process.execPath, [...childNodeArgs(), o.runJs ?? RUN_JS, 'agent'], {
           stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         });
-    const agent = new AgentProcess(child, o);
+    return AgentProcess.whenReady(new AgentProcess((onMessage) => childLink(child, o, onMessage), o), o);
+  }
+
+  /**
+   * An agent that dialled the harness (swarm-task agent) and speaks the protocol as JSON lines on
+   * `conn`; waits until it says it is ready. kill() destroys the connection (the agent stops).
+   */
+  static overConnection(
+    conn: Duplex,
+    o: Pick<SpawnAgentOptions, 'onInterval' | 'readyTimeoutMs'> = {},
+  ): Promise<AgentProcess> {
+    return AgentProcess.whenReady(new AgentProcess((onMessage) => connectionLink(conn, onMessage), o), o);
+  }
+
+  private static async whenReady(agent: AgentProcess, o: SpawnAgentOptions): Promise<AgentProcess> {
     const timeoutMs = o.readyTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -227,13 +303,13 @@ export class AgentProcess {
   }
 
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.link.pid;
   }
 
   /** Throws if the agent is no longer connected. */
   start(spec: LoadSpec): void {
-    if (!this.channel.connected) throw new Error('the load agent is no longer connected');
-    this.channel.send(msg.start(spec));
+    if (!this.link.channel.connected) throw new Error('the load agent is no longer connected');
+    this.link.channel.send(msg.start(spec));
   }
 
   /**
@@ -241,12 +317,12 @@ export class AgentProcess {
    * gone (it ends by itself after durationMs); how it ended is `done`'s to say.
    */
   phase(name: string, atMs?: number): void {
-    if (this.channel.connected) this.channel.send(msg.phase(name, atMs));
+    if (this.link.channel.connected) this.link.channel.send(msg.phase(name, atMs));
   }
 
   /** Ask the agent to stop sending and finish with `done`; ignored once it has gone. */
   stop(): void {
-    if (this.channel.connected) this.channel.send(msg.stop());
+    if (this.link.channel.connected) this.link.channel.send(msg.stop());
   }
 
   /**
@@ -254,7 +330,8 @@ export class AgentProcess {
    * measure/clock-probe.ts. Rejects once `signal` aborts (an agent that has gone never answers).
    */
   readClock(signal: AbortSignal): Promise<{ wallMs: number; monoMs: number }> {
-    if (!this.channel.connected) return Promise.reject(new Error('the load agent is no longer connected'));
+    if (!this.link.channel.connected)
+      return Promise.reject(new Error('the load agent is no longer connected'));
     const id = ++this.lastClockId;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
@@ -266,13 +343,13 @@ export class AgentProcess {
         signal.removeEventListener('abort', onAbort);
         resolve(r);
       });
-      this.channel.send(msg.clockQuestion(id));
+      this.link.channel.send(msg.clockQuestion(id));
     });
   }
 
   /** SIGKILL (if still running) and wait for the exit (at most EXIT_DRAIN_MS after it). */
   async kill(): Promise<AgentExit> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    this.link.kill();
     return this.exited;
   }
 

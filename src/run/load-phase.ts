@@ -76,7 +76,10 @@ function startAgents(run: RunContext): void {
     if (rate <= 0) continue;
     state.agents.get(dc.name)?.start({
       dc: dc.name,
-      endpoints: dc.nodes.map((n) => ({ node: n.id, ...rt.clientAddress(n.id) })),
+      endpoints: dc.nodes.map((n) => ({
+        node: n.id,
+        ...(rt.agentAddress?.(n.id) ?? rt.clientAddress(n.id)),
+      })),
       rate,
       size: t.workload.size,
       arrival: t.workload.arrival,

@@ -3,6 +3,9 @@ import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
 import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
 import type { RuntimeName } from './runtime.js';
+import { nodeImageTag } from '../image/image-name.js';
+import { PlacementError } from './swarm/swarm-plan.js';
+import { probeSwarm } from './swarm/swarm-probe.js';
 
 export interface RuntimeChoice {
   readonly runtime: RuntimeName;
@@ -11,14 +14,24 @@ export interface RuntimeChoice {
   readonly image?: string;
   /** The target's own images (docker only). */
   readonly images?: Partial<Record<ContainerImage, string>>;
+  /** swarm only: each data center's placement constraint. */
+  readonly placement?: ReadonlyMap<string, string>;
+}
+
+/** What the swarm runtime is checked against: the topology's data centers and --place. */
+export interface SwarmAsk {
+  readonly datacenters: readonly string[];
+  readonly place?: ReadonlyMap<string, string>;
 }
 
 export async function chooseRuntime(
-  asked: 'auto' | 'process' | 'docker',
+  asked: 'auto' | 'process' | 'docker' | 'swarm',
   version: string,
   target: TargetName = 'pole',
+  swarm: SwarmAsk = { datacenters: [] },
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
+  if (asked === 'swarm') return chooseSwarm(version, target, swarm);
   const status = await dockerStatus(version, target);
   const images = status.images ? { images: status.images } : {};
   if (asked === 'docker') {
@@ -28,6 +41,30 @@ export async function chooseRuntime(
   return status.image
     ? { runtime: 'docker', reason: `auto: ${status.reason}`, image: status.image, ...images }
     : { runtime: 'process', reason: `auto: ${status.reason}` };
+}
+
+/** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
+async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
+  // ZooKeeper's members reach a peer in another data center at an address of the relay per
+  // ordered pair (zk-container-ensemble.ts), and a swarm task (the relay's) has one address.
+  if (target !== 'pole')
+    throw new InputError({
+      file: '--runtime swarm',
+      problem: `the swarm runtime runs the pole target only so far (${target}'s members need an address of the relay per ordered pair of members; a swarm task has one)`,
+    });
+  const image = nodeImageTag(version);
+  try {
+    const ready = await probeSwarm({
+      datacenters: swarm.datacenters,
+      image,
+      ...(swarm.place ? { place: swarm.place } : {}),
+    });
+    return { runtime: 'swarm', reason: `asked for: ${ready.reason}`, image, placement: ready.placement };
+  } catch (err) {
+    if (err instanceof PlacementError)
+      throw new InputError({ file: '--runtime swarm', problem: err.message });
+    throw err;
+  }
 }
 
 /**
@@ -52,6 +89,11 @@ export function chooseShaping(
     return { kind: 'netem', reason: 'asked for' };
   }
   if (dcs < 2) return { kind: 'none', reason: 'auto: one data center, nothing to delay' };
+  if (runtime === 'swarm')
+    return {
+      kind: 'relay',
+      reason: 'auto: the swarm runtime runs the userspace relay as a service on the run network',
+    };
   if (runtime === 'process')
     return {
       kind: 'relay',

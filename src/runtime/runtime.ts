@@ -1,4 +1,4 @@
-// src/runtime/: where a run's members live: the Runtime interface (this file), process/ and docker/,
+// src/runtime/: where a run's members live: the Runtime interface (this file), process/, docker/, swarm/,
 // the choice of runtime and shaping (choose-runtime.ts), and the event book both runtimes keep.
 //
 // What a run needs from the place its members live: local processes, or containers. A runtime
@@ -10,8 +10,10 @@ import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
+import type { NodeId } from '../node/core/types.js';
+import type { Address } from '../vocabulary/names.js';
 
-export type RuntimeName = 'process' | 'docker';
+export type RuntimeName = 'process' | 'docker' | 'swarm';
 
 export interface Runtime extends MemberControl {
   readonly name: RuntimeName;
@@ -23,6 +25,11 @@ export interface Runtime extends MemberControl {
   start(): Promise<void>;
   /** Starts the load agent of data center `dc`, where this runtime runs agents; resolves once it is ready. */
   spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess>;
+  /**
+   * Where the load agents reach member `id`, where that differs from the harness's clientAddress
+   * (the swarm's agents dial members by name on the run's overlay).
+   */
+  agentAddress?(id: NodeId): Address;
   /**
    * The processes to sample for the self-check, by group (nodes, agents), as host pids; empty
    * where they are not host processes this harness can read.

@@ -12,7 +12,7 @@ export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
 export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
 
 export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
-export const RUNTIMES = ['process', 'docker'] as const;
+export const RUNTIMES = ['process', 'docker', 'swarm'] as const;
 export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
 
 /**

@@ -4,7 +4,7 @@
 // election ports, dialled both ways), and the probe that measures the RTT between every pair of
 // data centers through routes of the same kind.
 import type { NodeId } from '../../node/core/types.js';
-import { DelayRelay, type RelayRoute } from './delay-relay.js';
+import { DelayRelay, type DelayRelayOptions, type RelayRoute } from './delay-relay.js';
 import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';
 import { measureRtt } from './rtt-probe.js';
@@ -26,9 +26,12 @@ export type DialDirection = 'higher-sid' | 'both';
 /** The topology's delays between data centers, or none at all (a calibration). */
 export type WanDelays = 'zero' | 'topology';
 
-/** A run's relay, as both runtimes hold it. */
+/** What a run's shaping asks of the relay: the one in this process's worker, or one elsewhere. */
+export type RelayHandle = Pick<DelayRelay, 'port' | 'change' | 'block' | 'stats' | 'close'>;
+
+/** A run's relay, as the runtimes hold it. */
 export interface NodeRelay {
-  readonly relay: DelayRelay;
+  readonly relay: RelayHandle;
   /**
    * Where `from` dials `to`'s `port` ('peer' unless named): the relay between data centers, the
    * member itself inside one.
@@ -85,6 +88,8 @@ export async function startNodeRelay(
     retryConnectMs?: number;
     /** Routes between members of one data center too, with no delay (so that they can be cut). */
     withinDc?: boolean;
+    /** Starts the relay with the routes (default: DelayRelay.start, a worker of this process). */
+    startRelay?: (o: DelayRelayOptions) => Promise<RelayHandle>;
   },
 ): Promise<NodeRelay> {
   const dc = (id: NodeId): string => t.node(id).datacenter;
@@ -110,7 +115,7 @@ export async function startNodeRelay(
         });
       }
     }
-  const relay = await DelayRelay.start({
+  const relay = await (opts.startRelay ?? ((o) => DelayRelay.start(o)))({
     routes,
     seed: opts.seed,
     ...(opts.listenHost ? { host: opts.listenHost } : {}),
@@ -171,6 +176,24 @@ export async function startNodeRelay(
   };
 }
 
+/** One ordered pair of data centers and the delays of its two directions, to measure. */
+export interface DcPairDelay {
+  readonly a: string;
+  readonly b: string;
+  readonly forward: LinkDelay;
+  readonly backward: LinkDelay;
+}
+
+/** Every ordered pair of the topology's data centers, with its delays. */
+export function dcPairDelays(t: Topology): DcPairDelay[] {
+  const dcs = t.datacenters.map((d) => d.name);
+  return dcs.flatMap((a) =>
+    dcs
+      .filter((b) => b !== a)
+      .map((b) => ({ a, b, forward: dcLinkDelay(t, a, b), backward: dcLinkDelay(t, b, a) })),
+  );
+}
+
 /**
  * Mean RTT between every ordered pair of data centers through relay routes of the same delays to
  * an echo server (its own thread), `samples` round trips each, all pairs at once.
@@ -180,30 +203,45 @@ export async function measureRelayLinks(
   seed: number,
   samples: number,
 ): Promise<Map<string, Map<string, number>>> {
-  const dcs = t.datacenters.map((d) => d.name);
-  const out = new Map<string, Map<string, number>>(dcs.map((d) => [d, new Map([[d, 0]])]));
-  if (dcs.length < 2) return out;
+  const out = new Map<string, Map<string, number>>(
+    t.datacenters.map((d) => [d.name, new Map([[d.name, 0]])]),
+  );
+  for (const [pair, rtt] of await measurePairDelays(dcPairDelays(t), seed, samples))
+    out.get(pair.split('>')[0]!)?.set(pair.split('>')[1]!, rtt);
+  return out;
+}
+
+/**
+ * The mean RTT ("a>b" → ms) of each pair through a relay of its delays to an echo server, in this
+ * process (the swarm's relay service runs it where its routes run).
+ */
+export async function measurePairDelays(
+  pairs: readonly DcPairDelay[],
+  seed: number,
+  samples: number,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (pairs.length === 0) return out;
   const echo = await startEchoServer({ inWorker: true });
-  const pairs = dcs.flatMap((a) => dcs.filter((b) => b !== a).map((b) => [a, b] as const));
   const probe = await DelayRelay.start({
     seed,
-    routes: pairs.map(([a, b]) => ({
-      name: `${a}>${b}`,
+    routes: pairs.map((p) => ({
+      name: `${p.a}>${p.b}`,
       target: { host: '127.0.0.1', port: echo.port },
-      forward: dcLinkDelay(t, a, b),
-      backward: dcLinkDelay(t, b, a),
+      forward: p.forward,
+      backward: p.backward,
     })),
   });
   try {
     await Promise.all(
-      pairs.map(async ([a, b]) => {
+      pairs.map(async (p) => {
         const r = await measureRtt({
           host: '127.0.0.1',
-          port: probe.port(`${a}>${b}`),
+          port: probe.port(`${p.a}>${p.b}`),
           samples,
           intervalMs: 5,
         });
-        out.get(a)?.set(b, r.meanMs);
+        out.set(`${p.a}>${p.b}`, r.meanMs);
       }),
     );
   } finally {

@@ -1,0 +1,164 @@
+// Faults on members that run on other machines: kill, pause and resume of a member's task
+// container, and the run's volumes removed, by a helper task on every node of the swarm.
+//
+// Why a helper and not each node's Docker API: the swarm's API (the manager's) has services and
+// tasks but no action on a task's container, so a kill must come from the daemon of the node the
+// task runs on. That daemon normally answers only on its own unix socket; reaching it from the
+// harness would mean exposing every node's Docker API over TCP (with TLS certificates per node,
+// or an unauthenticated root API on the network), which a swarm does not have and should not
+// need for a benchmark. A global service with the node's /var/run/docker.sock mounted (as Chaos
+// Mesh's chaos-daemon does) needs nothing of a node but its membership: it starts and goes with
+// the run, carries the run's labels like everything else, dials the harness back like the other
+// tasks, and acts only on containers and volumes labelled with its own run.
+import { stat, writeFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import Docker from 'dockerode';
+import { DOCKER_LABELS } from '../docker/docker-labels.js';
+import { gateFifo } from './swarm-plan.js';
+import { serveRpc, type TaskRpc } from './task-rpc.js';
+
+/** How long a member's shell may take to make its gate once its task runs. */
+const GATE_WAIT_MS = 10_000;
+/** How long a volume may stay in use after its member's service is removed (its container going). */
+const VOLUME_FREE_MS = 20_000;
+
+/** The roles of the volumes a run makes (members' data, the node's start gates). */
+export const RUN_VOLUME_ROLES = ['node', 'gate'];
+
+/** The task's side: the node's daemon, acting on the run `runId`'s containers and volumes only. */
+export async function serveFaults(socket: Socket, runId: string, docker = new Docker()): Promise<void> {
+  const ours = async (id: string): Promise<Docker.Container> => {
+    const c = docker.getContainer(id);
+    const info = await c.inspect();
+    if (info.Config.Labels?.[DOCKER_LABELS.run] !== runId)
+      throw new Error(`container ${id.slice(0, 12)} is not of run ${runId}`);
+    return c;
+  };
+  await serveRpc(socket, {
+    /**
+     * Resolves with the wall ms, on this node's clock, just before the kill's call: the earliest
+     * the member can have died. (Stamped when the call comes back, a busy daemon's seconds made
+     * the kill look later than the election that followed it.)
+     */
+    kill: async (a: { container: string }) => {
+      const c = await ours(a.container);
+      const at = performance.timeOrigin + performance.now();
+      await c.kill({ signal: 'SIGKILL' }).catch((err: Error) => {
+        // Already dead (it crashed, or an earlier kill): what a kill wants.
+        if (!/is not running/.test(err.message)) throw err;
+      });
+      await c.wait();
+      return at;
+    },
+    pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
+    unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
+    /**
+     * Opens a member's start gate (swarm-plan.ts gatedCommand): writes a line to its FIFO on the
+     * gate volume, once its shell has made it; its command runs now.
+     */
+    release: async (a: { id: string }) => {
+      const f = gateFifo(a.id);
+      const deadline = Date.now() + GATE_WAIT_MS;
+      while (
+        !(await stat(f).then(
+          (st) => st.isFIFO(),
+          () => false,
+        ))
+      ) {
+        if (Date.now() > deadline) throw new Error(`no start gate ${f} within ${GATE_WAIT_MS} ms`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // Opening a FIFO to write waits for its reader, which is there: the member's shell.
+      await writeFile(f, 'go\n');
+    },
+    removeVolumes: async () => removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId),
+    /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
+    reapVolumes: async (a: { liveRuns: string[] }) =>
+      removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? '')),
+  });
+}
+
+async function removeVolumes(
+  docker: Docker,
+  wanted: (labels: Record<string, string>) => boolean,
+): Promise<string[]> {
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
+  // Members' and gates' volumes only: other pole-bench work on the node may label volumes too.
+  const vols = ((await docker.listVolumes({ filters })).Volumes ?? []).filter(
+    (v) => RUN_VOLUME_ROLES.includes(v.Labels?.[DOCKER_LABELS.role] ?? '') && wanted(v.Labels ?? {}),
+  );
+  const removed: string[] = [];
+  const deadline = Date.now() + VOLUME_FREE_MS;
+  for (const v of vols) {
+    for (;;) {
+      // The member's container is removed by its node shortly after its service: until then the
+      // volume is in use; a bounded wait, then it is left for `pole-bench clean`.
+      const err = await docker
+        .getVolume(v.Name)
+        .remove()
+        .then(() => null)
+        .catch((e: Error) => e);
+      if (err === null || /no such volume/i.test(err.message)) {
+        removed.push(v.Name);
+        break;
+      }
+      if (!/in use/i.test(err.message) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return removed;
+}
+
+/** The harness's side: the helpers by node id. */
+export class FaultHelpers {
+  private readonly byNode = new Map<string, TaskRpc>();
+
+  add(nodeId: string, rpc: TaskRpc): void {
+    this.byNode.set(nodeId, rpc);
+  }
+
+  get nodes(): string[] {
+    return [...this.byNode.keys()];
+  }
+
+  private on(nodeId: string): TaskRpc {
+    const rpc = this.byNode.get(nodeId);
+    if (!rpc) throw new Error(`no fault helper on swarm node ${nodeId}`);
+    return rpc;
+  }
+
+  /** Resolves with the wall ms of the kill, as the helper took it just before its kill. */
+  kill(nodeId: string, container: string): Promise<number> {
+    return this.on(nodeId).call<number>('kill', { container });
+  }
+
+  pause(nodeId: string, container: string): Promise<void> {
+    return this.on(nodeId).call('pause', { container });
+  }
+
+  release(nodeId: string, id: string): Promise<void> {
+    return this.on(nodeId).call('release', { id });
+  }
+
+  unpause(nodeId: string, container: string): Promise<void> {
+    return this.on(nodeId).call('unpause', { container });
+  }
+
+  /** Every node's volumes of this run; resolves with what each removed. */
+  async removeVolumes(): Promise<string[]> {
+    const each = await Promise.allSettled(
+      [...this.byNode.values()].map((r) => r.call<string[]>('removeVolumes', {}, 30_000)),
+    );
+    return each.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  }
+
+  async reapVolumes(liveRuns: readonly string[]): Promise<void> {
+    await Promise.allSettled(
+      [...this.byNode.values()].map((r) => r.call('reapVolumes', { liveRuns }, 30_000)),
+    );
+  }
+
+  close(): void {
+    for (const r of this.byNode.values()) r.close();
+  }
+}

@@ -1,0 +1,355 @@
+// The swarm runtime's pure planning: from a topology, a run id and where each data center is placed,
+// the specs of every service, network, volume and config a run creates. Nothing here talks to
+// Docker, so the specs are what the unit tests check (placement, labels, dnsrr, volumes).
+import type Docker from 'dockerode';
+import type { NodeId } from '../../node/core/types.js';
+import type { Topology } from '../../topology/topology.js';
+import { DOCKER_LABELS, runLabels } from '../docker/docker-labels.js';
+
+/** The node label that says which data center a node carries: `pole-bench.dc=<dc>`. */
+export const DC_LABEL = 'pole-bench.dc';
+/** A node carrying several data centers: one label per data center, `pole-bench.dc.<dc>=true`. */
+export const dcFlagLabel = (dc: string): string => `${DC_LABEL}.${dc}`;
+
+/** Where every swarm task finds the harness (swarm-rendezvous.ts): `host:port` and the run's token. */
+export const TASK_ENV = {
+  harness: 'POLE_BENCH_HARNESS',
+  token: 'POLE_BENCH_TOKEN',
+  run: 'POLE_BENCH_RUN',
+  dc: 'POLE_BENCH_DC',
+  node: 'POLE_BENCH_SWARM_NODE',
+} as const;
+
+/** What the swarm says of one of its nodes, as planning needs it. */
+export interface SwarmNodeView {
+  readonly id: string;
+  readonly hostname: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Ready and active: the scheduler places tasks on it. */
+  readonly usable: boolean;
+}
+
+/** Why the swarm cannot host a topology (the run command exits 2 with it). */
+export class PlacementError extends Error {
+  override readonly name = 'PlacementError';
+}
+
+/**
+ * The placement constraint of each data center. `place` (--place dc=node,…) names a node by
+ * hostname or id and wins; else the nodes labelled `pole-bench.dc=<dc>`; else those labelled
+ * `pole-bench.dc.<dc>` (one node carrying several data centers, as a one-node swarm must).
+ */
+export function resolvePlacement(
+  dcs: readonly string[],
+  nodes: readonly SwarmNodeView[],
+  place: ReadonlyMap<string, string> = new Map(),
+): Map<string, string> {
+  const usable = nodes.filter((n) => n.usable);
+  for (const dc of place.keys())
+    if (!dcs.includes(dc))
+      throw new PlacementError(`--place: the topology has no data center ${dc} (it has ${dcs.join(', ')})`);
+  const out = new Map<string, string>();
+  for (const dc of dcs) {
+    const named = place.get(dc);
+    if (named !== undefined) {
+      const node = usable.find((n) => n.hostname === named || n.id === named);
+      if (!node)
+        throw new PlacementError(
+          `--place: no ready, active node of the swarm is named ${named} (for data center ${dc}); ` +
+            `nodes: ${usable.map((n) => n.hostname).join(', ') || 'none'}`,
+        );
+      out.set(dc, `node.id==${node.id}`);
+    } else if (usable.some((n) => n.labels[DC_LABEL] === dc)) {
+      out.set(dc, `node.labels.${DC_LABEL}==${dc}`);
+    } else if (usable.some((n) => n.labels[dcFlagLabel(dc)] === 'true')) {
+      out.set(dc, `node.labels.${dcFlagLabel(dc)}==true`);
+    } else {
+      throw new PlacementError(
+        `no ready node of the swarm carries data center ${dc}: label one ` +
+          `(docker node update --label-add ${DC_LABEL}=${dc} NODE, or ${dcFlagLabel(dc)}=true on a node ` +
+          `carrying several) or place it with --place ${dc}=NODE`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Parses `--place dc=node,dc=node`. */
+export function parsePlaceFlag(value: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of value.split(',').map((p) => p.trim())) {
+    const m = /^([^=\s]+)=([^=\s]+)$/.exec(part);
+    if (!m) throw new PlacementError(`--place: expected dc=node[,dc=node…], got '${part}'`);
+    if (out.has(m[1]!)) throw new PlacementError(`--place: data center ${m[1]} placed twice`);
+    out.set(m[1]!, m[2]!);
+  }
+  return out;
+}
+
+/** Where the start gates are: a volume of the run on each node, mounted by its members and its helper. */
+export const GATE_DIR = '/gate';
+export const gateFifo = (id: NodeId): string => `${GATE_DIR}/${id}.fifo`;
+
+/**
+ * A member's command behind a gate: its container blocks reading its FIFO on the node's gate
+ * volume (no CPU, no polling) until the node's fault helper, which mounts the same volume, writes
+ * a line to it; then it becomes the command. The swarm starts tasks one by one over seconds; the
+ * gate lets the harness start every member at one instant, as the docker runtime does (a POLE
+ * node that starts seconds after its peers loses the first election it should have won). A
+ * `docker exec` per member to open it was seen to take seconds each on a busy daemon.
+ */
+export function gatedCommand(id: NodeId, cmd: readonly string[]): string[] {
+  const f = gateFifo(id);
+  return [
+    'sh',
+    '-c',
+    `rm -f ${f} && mkfifo ${f} && read _ < ${f} && rm -f ${f} && exec "$@"`,
+    'gate',
+    ...cmd,
+  ];
+}
+
+/** Docker object names: the run's prefix and a DNS-safe suffix (service names are DNS names). */
+export function swarmName(runId: string, ...parts: string[]): string {
+  const safe = parts.map((p) => p.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
+  return ['pb', runId, ...safe].join('-').slice(0, 63);
+}
+
+export interface SwarmPlanInput {
+  readonly topology: Topology;
+  readonly runId: string;
+  /** The node image: members (POLE), agents, relay and the fault helper run it. */
+  readonly image: string;
+  /** Per data center, its placement constraint (resolvePlacement). */
+  readonly placement: ReadonlyMap<string, string>;
+  /** Where the tasks dial the harness back, and the run's token. */
+  readonly harness: { readonly host: string; readonly port: number; readonly token: string };
+}
+
+/** A member's service before the target's plan gives its command and image. */
+export interface MemberServiceInput {
+  readonly id: NodeId;
+  readonly image: string;
+  /** The whole command line, the image's entrypoint included (the gate runs it). */
+  readonly cmd: readonly string[];
+  /** Swarm configs to mount, by file path in the container. */
+  readonly configs: ReadonlyArray<{ readonly id: string; readonly name: string; readonly path: string }>;
+  /** Container ports the harness reaches (client, status page): published on the node, mode host. */
+  readonly ports: readonly number[];
+  /** Extra placement constraint (the node the member first ran on, kept across restarts). */
+  readonly pinnedNode?: string;
+}
+
+export class SwarmPlan {
+  constructor(private readonly i: SwarmPlanInput) {}
+
+  get networkName(): string {
+    return swarmName(this.i.runId);
+  }
+
+  labels(role: string, node?: NodeId): Record<string, string> {
+    return {
+      ...runLabels(this.i.runId),
+      [DOCKER_LABELS.role]: role,
+      ...(node ? { [DOCKER_LABELS.node]: node } : {}),
+    };
+  }
+
+  /** The run's overlay: attachable (a task of any service, or a container, may join it). */
+  network(): Docker.NetworkCreateOptions {
+    return {
+      Name: this.networkName,
+      Driver: 'overlay',
+      Attachable: true,
+      CheckDuplicate: true,
+      Labels: this.labels('network'),
+    };
+  }
+
+  /** A member's stable DNS name on the overlay (its service's name, dnsrr: the task's own address). */
+  memberHost(id: NodeId): string {
+    return swarmName(this.i.runId, id);
+  }
+
+  /** The node's gate volume of the run (one per node: a local volume of that name on each). */
+  private gateMount(): Docker.MountSettings {
+    return {
+      Type: 'volume',
+      Source: swarmName(this.i.runId, 'gate'),
+      Target: GATE_DIR,
+      VolumeOptions: {
+        NoCopy: true,
+        Labels: this.labels('gate'),
+        DriverConfig: { Name: 'local', Options: {} },
+      },
+    };
+  }
+
+  volumeName(id: NodeId): string {
+    return swarmName(this.i.runId, id, 'data');
+  }
+
+  /** A swarm config per file the target wrote to its config directory (`rel`: its path there). */
+  configName(rel: string): string {
+    return swarmName(this.i.runId, 'cfg', rel);
+  }
+
+  /** The config's spec: the file's bytes, labelled with the run. */
+  config(rel: string, data: Buffer): { Name: string; Labels: Record<string, string>; Data: string } {
+    return { Name: this.configName(rel), Labels: this.labels('config'), Data: data.toString('base64') };
+  }
+
+  get relayHost(): string {
+    return swarmName(this.i.runId, 'relay');
+  }
+
+  private constraint(dc: string): string {
+    const c = this.i.placement.get(dc);
+    if (c === undefined) throw new PlacementError(`data center ${dc} has no placement`);
+    return c;
+  }
+
+  private harnessEnv(): string[] {
+    const h = this.i.harness;
+    return [
+      `${TASK_ENV.harness}=${h.host}:${h.port}`,
+      `${TASK_ENV.token}=${h.token}`,
+      `${TASK_ENV.run}=${this.i.runId}`,
+    ];
+  }
+
+  /**
+   * One member: its command behind the start gate; one replica, never restarted by the swarm (a killed leader stays dead until the
+   * scenario restarts it), NET_ADMIN, dnsrr (its name resolves to its task's own address, so it
+   * has no virtual IP in front of it), its data on a named volume (a restart keeps its log),
+   * its client and status ports published on its node for the harness.
+   */
+  member(m: MemberServiceInput): Docker.CreateServiceOptions {
+    const dc = this.i.topology.node(m.id).datacenter;
+    const labels = this.labels('node', m.id);
+    return {
+      Name: this.memberHost(m.id),
+      Labels: labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: m.image,
+          Command: gatedCommand(m.id, m.cmd),
+          Labels: labels,
+          Hostname: this.memberHost(m.id),
+          Init: true,
+          CapabilityAdd: ['NET_ADMIN'],
+          Mounts: [
+            {
+              Type: 'volume',
+              Source: this.volumeName(m.id),
+              Target: '/data',
+              VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } },
+            },
+            this.gateMount(),
+          ],
+          Configs: m.configs.map((c) => ({
+            ConfigID: c.id,
+            ConfigName: c.name,
+            File: { Name: c.path, UID: '0', GID: '0', Mode: 0o444 },
+          })),
+        },
+        RestartPolicy: { Condition: 'none' },
+        Placement: {
+          Constraints: [this.constraint(dc), ...(m.pinnedNode ? [`node.id==${m.pinnedNode}`] : [])],
+        },
+        Networks: [{ Target: this.networkName, Aliases: [] }],
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+      EndpointSpec: {
+        Mode: 'dnsrr',
+        // Mode host, no published port: the node picks a free one (read back from the task), so
+        // members on one node never collide.
+        Ports: m.ports.map((p) => ({ Protocol: 'tcp', TargetPort: p, PublishMode: 'host' })),
+      },
+    };
+  }
+
+  /**
+   * The load agent of a data center: placed in it, it dials the harness back and waits for
+   * `start` (started paused; every agent's start names one common t = 0). SYS_NICE lets it raise
+   * its priority, as in the docker runtime.
+   */
+  agent(dc: string): Docker.CreateServiceOptions {
+    const labels = this.labels('agent');
+    return {
+      Name: swarmName(this.i.runId, 'agent', dc),
+      Labels: labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: this.i.image,
+          Args: ['swarm-task', 'agent'],
+          Env: [...this.harnessEnv(), `${TASK_ENV.dc}=${dc}`],
+          Labels: labels,
+          Init: true,
+          CapabilityAdd: ['SYS_NICE'],
+        },
+        RestartPolicy: { Condition: 'none' },
+        Placement: { Constraints: [this.constraint(dc)] },
+        Networks: [{ Target: this.networkName }],
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+      EndpointSpec: { Mode: 'dnsrr' },
+    };
+  }
+
+  /**
+   * The delay relay as a service on the overlay (where the kernel has no netem): members dial it
+   * by name, it dials them by theirs; the harness drives it over its dial-back connection.
+   */
+  relay(): Docker.CreateServiceOptions {
+    const labels = this.labels('relay');
+    return {
+      Name: this.relayHost,
+      Labels: labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: this.i.image,
+          Args: ['swarm-task', 'relay'],
+          Env: this.harnessEnv(),
+          Labels: labels,
+          Hostname: this.relayHost,
+          Init: true,
+          CapabilityAdd: ['SYS_NICE'],
+        },
+        RestartPolicy: { Condition: 'none' },
+        Networks: [{ Target: this.networkName }],
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+      EndpointSpec: { Mode: 'dnsrr' },
+    };
+  }
+
+  /**
+   * The fault helper: one task on every node (global), with that node's Docker socket, which
+   * kills, pauses and resumes the run's member containers there and removes the run's volumes
+   * (fault-helper.ts says why a helper and not the node's Docker API). It needs no overlay: it
+   * dials the harness from the node's own network.
+   */
+  faultHelper(): Docker.CreateServiceOptions {
+    const labels = this.labels('faults');
+    return {
+      Name: swarmName(this.i.runId, 'faults'),
+      Labels: labels,
+      TaskTemplate: {
+        ContainerSpec: {
+          Image: this.i.image,
+          Args: ['swarm-task', 'faults'],
+          Env: [...this.harnessEnv(), `${TASK_ENV.node}={{.Node.ID}}`],
+          Labels: labels,
+          Init: true,
+          Mounts: [
+            { Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' },
+            this.gateMount(),
+          ],
+        },
+        RestartPolicy: { Condition: 'none' },
+      },
+      Mode: { Global: {} },
+    };
+  }
+}

@@ -1,0 +1,603 @@
+// src/runtime/swarm/: the swarm runtime: members, load agents, the relay and a fault helper per node as
+// services of the swarm DOCKER_HOST (or the local daemon) manages; the plan, the dial-back, reaping.
+//
+// Each member is a service of one replica on an attachable overlay made for the run, placed by its
+// data center (node label pole-bench.dc=<dc>, or --place), never restarted by the swarm, with a
+// stable name (dnsrr: the name is its task's own address) and its data on a named volume. Its
+// files (the target's config directory) become swarm configs, its output comes from its task's
+// log stream and its client and status ports are published on its node (mode host) for the
+// harness. Agents, the relay and the fault helpers dial the harness back (swarm-rendezvous.ts).
+// A kill, pause or resume goes to the fault helper of the member's node (fault-helper.ts); a
+// restart makes a new task of the member's service, pinned to the node its volume is on.
+// Everything carries the run's labels; teardown, the next run and `pole-bench clean` reap it.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
+import Docker from 'dockerode';
+import { AgentProcess } from '../../load/agent-process.js';
+import type { IntervalMessage } from '../../load/agent-protocol.js';
+import type { NodeId } from '../../node/core/types.js';
+import type { CpuGroups } from '../../measure/cpu-sampler.js';
+import { createShaper } from '../../shaping/create-shaper.js';
+import type { Shaper } from '../../shaping/shaper.js';
+import type { Topology } from '../../topology/topology.js';
+import { poleTarget } from '../../targets/pole/pole-target.js';
+import type { ContainerMember, ContainerPlan, Target } from '../../targets/target.js';
+import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
+import type { ClusterEvent } from '../../vocabulary/node-events.js';
+import { EventBook } from '../event-book.js';
+import { DOCKER_LABELS } from '../docker/docker-labels.js';
+import type { Runtime } from '../runtime.js';
+import { FaultHelpers } from './fault-helper.js';
+import { cleanSwarm } from './swarm-clean.js';
+import { SwarmPlan } from './swarm-plan.js';
+import { harnessHost, probeSwarm } from './swarm-probe.js';
+import { Rendezvous, type TaskConnection } from './swarm-rendezvous.js';
+import { swarmRelayShaper } from './swarm-relay-shaper.js';
+import { TaskRpc } from './task-rpc.js';
+
+export interface SwarmRuntimeOptions {
+  readonly shaping: ShapingChoice;
+  readonly seed: number;
+  /** The node image: agents, the relay, the fault helpers and the POLE target's members run it. */
+  readonly image: string;
+  readonly target?: Target;
+  readonly images?: Partial<Record<ContainerImage, string>>;
+  readonly oracle?: string;
+  readonly fsync?: boolean;
+  /** --place: data center → node (hostname or id), over the nodes' pole-bench.dc labels. */
+  readonly place?: ReadonlyMap<string, string>;
+  readonly docker?: Docker;
+}
+
+/** How long the swarm may take to schedule a task and its container to start. */
+const TASK_START_MS = 60_000;
+/** The node image's entrypoint (docker/Dockerfile): a plan's command for it is the CLI's arguments. */
+const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'];
+/** How long removed services' task containers may take to go. */
+const CONTAINERS_GONE_MS = 30_000;
+/** Output lines of a member kept for error messages. */
+const TAIL_LINES = 20;
+/** Task states past which a task will never run. */
+const ENDED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);
+
+interface TaskInfo {
+  ID: string;
+  NodeID?: string;
+  DesiredState?: string;
+  Status?: {
+    State?: string;
+    Err?: string;
+    ContainerStatus?: { ContainerID?: string };
+    PortStatus?: { Ports?: Array<{ TargetPort?: number; PublishedPort?: number }> };
+  };
+}
+
+interface Slot {
+  readonly id: NodeId;
+  service?: Docker.Service;
+  member?: ContainerMember;
+  task?: TaskInfo;
+  /** The address of its node, where its published ports are. */
+  nodeAddr?: string;
+  ports: Map<number, number>;
+  running: boolean;
+  logs?: NodeJS.ReadableStream;
+  /** Every task of its service so far (a restart waits for one it has not seen). */
+  readonly seen: Set<string>;
+  readonly tail: string[];
+}
+
+/** Ends a member's log stream, if it has one (its error, if any, swallowed: it is wanted no more). */
+function closeLogs(s: Slot): void {
+  const stream = s.logs as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
+  s.logs = undefined;
+  stream?.on('error', () => undefined);
+  stream?.destroy?.();
+}
+
+export class SwarmRuntime implements Runtime {
+  readonly name = 'swarm' as const;
+  readonly target: Target;
+  readonly shaping: Shaper;
+  readonly runId: string;
+  private readonly book = new EventBook();
+  private readonly docker: Docker;
+  private readonly slots = new Map<NodeId, Slot>();
+  private readonly helpers = new FaultHelpers();
+  private rendezvous: Rendezvous | undefined;
+  private relayRpc: Promise<TaskRpc> | undefined;
+  /** Every usable node's fault helper has dialled in (and reaped dead runs' volumes). */
+  private helpersReady: Promise<void> = Promise.resolve();
+  private swarmPlan: SwarmPlan | undefined;
+  private plan: ContainerPlan | undefined;
+  private configDir: string | undefined;
+  private readonly nodeAddrs = new Map<string, string>();
+  /** Each data center's agent task, dialled in (or on its way). */
+  private readonly agents = new Map<string, Promise<TaskConnection>>();
+  private tornDown = false;
+
+  constructor(
+    private readonly topology: Topology,
+    private readonly opts: SwarmRuntimeOptions,
+  ) {
+    this.docker = opts.docker ?? new Docker();
+    this.target = opts.target ?? poleTarget;
+    if (!this.target.planContainers)
+      throw new Error(`the ${this.target.name} target has no container image for the swarm runtime`);
+    this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
+    for (const n of topology.nodes)
+      this.slots.set(n.id, { id: n.id, running: false, ports: new Map(), seen: new Set(), tail: [] });
+    this.shaping =
+      opts.shaping.kind === 'relay'
+        ? swarmRelayShaper(topology, {
+            seed: opts.seed,
+            reason: opts.shaping.reason,
+            relayTask: () => this.relayTask(),
+            relayHost: this.sp().relayHost,
+          })
+        : createShaper(opts.shaping, topology, { seed: opts.seed });
+    if (this.shaping.kind === 'netem')
+      throw new Error('the swarm runtime shapes with the relay (or none); netem is the docker runtime’s');
+  }
+
+  private sp(): SwarmPlan {
+    if (!this.swarmPlan) {
+      // The names are the run id's alone; the plan proper (placement, harness) comes in start().
+      return new SwarmPlan({
+        topology: this.topology,
+        runId: this.runId,
+        image: this.opts.image,
+        placement: new Map(),
+        harness: { host: '', port: 0, token: '' },
+      });
+    }
+    return this.swarmPlan;
+  }
+
+  async start(): Promise<void> {
+    const t = this.topology;
+    // What runs whose harness died left behind goes now, before anything new.
+    const left = await cleanSwarm({ docker: this.docker, orphansOnly: true });
+    const ready = await probeSwarm(
+      {
+        datacenters: t.datacenters.map((d) => d.name),
+        image: this.opts.image,
+        ...(this.opts.place ? { place: this.opts.place } : {}),
+      },
+      this.docker,
+    );
+    this.rendezvous = await Rendezvous.listen(await harnessHost(this.docker));
+    const sp = (this.swarmPlan = new SwarmPlan({
+      topology: t,
+      runId: this.runId,
+      image: this.opts.image,
+      placement: ready.placement,
+      harness: { host: this.rendezvous.host, port: this.rendezvous.port, token: this.rendezvous.token },
+    }));
+    for (const n of (await this.docker.listNodes()) as Array<{ ID: string; Status?: { Addr?: string } }>)
+      if (n.Status?.Addr) this.nodeAddrs.set(n.ID, n.Status.Addr);
+    await this.docker.createNetwork(sp.network());
+    // A fault helper on every usable node and the relay, started together: the relay is wanted
+    // for the members' plan, the helpers only to open the members' start gates.
+    const helperSvc = await this.docker.createService(sp.faultHelper());
+    this.helpersReady = Promise.all(
+      ready.nodes
+        .filter((n) => n.usable)
+        .map(async (n) => {
+          const c = await this.rendezvous!.waitFor('faults', n.id, TASK_START_MS, () =>
+            this.taskState(helperSvc.id),
+          );
+          this.helpers.add(n.id, new TaskRpc(c.socket, `the fault helper on ${n.hostname}`));
+        }),
+    ).then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]));
+    this.helpersReady.catch(() => undefined); // said when the members' start awaits it
+    if (this.shaping.kind === 'relay') {
+      const relaySvc = await this.docker.createService(sp.relay());
+      this.relayRpc = this.rendezvous
+        .waitFor('relay', '', TASK_START_MS, () => this.taskState(relaySvc.id))
+        .then((c) => new TaskRpc(c.socket, 'the relay task'));
+      this.relayRpc.catch(() => undefined);
+    }
+    this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-'));
+    const plan = await this.target.planContainers!({
+      topology: t,
+      seed: this.opts.seed,
+      fsync: this.opts.fsync ?? true,
+      ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
+      addresses: new Map(t.nodes.map((n) => [n.id, sp.memberHost(n.id)])),
+      configDir: this.configDir,
+      shape: (members, shapePlan) => this.shaping.install({ members, plan: shapePlan }),
+      pairHost: () => {
+        throw new Error(
+          `the ${this.target.name} target needs an address of the harness per pair of members; the swarm runtime has one name per member`,
+        );
+      },
+    });
+    this.plan = plan;
+    const configs = await this.createConfigs(this.configDir);
+    for (const m of plan.members) this.slot(m.id).member = m;
+    const { first, then, after } = plan.startOrder;
+    // The agents start now, in parallel with the members, and wait for their `start` (the swarm
+    // takes seconds per task: one by one, at the load's start, they would delay it by that much).
+    for (const d of t.datacenters) {
+      const dialled = this.createAgent(d.name);
+      dialled.catch(() => undefined); // said when spawnAgent awaits it
+      this.agents.set(d.name, dialled);
+    }
+    await this.startMembers(first, configs);
+    if (then.length > 0) {
+      if (after !== undefined)
+        await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
+      await this.startMembers(then, configs);
+    }
+    // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
+    // is left to compete for the CPU with the links' measurement and the warm-up that follow.
+    await Promise.all(this.agents.values());
+  }
+
+  /** Every file the target wrote to its config directory, as a swarm config mounted at /config/<file>. */
+  private async createConfigs(dir: string): Promise<Array<{ id: string; name: string; path: string }>> {
+    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
+    return Promise.all(
+      files.map(async (f) => {
+        const rel = relative(dir, join(f.parentPath, f.name));
+        const spec = this.sp().config(rel, await readFile(join(dir, rel)));
+        const c = (await this.docker.createConfig(spec)) as { id: string };
+        return { id: c.id, name: spec.Name, path: `/config/${rel}` };
+      }),
+    );
+  }
+
+  private imageOf(kind: ContainerImage): string {
+    if (kind === 'node') return this.opts.image;
+    const tag = this.opts.images?.[kind];
+    if (!tag)
+      throw new Error(`the ${this.target.name} target needs the ${kind} image, which this run was not given`);
+    return tag;
+  }
+
+  private slot(id: NodeId): Slot {
+    const s = this.slots.get(id);
+    if (!s) throw new Error(`no node ${id} in this run`);
+    return s;
+  }
+
+  private started(): ContainerPlan {
+    if (!this.plan) throw new Error('the swarm runtime has not started its members yet');
+    return this.plan;
+  }
+
+  /**
+   * Creates the members' services, waits until each one's task runs (its command held at the start
+   * gate), then opens every gate at once and waits for each member's `started`.
+   */
+  private async startMembers(
+    ids: readonly NodeId[],
+    configs: ReadonlyArray<{ id: string; name: string; path: string }>,
+  ): Promise<void> {
+    const plan = this.started();
+    await Promise.all(
+      ids.map(async (id) => {
+        const s = this.slot(id);
+        // The node image's entrypoint is its CLI; another image's command is the whole command line.
+        const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...s.member!.cmd] : s.member!.cmd;
+        s.service = await this.docker.createService(
+          this.sp().member({
+            id,
+            image: this.imageOf(plan.image),
+            cmd,
+            configs,
+            ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
+          }),
+        );
+        await this.awaitTask(s);
+      }),
+    );
+    await this.helpersReady;
+    const since = this.events.length;
+    await Promise.all(ids.map((id) => this.release(this.slot(id), since)));
+  }
+
+  /**
+   * Waits until the member's service runs a task it has not run before (held at the start gate),
+   * follows that task's output and reads where its ports are published. A task that ends first
+   * fails it with the swarm's reason (a missing image on its node, say).
+   */
+  private async awaitTask(s: Slot): Promise<void> {
+    const running = await this.pollTasks(s.service!.id, (ts) => {
+      const fresh = ts.filter((t) => !s.seen.has(t.ID));
+      const ended = fresh.find((t) => ENDED.has(t.Status?.State ?? ''));
+      if (ended)
+        throw new Error(
+          `the swarm ended ${s.id}'s task (${ended.Status?.State}): ${ended.Status?.Err ?? 'no reason given'}`,
+        );
+      return fresh.find((t) => t.Status?.State === 'running' && t.Status.ContainerStatus?.ContainerID);
+    });
+    s.seen.add(running.ID);
+    s.task = running;
+    this.followLogs(s, running.ID);
+    s.nodeAddr = this.nodeAddrs.get(running.NodeID ?? '');
+    if (!s.nodeAddr)
+      throw new Error(`${s.id} runs on swarm node ${running.NodeID}, whose address the swarm does not say`);
+    s.ports = new Map(
+      (running.Status?.PortStatus?.Ports ?? []).map((p) => [p.TargetPort ?? 0, p.PublishedPort ?? 0]),
+    );
+  }
+
+  /**
+   * Opens the member's start gate and waits for its `started`; a task that ends first fails the
+   * start with what the member said.
+   */
+  private async release(s: Slot, since: number): Promise<void> {
+    const plan = this.started();
+    const task = s.task!;
+    await this.helpers.release(task.NodeID!, s.id);
+    let settled = false;
+    const died = this.pollTasks(
+      s.service!.id,
+      (ts) => ts.find((t) => t.ID === task.ID && ENDED.has(t.Status?.State ?? '')),
+      plan.startTimeoutMs + 1_000,
+      () => settled,
+    ).then((t) => {
+      throw new Error(
+        `${s.id} ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) before it started; output: ${s.tail.join(' | ')}`,
+      );
+    });
+    try {
+      await Promise.race([
+        this.waitFor((e) => e.node === s.id && e.ev === 'started', plan.startTimeoutMs, since),
+        died,
+      ]);
+    } finally {
+      settled = true;
+      died.catch(() => undefined);
+    }
+    s.running = true;
+  }
+
+  /**
+   * Polls the service's tasks until `pick` finds one (it may throw to give up); bounded. Once
+   * `stop` says so, never resolves (a watcher that is no longer wanted).
+   */
+  private async pollTasks(
+    serviceId: string,
+    pick: (tasks: TaskInfo[]) => TaskInfo | undefined,
+    timeoutMs = TASK_START_MS,
+    stop: () => boolean = () => false,
+  ): Promise<TaskInfo> {
+    const deadline = Date.now() + timeoutMs;
+    let last = 'no task yet';
+    while (Date.now() < deadline && !stop()) {
+      const tasks = (await this.docker.listTasks({
+        filters: JSON.stringify({ service: [serviceId] }),
+      })) as TaskInfo[];
+      const hit = pick(tasks);
+      if (hit) return hit;
+      last =
+        tasks.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') || last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (stop()) return new Promise<never>(() => undefined);
+    throw new Error(`no task of service ${serviceId.slice(0, 12)} got there within ${timeoutMs} ms: ${last}`);
+  }
+
+  /** What the service's tasks are doing, for an error. */
+  private async taskStateNow(serviceId: string): Promise<string> {
+    const tasks = (await this.docker
+      .listTasks({ filters: JSON.stringify({ service: [serviceId] }) })
+      .catch(() => [])) as TaskInfo[];
+    return (
+      tasks.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') ||
+      'no task'
+    );
+  }
+
+  private taskState(serviceId: string): string {
+    // Said synchronously in a timeout's message; the state is fetched for the log line after it.
+    void this.taskStateNow(serviceId).then((s) =>
+      process.stderr.write(`swarm: service ${serviceId.slice(0, 12)}: ${s}\n`),
+    );
+    return `service ${serviceId.slice(0, 12)}`;
+  }
+
+  /**
+   * The task's output (the swarm's log stream, from the container's start, followed): each line
+   * to the member's translator, the rest kept for error messages.
+   */
+  private followLogs(s: Slot, taskId: string): void {
+    // A former task's stream (a restart's predecessor) ends here: it would hold the harness open.
+    closeLogs(s);
+    const member = s.member!;
+    const keep = (line: string): void => {
+      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
+      s.tail.push(line);
+      if (s.tail.length > TAIL_LINES) s.tail.shift();
+    };
+    this.docker.modem.dial(
+      {
+        path: `/tasks/${taskId}/logs?`,
+        method: 'GET',
+        options: { follow: true, stdout: true, stderr: true },
+        isStream: true,
+        statusCodes: {
+          200: true,
+          404: 'no such task',
+          500: 'server error',
+          503: 'node is not part of a swarm',
+        },
+      },
+      (err, result) => {
+        const stream = result as NodeJS.ReadableStream | null;
+        if (err || !stream) {
+          keep(`(no log stream: ${err?.message ?? 'none'})`);
+          return;
+        }
+        s.logs = stream;
+        const out = new PassThrough();
+        const errOut = new PassThrough();
+        this.docker.modem.demuxStream(stream, out, errOut);
+        createInterface({ input: out }).on('line', (line) => {
+          const evs = member.translate(line);
+          if (evs.length === 0 && !line.startsWith('{')) keep(line);
+          for (const e of evs) this.book.push(e);
+        });
+        createInterface({ input: errOut }).on('line', keep);
+        stream.on('error', () => undefined);
+      },
+    );
+  }
+
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
+    return this.book.waitFor(pred, timeoutMs, since);
+  }
+
+  get events(): readonly ClusterEvent[] {
+    return this.book.events;
+  }
+
+  private containerOf(id: NodeId): { node: string; container: string } {
+    const task = this.slot(id).task;
+    const container = task?.Status?.ContainerStatus?.ContainerID;
+    if (!task?.NodeID || !container) throw new Error(`${id} has no task container`);
+    return { node: task.NodeID, container };
+  }
+
+  /**
+   * SIGKILL through its node's fault helper; the swarm does not restart it (condition none).
+   * Resolves with the helper's wall ms of the kill.
+   */
+  async kill(id: NodeId): Promise<number> {
+    const { node, container } = this.containerOf(id);
+    // The helper's own stamp: the request's way to it (tens of ms) is not part of the outage.
+    const at = await this.helpers.kill(node, container);
+    this.slot(id).running = false;
+    return at;
+  }
+
+  /**
+   * A new task of the member's service, pinned to the node it ran on (its volume, and so its log,
+   * is there); resolves once it says `started`.
+   */
+  async restart(id: NodeId): Promise<void> {
+    const s = this.slot(id);
+    const previous = s.task;
+    const svc = (await s.service!.inspect()) as { Version: { Index: number }; Spec: Docker.ServiceSpec };
+    const spec = svc.Spec as Docker.ServiceSpec & { TaskTemplate: Docker.ContainerTaskSpec };
+    const pin = `node.id==${previous?.NodeID}`;
+    const constraints = spec.TaskTemplate.Placement?.Constraints ?? [];
+    spec.TaskTemplate.Placement = {
+      ...spec.TaskTemplate.Placement,
+      Constraints: previous?.NodeID && !constraints.includes(pin) ? [...constraints, pin] : constraints,
+    };
+    spec.TaskTemplate.ForceUpdate = (spec.TaskTemplate.ForceUpdate ?? 0) + 1;
+    await s.service!.update({ _query: { version: svc.Version.Index }, _body: spec });
+    await this.awaitTask(s);
+    await this.release(s, this.events.length);
+  }
+
+  /** The cgroup freezer on the member's container, by its node's helper. */
+  pause(id: NodeId): void {
+    const { node, container } = this.containerOf(id);
+    void this.helpers.pause(node, container).catch(() => undefined);
+  }
+
+  resume(id: NodeId): void {
+    const { node, container } = this.containerOf(id);
+    void this.helpers.unpause(node, container).catch(() => undefined);
+  }
+
+  isRunning(id: NodeId): boolean {
+    return this.slot(id).running;
+  }
+
+  /** The member's client port as published on its node: where the harness reaches it. */
+  clientAddress(id: NodeId): Address {
+    return this.published(id, this.started().clientPort);
+  }
+
+  httpAddress(id: NodeId): Address | undefined {
+    const port = this.started().httpPort;
+    return port === undefined ? undefined : this.published(id, port);
+  }
+
+  /** On the overlay, by the member's name: where the agents (tasks of the run) reach it. */
+  agentAddress(id: NodeId): Address {
+    return { host: this.sp().memberHost(id), port: this.started().clientPort };
+  }
+
+  private published(id: NodeId, port: number): Address {
+    const s = this.slot(id);
+    const p = s.ports.get(port);
+    if (!s.nodeAddr || !p) throw new Error(`${id} has no published port for ${port} (not started?)`);
+    return { host: s.nodeAddr, port: p };
+  }
+
+  /** The data center's agent as a service placed in it: it dials back and waits for `start`. */
+  private async createAgent(dc: string): Promise<TaskConnection> {
+    const svc = await this.docker.createService(this.sp().agent(dc));
+    return this.rendezvous!.waitFor('agent', dc, TASK_START_MS, () => this.taskState(svc.id));
+  }
+
+  /** The data center's agent, started with the members, once it has dialled in and said `ready`. */
+  async spawnAgent(dc: string, onInterval: (m: IntervalMessage) => void): Promise<AgentProcess> {
+    let dialled = this.agents.get(dc);
+    if (!dialled) this.agents.set(dc, (dialled = this.createAgent(dc)));
+    const c = await dialled;
+    const agent = AgentProcess.overConnection(c.socket, { onInterval, readyTimeoutMs: 30_000 });
+    c.socket.resume();
+    return agent;
+  }
+
+  /** The members and agents run on the swarm's nodes, not as processes this harness can read. */
+  cpuGroups(): CpuGroups {
+    return { nodes: () => [], agents: () => [] };
+  }
+
+  private relayTask(): Promise<TaskRpc> {
+    if (!this.relayRpc) return Promise.reject(new Error('the relay service has not been started'));
+    return this.relayRpc;
+  }
+
+  /**
+   * Waits (bounded) until this daemon's containers of the run are gone: a node removes a removed
+   * service's task containers a moment after the service. Other nodes' go with their services too;
+   * the harness sees only its own daemon's.
+   */
+  private async tasksGone(): Promise<void> {
+    const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
+    const deadline = Date.now() + CONTAINERS_GONE_MS;
+    while (Date.now() < deadline) {
+      const left = await this.docker.listContainers({ all: true, filters }).catch(() => []);
+      if (left.length === 0) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  async teardown(): Promise<void> {
+    if (this.tornDown) return;
+    this.tornDown = true;
+    this.book.clearWaiters();
+    for (const s of this.slots.values()) closeLogs(s);
+    await this.shaping.close().catch(() => undefined);
+    // Members, agents and the relay first; then each node's volumes of the run, by its helper
+    // (they are free once the members' containers are gone); then everything else of the run.
+    const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
+    type Svc = { ID: string; Spec: { Labels?: Record<string, string> } };
+    const services = (await this.docker.listServices({ filters }).catch(() => [])) as unknown as Svc[];
+    await Promise.allSettled(
+      services
+        .filter((s) => s.Spec.Labels?.[DOCKER_LABELS.role] !== 'faults')
+        .map((s) => this.docker.getService(s.ID).remove()),
+    );
+    await this.helpers.removeVolumes().catch(() => []);
+    this.helpers.close();
+    if (this.relayRpc) await this.relayRpc.then((r) => r.close()).catch(() => undefined);
+    await cleanSwarm({ docker: this.docker, runId: this.runId }).catch(() => undefined);
+    await this.tasksGone();
+    await this.rendezvous?.close();
+    if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
+  }
+}

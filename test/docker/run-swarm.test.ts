@@ -1,0 +1,150 @@
+// `pole-bench run --runtime swarm` on a one-node swarm of the local engine: paper-2dc for 17 s with
+// the leader killed at 6 s, both data centers placed on the one node (--place), through services,
+// the relay service, the fault helper and dial-back agents. A new leader, nothing lost, and
+// nothing labelled left after. The swarm is made for the test and left (when the engine was in
+// none before), docker_gwbridge with it, so the engine is as the test found it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import type { RunResult } from '../../src/report/result.js';
+import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
+import { cleanSwarm } from '../../src/runtime/swarm/swarm-clean.js';
+import { dockerSkipReason } from './docker-env.js';
+import { ROOT, runCli } from '../support/run-cli.js';
+
+const TOPOLOGY = join(ROOT, 'topologies', 'paper-2dc.yaml');
+
+function docker(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile('docker', args, { timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+/**
+ * The local engine as a one-node swarm: initialised here when it is in none (and `leave` says to
+ * leave it after), used as it is when it manages one already.
+ */
+async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: () => Promise<void> } | string> {
+  const info = (await d.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
+  let leave = (): Promise<void> => Promise.resolve();
+  if (info.Swarm?.LocalNodeState === 'inactive') {
+    // Joining a swarm makes docker_gwbridge, which leaving keeps: it goes too, if it was not there.
+    const hadGwBridge = (
+      await d.listNetworks({ filters: JSON.stringify({ name: ['docker_gwbridge'] }) })
+    ).some((n) => n.Name === 'docker_gwbridge');
+    // The docker0 bridge's address: this machine's own, on a network its engine made.
+    const bridge = (await d.getNetwork('bridge').inspect()) as {
+      IPAM?: { Config?: Array<{ Gateway?: string }> };
+    };
+    const addr = bridge.IPAM?.Config?.[0]?.Gateway ?? '127.0.0.1';
+    const r = await docker(['swarm', 'init', '--advertise-addr', addr, '--listen-addr', `${addr}:2377`]);
+    if (r.code !== 0) return `docker swarm init failed: ${r.stderr.trim()}`;
+    leave = async () => {
+      await docker(['swarm', 'leave', '--force']);
+      if (!hadGwBridge) await docker(['network', 'rm', 'docker_gwbridge']);
+    };
+  } else if (!info.Swarm?.ControlAvailable) return 'the local engine is a swarm worker, not a manager';
+  const self = (await d.info()) as { Swarm?: { NodeID?: string } };
+  const node = (await d.getNode(self.Swarm!.NodeID!).inspect()) as { Description?: { Hostname?: string } };
+  return { hostname: node.Description?.Hostname ?? self.Swarm!.NodeID!, leave };
+}
+
+/**
+ * What the swarm runtime made and left: its objects are all named pb-<run>-… and labelled
+ * pole-bench. (Only those: the engine may be shared with other pole-bench work, whose labelled
+ * containers are not this test's to judge or remove.)
+ */
+async function swarmLeftovers(d: Docker): Promise<string[]> {
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
+  const services = (await d.listServices({ filters })) as unknown as Array<{ Spec: { Name: string } }>;
+  const configs = (await d.listConfigs({ filters })) as unknown as Array<{ Spec: { Name: string } }>;
+  const volumes = (await d.listVolumes({ filters })).Volumes ?? [];
+  const containers = await d.listContainers({ all: true, filters });
+  const networks = await d.listNetworks({ filters });
+  return [
+    ...services.map((s) => `service ${s.Spec.Name}`),
+    ...configs.map((c) => `config ${c.Spec.Name}`),
+    ...volumes.map((v) => `volume ${v.Name}`),
+    ...containers.map((c) => `container ${c.Names[0]?.replace(/^\//, '')}`),
+    ...networks.map((n) => `network ${n.Name}`),
+  ].filter((name) => / pb-/.test(name));
+}
+
+test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected, nothing lost, nothing left', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const d = new Docker();
+  const swarm = await oneNodeSwarm(d);
+  if (typeof swarm === 'string') return t.skip(`swarm test skipped: ${swarm}`);
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-e2e-'));
+  const began = Date.now();
+  try {
+    const place = `tud=${swarm.hostname},cern=${swarm.hostname}`;
+    const r = await runCli([
+      'run',
+      TOPOLOGY,
+      '--runtime',
+      'swarm',
+      '--place',
+      place,
+      '--duration',
+      '17s',
+      '--kill-at',
+      '6s',
+      '--rate',
+      '200',
+      '--seed',
+      '7',
+      '--json',
+      '--out',
+      out,
+    ]);
+    t.diagnostic(`run took ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    assert.equal(r.code, 0, `${r.stderr}\n${r.stdout.slice(0, 2000)}`);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.runtime, 'swarm');
+    assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assert.equal(result.leaders.initial, 'p5');
+    assert.equal(result.leaders.killed, 'p5');
+    assert.ok(result.leaders.elected && result.leaders.elected !== 'p5', `elected ${result.leaders.elected}`);
+    assert.equal(result.writes.lost, 0);
+    assert.ok(result.writes.acked > 1000, `acked ${result.writes.acked}`);
+    // The relay service's delay, measured where it runs: paper-2dc's 20.75 ms.
+    const rtt = result.links.tud?.cern?.measuredRttMs ?? NaN;
+    t.diagnostic(
+      `measured tud→cern ${rtt.toFixed(2)} ms; serving ${result.recovery.servingMs?.toFixed(0)} ms after the kill; ${result.writes.acked} writes acked`,
+    );
+    assert.ok(rtt >= 20.75 && rtt <= 20.75 + 3, `tud→cern ${rtt} ms`);
+    assert.deepEqual(await swarmLeftovers(d), [], 'nothing labelled is left');
+  } finally {
+    await rm(out, { recursive: true, force: true });
+    // Only what a failed run of the swarm runtime may have left (its harness is gone by now).
+    await cleanSwarm({ docker: d, orphansOnly: true });
+    await swarm.leave();
+  }
+});
+
+test('--runtime swarm where no node carries a data center: exit 2 naming the label and --place', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const d = new Docker();
+  const swarm = await oneNodeSwarm(d);
+  if (typeof swarm === 'string') return t.skip(`swarm test skipped: ${swarm}`);
+  try {
+    const r = await runCli(['run', TOPOLOGY, '--runtime', 'swarm', '--place', `tud=${swarm.hostname}`]);
+    assert.equal(r.code, 2, r.stderr);
+    // oclif wraps the message to the terminal's width: read it as one line.
+    const said = r.stderr.replace(/\s+(›\s+)?/g, ' ');
+    assert.match(said, /no ready node of the swarm carries data center cern/);
+    assert.match(said, /--label-add pole-bench\.dc=cern/);
+    assert.match(said, /--place cern=NODE/);
+  } finally {
+    await swarm.leave();
+  }
+});
