@@ -211,6 +211,23 @@ export async function measureRelayLinks(
   return out;
 }
 
+/** A pair's round trips take up to about this long (ms) when `samples` would take less. */
+const MEASURE_BUDGET_MS = 1000;
+const MAX_SAMPLES = 100;
+const PROBE_INTERVAL_MS = 5;
+
+/**
+ * Round trips to take through a pair: at least `samples`, and as many more as fit in about a
+ * second (at most 100). On a busy 2-core VM one round trip in 20 held up by 20 ms moved the mean
+ * of a 10 ms link by a whole ms (a docker run read 11.6 ms); 66 dilute it threefold, at no cost
+ * on long links (a 172 ms link keeps its 20).
+ */
+export function pairSamples(p: DcPairDelay, samples: number): number {
+  const rtt = p.forward.delayMs + p.backward.delayMs;
+  const fit = Math.floor(MEASURE_BUDGET_MS / (rtt + PROBE_INTERVAL_MS));
+  return Math.max(samples, Math.min(MAX_SAMPLES, fit));
+}
+
 /**
  * The mean RTT ("a>b" → ms) of each pair through a relay of its delays to an echo server, in this
  * process (the swarm's relay service runs it where its routes run).
@@ -238,8 +255,8 @@ export async function measurePairDelays(
         const r = await measureRtt({
           host: '127.0.0.1',
           port: probe.port(`${p.a}>${p.b}`),
-          samples,
-          intervalMs: 5,
+          samples: pairSamples(p, samples),
+          intervalMs: PROBE_INTERVAL_MS,
         });
         out.set(`${p.a}>${p.b}`, r.meanMs);
       }),
