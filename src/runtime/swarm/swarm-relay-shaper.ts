@@ -3,7 +3,13 @@
 // its delays measured by that service on its own machine.
 import type { Topology } from '../../topology/topology.js';
 import type { Dial, Shaper } from '../../shaping/shaper.js';
-import { dcPairDelays, startNodeRelay, type NodeRelay } from '../../shaping/relay/relay-shaping.js';
+import { relayControls } from '../../shaping/relay/relay-shaper.js';
+import {
+  dcPairDelays,
+  rttMatrix,
+  startNodeRelay,
+  type NodeRelay,
+} from '../../shaping/relay/relay-shaping.js';
 import { measureRemote, startRemoteRelay } from './relay-service.js';
 import type { TaskRpc } from './task-rpc.js';
 
@@ -37,26 +43,9 @@ export function swarmRelayShaper(
       });
       return relay.dial;
     },
-    async change(mode) {
-      if (!relay) return false;
-      await relay.setWanDelays(mode);
-      return true;
-    },
-    async cut(a, b, cut) {
-      if (!relay) return false;
-      await relay.cut(a, b, cut);
-      return true;
-    },
-    async setRtt(dcA, dcB, rttMs) {
-      if (!relay) return false;
-      await relay.setRtt(dcA, dcB, rttMs);
-      return true;
-    },
+    ...relayControls(() => relay),
     async measure(samples) {
-      const out = new Map(t.datacenters.map((d) => [d.name, new Map([[d.name, 0]])]));
-      const rtts = await measureRemote(await o.relayTask(), dcPairDelays(t), o.seed + 1, samples);
-      for (const [pair, rtt] of rtts) out.get(pair.split('>')[0]!)?.set(pair.split('>')[1]!, rtt);
-      return out;
+      return rttMatrix(t, await measureRemote(await o.relayTask(), dcPairDelays(t), o.seed + 1, samples));
     },
     // The relay's threads run in its task, not in the harness: the self-check has no share of them.
     cpuMs: () => Promise.resolve(null),

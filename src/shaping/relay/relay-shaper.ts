@@ -27,27 +27,42 @@ export function relayShaper(t: Topology, o: { seed: number; reason: string }): S
       });
       return relay.dial;
     },
-    async change(mode) {
-      if (!relay) return false;
-      await relay.setWanDelays(mode);
-      return true;
-    },
-    async cut(a, b, cut) {
-      if (!relay) return false;
-      await relay.cut(a, b, cut);
-      return true;
-    },
-    async setRtt(dcA, dcB, rttMs) {
-      if (!relay) return false;
-      await relay.setRtt(dcA, dcB, rttMs);
-      return true;
-    },
+    ...relayControls(() => relay),
     measure: (samples) => measureRelayLinks(t, o.seed + 1, samples),
     cpuMs: () => relay?.cpuMs() ?? Promise.resolve(null),
     async close() {
       const r = relay;
       relay = undefined;
       await r?.relay.close();
+    },
+  };
+}
+
+/**
+ * A Shaper's link faults on a node relay, wherever the relay runs (in this process, or as the
+ * swarm's relay service): false while none is installed.
+ */
+export function relayControls(
+  current: () => NodeRelay | undefined,
+): Pick<Shaper, 'change' | 'cut' | 'setRtt'> {
+  return {
+    async change(mode) {
+      const relay = current();
+      if (!relay) return false;
+      await relay.setWanDelays(mode);
+      return true;
+    },
+    async cut(a, b, cut) {
+      const relay = current();
+      if (!relay) return false;
+      await relay.cut(a, b, cut);
+      return true;
+    },
+    async setRtt(dcA, dcB, rttMs) {
+      const relay = current();
+      if (!relay) return false;
+      await relay.setRtt(dcA, dcB, rttMs);
+      return true;
     },
   };
 }

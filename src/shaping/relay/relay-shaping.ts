@@ -203,11 +203,15 @@ export async function measureRelayLinks(
   seed: number,
   samples: number,
 ): Promise<Map<string, Map<string, number>>> {
+  return rttMatrix(t, await measurePairDelays(dcPairDelays(t), seed, samples));
+}
+
+/** Pair RTTs ("a>b" → ms) as the matrix a run keeps: every data center to itself 0. */
+export function rttMatrix(t: Topology, pairs: ReadonlyMap<string, number>): Map<string, Map<string, number>> {
   const out = new Map<string, Map<string, number>>(
     t.datacenters.map((d) => [d.name, new Map([[d.name, 0]])]),
   );
-  for (const [pair, rtt] of await measurePairDelays(dcPairDelays(t), seed, samples))
-    out.get(pair.split('>')[0]!)?.set(pair.split('>')[1]!, rtt);
+  for (const [pair, rtt] of pairs) out.get(pair.split('>')[0]!)?.set(pair.split('>')[1]!, rtt);
   return out;
 }
 
