@@ -53,6 +53,9 @@ describe('selfCheck', () => {
     r.latency.tud!.failed = 0;
     r.latency.tud!.during!.count += 30;
     assert.ok(violationsOf(r).some((x) => /longest 500\.00 ms, outage 760\.20 ms/.test(x)));
+    // A link change leaves the old leader serving until it resigns: nothing to hold it against.
+    r.leaders.cause = { ...r.leaders.cause!, action: 'link' };
+    assert.ok(!violationsOf(r).some((x) => /longest 500/.test(x)));
   });
 
   it('flags a silence longer than any write of the data center could have waited through', () => {
