@@ -13,12 +13,37 @@ import type { ChaosContext } from './chaos-context.js';
 
 export type { ChaosContext, LoadPhases } from './chaos-context.js';
 
+/** How late a fault may strike before its mark says so (a timer on a busy event loop is a few ms late). */
+const LATE_MS = 100;
+
 /**
- * Every fault of the schedule in time order, booked in `book`; then waits for the elections they
+ * Every fault of the schedule at its time, booked in `book`; then waits for the elections they
  * caused and restores what is still cut, so that the final read reaches every live member.
+ *
+ * A fault starts when its time comes, not when the one before it has finished: a restart waits
+ * for its process to announce itself (seconds on a busy machine), and a link change scheduled
+ * three seconds later struck 0.5 s late behind it in a CI run. A fault whose target depends on
+ * what the earlier ones did ("leader", "killed", a heal of their cuts) waits for them first; a
+ * link change names its data centers and goes ahead on time.
  */
 export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void> {
-  for (const f of [...c.topology.scenario.faults].sort((a, b) => a.atMs - b.atMs)) await runFault(c, book, f);
+  const inFlight: Array<Promise<void>> = [];
+  let failure: { error: unknown } | undefined;
+  const settleAll = async (): Promise<void> => {
+    await Promise.allSettled(inFlight);
+    if (failure) throw failure.error;
+  };
+  for (const f of [...c.topology.scenario.faults].sort((a, b) => a.atMs - b.atMs)) {
+    await c.sleepUntil(c.loadStart + f.atMs);
+    if (failure) throw failure.error;
+    if (f.action !== 'link') await settleAll();
+    const p = runFault(c, book, f);
+    // Observed at once, so a rejection is never unhandled while the schedule sleeps; rethrown
+    // at the next fault (or the end) by settleAll.
+    p.catch((error: unknown) => (failure ??= { error }));
+    inFlight.push(p);
+  }
+  await settleAll();
   if (book.electing) await book.electing;
   await Promise.all(book.watchers);
   await healCuts(c.rt, book);
@@ -26,7 +51,6 @@ export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void>
 }
 
 async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<void> {
-  await c.sleepUntil(c.loadStart + f.atMs);
   // A fault aimed at "the leader" needs the one elected after the last leader was taken out;
   // any other goes ahead (restarting the members that election needs to reach a quorum).
   if (book.electing && (f.target === LEADER || f.datacenters?.includes(LEADER) === true)) await book.electing;
@@ -40,6 +64,16 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
   if (deposes) c.phases.switchTo(FAULT_PHASE, at);
   // Any other fault ends the steady state the model describes (and "before" with it).
   else if (!book.hasCause && c.phases.current === 'before') c.phases.switchTo(DEGRADED_PHASE, at);
+  const lateMs = at - (c.loadStart + f.atMs);
+  const mark: FaultMark = {
+    atS: (at - c.loadStart) / 1000,
+    action: f.action,
+    node: f.action === 'link' ? `${r.target} rtt ${f.rttMs} ms` : r.target,
+    // Only where it shows: behind an election it had to wait for, or a machine that was late.
+    ...(lateMs >= LATE_MS ? { lateMs: Math.round(lateMs) } : {}),
+  };
+  // Booked as it strikes, so that the marks keep the schedule's order while faults overlap.
+  book.marks.push(mark);
   const when = await carryOut(c.rt, c.topology, f, r, book, at);
   c.note('fault', {
     action: f.action,
@@ -48,12 +82,6 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
     ...(r.cutOff.length > 0 ? { cutOff: r.cutOff } : {}),
     ...(f.rttMs !== undefined ? { rttMs: f.rttMs } : {}),
   });
-  const mark: FaultMark = {
-    atS: (at - c.loadStart) / 1000,
-    action: f.action,
-    node: f.action === 'link' ? `${r.target} rtt ${f.rttMs} ms` : r.target,
-  };
-  book.marks.push(mark);
   if (leaderBefore === undefined) return;
   if (r.takesLeaderOut) book.depositions.push({ at: when, mark, leader: leaderBefore });
   // A link that changes under the leader may make it resign (or lose its quorum) some seconds

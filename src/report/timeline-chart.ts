@@ -62,7 +62,12 @@ export function sparklines(points: readonly TimelinePoint[], faults: readonly Fa
     [
       'faults',
       faultRow.join('').trimEnd(),
-      faults.map((f) => `▲ ${f.atS.toFixed(1)} s: ${f.action} ${f.node}`).join('; '),
+      faults
+        .map(
+          (f) =>
+            `▲ ${f.atS.toFixed(1)} s: ${f.action} ${f.node}${f.lateMs ? ` (${ms(f.lateMs)} ms late)` : ''}`,
+        )
+        .join('; '),
     ],
   ];
   const width = cols.length;

@@ -55,6 +55,8 @@ export interface FaultMark {
   readonly action: FaultAction;
   /** The node it hit ("leader" resolved to its name). */
   readonly node: string;
+  /** How long after its scheduled time it struck, ms, when 100 ms or more (it waited for an election, or the machine was late). */
+  readonly lateMs?: number;
 }
 
 /** One acknowledged write, as the final read checks it (a target's checkAckedWrites). */

@@ -50,7 +50,12 @@ const latencyStats = z.object({
   max: ms().nullable(),
 });
 
-const faultMark = z.object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string() });
+const faultMark = z.object({
+  atS: z.number(),
+  action: z.enum(FAULT_ACTIONS),
+  node: z.string(),
+  lateMs: ms().optional(),
+});
 const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
 const resourceUse = z.object({ rssMiB: z.number().min(0), fds: count, threads: count });
 /** One host's clock offsets (wall, monotonic) from the harness's wall clock (measure/clock-offset.ts). */

@@ -61,7 +61,7 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
     // In containers ZooKeeper's first seconds of load stall more (per-second p99s of 150-230 ms
     // about every 5 s until some 15 s in, then none): tud's mean before the kill was 27.4, 27.9 and 30.1 ms
     // in three runs at this seed (model 20.75, floor 1.8), so 15 ms of slack instead of 10.
-    checkPaper2dcZkRun(result, 15);
+    checkPaper2dcZkRun(result, 15, (l) => t.diagnostic(l));
     // The self-check sees the JVMs and the agents through their containers' cgroups.
     const labels = (g: string): string[] => [
       ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),

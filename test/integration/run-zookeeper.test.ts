@@ -39,11 +39,14 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
         'zookeeper',
         '--runtime',
         'process',
-        // 100 writes/s, not 200: on the 2-core VM of 2026-11-26 the five JVMs, the relay and the two
-        // agents kept the machine 78 % busy at 200/s (tud's mean before the kill 8-10 ms over model +
-        // floor in two runs, queueing for the CPU) and 49-56 % at 100/s (3.3-3.4 ms over, allowed 5.7-5.8).
+        // 50 writes/s. At 200/s on the 2-core VM of 2026-11-26 the five JVMs, the relay and the two
+        // agents kept the machine 78 % busy (tud's mean before the kill 8-10 ms over model + floor).
+        // At 100/s every window ran 1.1-3.8 ms over in three runs (allowed 3.7-6.9), and once over
+        // in CI: the floor calibrated at 100/s was 3.8-5.3 ms while the run's own means were those
+        // of 50/s. At 50/s, alternated with 100/s in one sitting, two runs: every window within
+        // -0.8..+0.8 ms of model + floor (floor 7.0-8.5 ms). docs/zookeeper.md has the figures.
         '--rate',
-        '100',
+        '50',
         '--duration',
         '40s',
         '--kill-at',
@@ -58,7 +61,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
     );
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    checkPaper2dcZkRun(result);
+    checkPaper2dcZkRun(result, 0, (l) => t.diagnostic(l));
     const report = await readFile(join(out, 'report.md'), 'utf8');
     for (const section of REPORT_SECTIONS) assert.ok(report.includes(section), `report section ${section}`);
     assert.match(report, /zookeeper/);

@@ -4,7 +4,17 @@ import assert from 'node:assert/strict';
 import type { RunResult } from '../../src/report/result.js';
 
 /** `slackMs`: how much further from the model plus the floor a window's mean may be (the docker runtime's extra hops). */
-export function checkPaper2dcZkRun(result: RunResult, slackMs = 0): void {
+export function checkPaper2dcZkRun(
+  result: RunResult,
+  slackMs = 0,
+  say: (line: string) => void = () => {},
+): void {
+  // The run's figures first, so that a failure in CI can be read without the run's files.
+  say(
+    `verdict ${result.verdict}; ${result.leaders.killed} killed, ${result.leaders.elected} elected; ` +
+      `recovery detect/elected/serving/first commit ${['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'].map((k) => result.recovery[k as 'detectMs']).join('/')} ms; ` +
+      `writes acked ${result.writes.acked} of ${result.writes.attempted}, failed ${result.writes.failed}, lost ${result.writes.lost}`,
+  );
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.target, 'zookeeper');
   assert.equal(result.shaping.mode, 'relay');
@@ -34,9 +44,14 @@ export function checkPaper2dcZkRun(result: RunResult, slackMs = 0): void {
         typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
         `${dc} ${w}`,
       );
-      assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
       const predicted = model + floor;
       const allowed = Math.max(0.15 * predicted, 3) + (w === 'before' ? 2 : 0);
+      // Printed before the checks, so that a failure in CI shows every window's figures.
+      say(
+        `${dc} ${w}: mean ${mean.toFixed(2)} ms, model ${model} + floor ${floor.toFixed(2)}, ` +
+          `${(mean - predicted).toFixed(2)} over (allowed ±${(allowed + slackMs).toFixed(2)})`,
+      );
+      assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
       assert.ok(
         Math.abs(mean - predicted) <= allowed + slackMs,
         `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor} (allowed ±${allowed} ms)`,
