@@ -16,7 +16,7 @@
 //       image       the node and ZooKeeper images
 //    6. load        the load agents and the write clients
 //    7. measure     CPU, resources, the node floor
-//       targets     the systems under test (POLE, ZooKeeper)
+//       targets     the systems under test (POLE, ZooKeeper, etcd)
 //    8. runtime     where members run (processes, containers)
 //    9. swarm       the local Docker Swarm of DinD hosts (`swarm up/down`): its images come from
 //                   image/, its labels from runtime/docker; the swarm runtime learns of it from
@@ -47,6 +47,11 @@ const EXCEPTIONS = [
     from: 'src/targets/zookeeper/zk-process-ensemble.ts',
     to: 'src/runtime/process/member-processes.ts',
     why: "ZooKeeper's members as processes are kept by the process runtime's keeper",
+  },
+  {
+    from: 'src/targets/etcd/etcd-processes.ts',
+    to: 'src/runtime/process/member-processes.ts',
+    why: "etcd's members as processes are kept by the process runtime's keeper (as ZooKeeper's)",
   },
 ];
 

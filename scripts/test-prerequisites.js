@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Before the integration tests: make sure what some of them need besides Node is installed,
-// ZooKeeper (the zookeeper target and election backend), PostgreSQL (the db election backend) and
-// libfaketime (the clock-offset test's shifted clock), so that `npm test` on a fresh Debian 12
+// ZooKeeper (the zookeeper target and election backend), etcd (the etcd target), PostgreSQL (the
+// db election backend) and libfaketime (the clock-offset test's shifted clock), so that `npm test` on a fresh Debian 12
 // machine needs no step of its own.
 //
-// Each is looked for exactly as the harness (or the test) looks for it (findZookeeper,
+// Each is looked for exactly as the harness (or the test) looks for it (findZookeeper, findEtcd,
 // findPostgres, findLibfaketime in dist/). One that is missing is installed with the project's own
-// script (scripts/install-zookeeper.sh, scripts/install-postgresql.sh,
+// script (scripts/install-zookeeper.sh, scripts/install-etcd.sh, scripts/install-postgresql.sh,
 // scripts/install-libfaketime.sh: Debian's packages) when that can work: as root, with apt-get,
 // within POLE_BENCH_TEST_INSTALL_TIMEOUT seconds (default 600). Otherwise, or when the install
 // fails, the tests that need it skip, each saying why (test/support/prerequisites.ts), and this
@@ -37,6 +37,14 @@ const PREREQUISITES = [
     },
     elsewhere: 'install ZooKeeper 3.8 and a JRE, and set POLE_BENCH_JAVA and POLE_BENCH_ZOOKEEPER_CLASSPATH',
     overrides: ['POLE_BENCH_JAVA', 'POLE_BENCH_ZOOKEEPER_CLASSPATH'],
+  },
+  {
+    name: 'etcd',
+    tests: 'the tests that need etcd (--target etcd)',
+    script: 'scripts/install-etcd.sh',
+    find: async () => (await (await fromDist('targets/etcd/etcd-install.js')).findEtcd()).etcd,
+    elsewhere: 'install etcd 3.4 and set POLE_BENCH_ETCD to its binary',
+    overrides: ['POLE_BENCH_ETCD'],
   },
   {
     name: 'PostgreSQL',

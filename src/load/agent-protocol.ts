@@ -86,7 +86,7 @@ export const startMessageSchema = z.object({
   /** How the send loop sleeps (see load-agent.ts wakeModeFor); default: chosen by the rate. */
   wake: z.enum(['thread', 'timeout']).optional(),
   /** The client protocol of the target under load (default: the POLE node's). */
-  protocol: z.enum(['pole', 'zookeeper']).optional(),
+  protocol: z.enum(['pole', 'zookeeper', 'etcd']).optional(),
 });
 
 export const phaseMessageSchema = z.object({

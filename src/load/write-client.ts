@@ -4,7 +4,7 @@
 import type { Zxid } from '../node/core/zxid.js';
 import { PoleClient, PoleError } from '../node/net/client.js';
 
-export type ClientProtocol = 'pole' | 'zookeeper';
+export type ClientProtocol = 'pole' | 'zookeeper' | 'etcd';
 
 export interface WriteIds {
   readonly clientId: string;

@@ -25,6 +25,7 @@ import type { ChartFile } from './charts/write-charts.js';
 const TARGET_TITLES: Readonly<Record<TargetName, string>> = {
   pole: 'the POLE node (`pole`)',
   zookeeper: 'stock Apache ZooKeeper 3.8 (`zookeeper`; recovery phases from its log, see docs/zookeeper.md)',
+  etcd: 'etcd 3.4, Raft (`etcd`; recovery phases from its log, see docs/etcd.md)',
 };
 
 export const REPORT_SECTIONS = [

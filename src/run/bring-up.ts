@@ -2,6 +2,7 @@
 // leader that serves, the links measured through the shaping, and the state some recovery
 // experiments need before the load (`scenario.preload`). What it learns goes into the run's state
 // as it goes, so a bring-up that fails half-way still names the leader it saw.
+import { currentLeader } from '../chaos/current-leader.js';
 import { preload } from '../load/preload.js';
 import type { NodeId } from '../node/core/types.js';
 import type { RunContext } from './run-context.js';
@@ -14,8 +15,11 @@ export async function bringUp(run: RunContext): Promise<NodeId> {
   const { rt, state, progress } = run;
   progress('starting nodes');
   await rt.start();
-  const first = await rt.waitFor((e) => e.ev === 'serving' && e.leader === undefined, FIRST_LEADER_MS);
-  const leader = first.node;
+  // The leader serving now: a target may have moved leadership once started (etcd hands it to the
+  // topology's initialLeader), so not the first that served, unless none serves yet.
+  const leader =
+    currentLeader(rt) ??
+    (await rt.waitFor((e) => e.ev === 'serving' && e.leader === undefined, FIRST_LEADER_MS)).node;
   state.initial = leader;
   run.note('initial-leader', { leader });
   progress('measuring links', { leader });

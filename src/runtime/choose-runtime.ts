@@ -32,6 +32,16 @@ export async function chooseRuntime(
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
   if (asked === 'swarm') return chooseSwarm(version, target, swarm);
+  // etcd has no container image yet: its members run as processes of this machine.
+  if (target === 'etcd') {
+    if (asked === 'docker')
+      throw new InputError({
+        file: '--runtime docker',
+        problem:
+          'the etcd target runs as local processes only so far (no etcd image yet): use --runtime process',
+      });
+    return { runtime: 'process', reason: 'auto: the etcd target runs as local processes only so far' };
+  }
   const status = await dockerStatus(version, target);
   const images = status.images ? { images: status.images } : {};
   if (asked === 'docker') {

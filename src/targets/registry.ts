@@ -2,9 +2,14 @@
 import { poleTarget } from './pole/pole-target.js';
 import type { TargetName } from '../vocabulary/names.js';
 import type { Target } from './target.js';
+import { etcdTarget } from './etcd/etcd-target.js';
 import { zookeeperTarget } from './zookeeper/zookeeper-target.js';
 
-const TARGETS: Readonly<Record<TargetName, Target>> = { pole: poleTarget, zookeeper: zookeeperTarget };
+const TARGETS: Readonly<Record<TargetName, Target>> = {
+  pole: poleTarget,
+  zookeeper: zookeeperTarget,
+  etcd: etcdTarget,
+};
 
 export function targetNamed(name: TargetName): Target {
   return TARGETS[name];

@@ -20,7 +20,7 @@ export interface Address {
 }
 
 /** The systems under test (targets/). */
-export const TARGET_NAMES = ['pole', 'zookeeper'] as const;
+export const TARGET_NAMES = ['pole', 'zookeeper', 'etcd'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** The images `pole-bench image build` makes: the node's (holders and agents run it too) and ZooKeeper's. */

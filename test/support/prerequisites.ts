@@ -1,10 +1,11 @@
 // What some integration tests need from the machine besides Node: ZooKeeper (the zookeeper target
-// and election backend) and PostgreSQL (the db election backend), found exactly as the harness
-// finds them. Each is `false` when it is there, else the skip reason those tests give: what is
-// missing and the command that installs it. `npm test` (scripts/test-prerequisites.js) installs
-// both first where it can, so these skip only where it could not, and it says why.
+// and election backend), etcd (the etcd target) and PostgreSQL (the db election backend), found
+// exactly as the harness finds them. Each is `false` when it is there, else the skip reason those
+// tests give: what is missing and the command that installs it. `npm test`
+// (scripts/test-prerequisites.js) installs each first where it can, so these skip only where it could not, and it says why.
 // Only a missing install skips: one that is there but does not work fails its tests.
 import { findPostgres } from '../../src/election/postgres/local-postgres.js';
+import { findEtcd } from '../../src/targets/etcd/etcd-install.js';
 import { findZookeeper } from '../../src/targets/zookeeper/zk-install.js';
 
 /** false when ZooKeeper is installed here, else why its tests skip. */
@@ -15,6 +16,12 @@ export const zookeeperSkip: string | false = await findZookeeper().then(
 
 /** false when PostgreSQL is installed here, else why its tests skip. */
 export const postgresSkip: string | false = await findPostgres().then(
+  () => false,
+  (e: Error) => e.message,
+);
+
+/** false when etcd (and what runs it: unshare, setpriv) is installed here, else why its tests skip. */
+export const etcdSkip: string | false = await findEtcd().then(
   () => false,
   (e: Error) => e.message,
 );

@@ -45,10 +45,18 @@ interface Slot {
   readonly spec: MemberSpec;
   child: ChildProcess | undefined;
   exited: Promise<void> | undefined;
+  /** The first lines of the current process (a program that cannot start often says why first). */
+  readonly head: string[];
   readonly tail: string[];
+  /** Lines dropped between head and tail. */
+  dropped: number;
 }
 
-/** Lines of each member's stderr and stdout kept for error messages. */
+/**
+ * Lines of each member's stderr and stdout kept for error messages: the first few (etcd names a
+ * bad flag on its first line, then prints 20 lines of usage) and the last ones (a JVM's exception).
+ */
+const HEAD_LINES = 5;
 const TAIL_LINES = 20;
 
 export class MemberProcesses {
@@ -57,7 +65,7 @@ export class MemberProcesses {
 
   constructor(specs: readonly MemberSpec[]) {
     for (const spec of specs)
-      this.slots.set(spec.id, { spec, child: undefined, exited: undefined, tail: [] });
+      this.slots.set(spec.id, { spec, child: undefined, exited: undefined, head: [], tail: [], dropped: 0 });
   }
 
   get ids(): string[] {
@@ -83,7 +91,9 @@ export class MemberProcesses {
 
   /** The member's last output lines (stderr and stdout, interleaved), for an error message. */
   tail(id: string): string {
-    return this.slot(id).tail.join(' | ');
+    const s = this.slot(id);
+    const gap = s.dropped > 0 ? [`… ${s.dropped} more lines …`] : [];
+    return [...s.head, ...gap, ...s.tail].join(' | ');
   }
 
   private slot(id: string): Slot {
@@ -112,19 +122,35 @@ export class MemberProcesses {
       if (s.child === child) s.child = undefined;
     });
     // A member that cannot be started at all (no such command) reports it as an error event.
+    s.head.length = 0;
+    s.tail.length = 0;
+    s.dropped = 0;
     child.once('error', (err) => keep(s.tail, `spawn failed: ${err.message}`));
     const keep = (tail: string[], line: string): void => {
       // A Java stack trace says where, not what: its frames would crowd out the message.
       if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
+      if (s.head.length < HEAD_LINES) {
+        s.head.push(line);
+        return;
+      }
       tail.push(line);
-      if (tail.length > TAIL_LINES) tail.shift();
+      if (tail.length > TAIL_LINES) {
+        tail.shift();
+        s.dropped++;
+      }
     };
     const log = s.spec.logFile ? createWriteStream(s.spec.logFile, { flags: 'a' }) : undefined;
     child.once('exit', () => log?.end());
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log?.write(`${line}\n`);
       const evs = s.spec.translate(line);
-      if (evs.length === 0 && !line.startsWith('{')) keep(s.tail, line);
+      // Kept for an error message: plain text (a JVM's, or a flag's complaint), and what a member
+      // that logs JSON (etcd) said as an error.
+      if (
+        (evs.length === 0 && !line.startsWith('{')) ||
+        evs.some((e) => e.ev === 'log-error' || e.ev === 'fatal')
+      )
+        keep(s.tail, line);
       for (const e of evs) this.book.push(e);
     });
     createInterface({ input: child.stderr! }).on('line', (line) => {

@@ -24,12 +24,15 @@ import { join } from 'node:path';
 import type { NodeId } from '../../node/core/types.js';
 import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
 import { freePorts } from '../../util/free-port.js';
+import { pairHost } from '../pair-host.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
 import type { Dial } from '../../shaping/shaper.js';
 import { findZookeeper, type ZkInstall } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
 import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
 import type { Topology } from '../../topology/topology.js';
+
+export { pairHost };
 
 const HOST = '127.0.0.1';
 /** A JVM that has not bound its ports and started its election in this long has failed. */
@@ -169,14 +172,6 @@ export interface ZkMemberPlan {
   readonly hosts: string;
   /** "ip:port" of each member's quorum port as this member reaches it → the member. */
   readonly quorumAddresses: ReadonlyMap<string, NodeId>;
-}
-
-/** The loopback address of the relay route from `from` to `to` (one per ordered pair of members). */
-export function pairHost(t: Topology, from: NodeId, to: NodeId): string {
-  const i = t.nodes.findIndex((n) => n.id === from);
-  const j = t.nodes.findIndex((n) => n.id === to);
-  if (i < 0 || j < 0 || i > 244 || j > 244) throw new Error(`no relay address for ${from}>${to}`);
-  return `127.${10 + i}.${10 + j}.1`;
 }
 
 /**

@@ -12,18 +12,10 @@ import {
   type Endpoint,
   type WriteClient,
 } from '../../load/write-client.js';
+import { SLOTS as ZK_SLOTS, slotOf } from '../slots.js';
 import { ZkClient, ZkError } from './client/zk-client.js';
 
-/** Slots per directory: an agent at 500 writes/s comes back to a slot every 2 s. */
-export const ZK_SLOTS = 1000;
-
-/** The slot of a logical path `${dir}/${n}`: `${dir}/s${n mod ZK_SLOTS}`. */
-export function slotOf(path: string): string {
-  const cut = path.lastIndexOf('/');
-  const n = Number(path.slice(cut + 1));
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`not a load path (dir/number): ${path}`);
-  return `${path.slice(0, cut)}/s${n % ZK_SLOTS}`;
-}
+export { ZK_SLOTS, slotOf };
 
 const AS_DISCONNECTED = new Set([
   'DISCONNECTED',

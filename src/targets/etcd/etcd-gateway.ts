@@ -1,0 +1,172 @@
+// etcd's v3 API through its JSON gateway (the member's client port serves gRPC and, on the same
+// port, the same calls as JSON over HTTP/1.1): put, range, member list and leadership transfer,
+// with Node's own http and a keep-alive agent per member. Chosen over a gRPC client (the `etcd3`
+// package over @grpc/grpc-js) for the harness's own cost: docs/etcd.md has the figures.
+//
+// Errors come out in the retry logic's vocabulary (load/write-client.ts): a refused or broken
+// connection is DISCONNECTED (retried on another member), etcd's "no leader" NO_QUORUM and
+// "leader changed" LEADER_LOST (retried on the same member), "request timed out" and a request
+// that outlives its timeout TIMEOUT, anything else ETCD_<gRPC code>.
+import { Agent, request } from 'node:http';
+import { WriteFailure, type Endpoint } from '../../load/write-client.js';
+
+/** gRPC status codes the gateway puts in its error bodies. */
+const GRPC_UNAVAILABLE = 14;
+
+export interface ResponseHeader {
+  readonly revision: number;
+  readonly raftTerm: number;
+  readonly memberId: string;
+}
+
+export interface KeyStat {
+  readonly key: string;
+  readonly modRevision: number;
+  readonly version: number;
+  readonly value?: Uint8Array;
+}
+
+interface RawHeader {
+  revision?: string;
+  raft_term?: string;
+  member_id?: string;
+}
+
+const b64 = (s: string | Uint8Array): string => Buffer.from(s).toString('base64');
+const unb64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
+
+function header(h: RawHeader | undefined): ResponseHeader {
+  return {
+    revision: Number(h?.revision ?? 0),
+    raftTerm: Number(h?.raft_term ?? 0),
+    // uint64 member ids come as decimal strings: kept as text, shown in hex like etcd's logs.
+    memberId: BigInt(h?.member_id ?? '0').toString(16),
+  };
+}
+
+/** The failure code of an error body ({error, code, message}) from the gateway. */
+export function gatewayFailure(status: number, body: string): WriteFailure {
+  let parsed: { error?: string; message?: string; code?: number } = {};
+  try {
+    parsed = JSON.parse(body) as typeof parsed;
+  } catch {
+    return new WriteFailure('PROTOCOL', `HTTP ${status}: ${body.slice(0, 200)}`);
+  }
+  const text = parsed.message ?? parsed.error ?? body;
+  const code = /no leader/.test(text)
+    ? 'NO_QUORUM'
+    : /leader changed/.test(text)
+      ? 'LEADER_LOST'
+      : /request timed out|timed out/.test(text)
+        ? 'TIMEOUT'
+        : parsed.code === GRPC_UNAVAILABLE
+          ? 'DISCONNECTED'
+          : `ETCD_${parsed.code ?? status}`;
+  return new WriteFailure(code, `etcd: ${text}`);
+}
+
+export class EtcdGateway {
+  private readonly agent: Agent;
+  private closed = false;
+
+  constructor(
+    private readonly ep: Endpoint,
+    private readonly requestTimeoutMs: number,
+  ) {
+    // One socket per request in flight (HTTP/1.1 has no multiplexing): the open loop may have
+    // hundreds in flight during a failover, each kept for the next write once answered.
+    this.agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 512 });
+  }
+
+  /** POSTs `body` as JSON to `path` and resolves with the parsed answer. */
+  call<T>(path: string, body: unknown): Promise<T> {
+    if (this.closed) return Promise.reject(new WriteFailure('CLOSED', 'the client is closed'));
+    const payload = JSON.stringify(body);
+    return new Promise<T>((resolve, reject) => {
+      const req = request(
+        {
+          host: this.ep.host,
+          port: this.ep.port,
+          path,
+          method: 'POST',
+          agent: this.agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (err) => reject(new WriteFailure('DISCONNECTED', err.message, { cause: err })));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200) return reject(gatewayFailure(res.statusCode ?? 0, text));
+            try {
+              resolve(JSON.parse(text) as T);
+            } catch {
+              reject(new WriteFailure('PROTOCOL', `not JSON: ${text.slice(0, 200)}`));
+            }
+          });
+        },
+      );
+      req.setTimeout(this.requestTimeoutMs, () => {
+        req.destroy(
+          new WriteFailure(
+            'TIMEOUT',
+            `no answer from ${this.ep.host}:${this.ep.port} in ${this.requestTimeoutMs} ms`,
+          ),
+        );
+      });
+      req.on('error', (err) =>
+        reject(
+          err instanceof WriteFailure ? err : new WriteFailure('DISCONNECTED', err.message, { cause: err }),
+        ),
+      );
+      req.end(payload);
+    });
+  }
+
+  async put(key: string, value: Uint8Array): Promise<ResponseHeader> {
+    const r = await this.call<{ header?: RawHeader }>('/v3/kv/put', { key: b64(key), value: b64(value) });
+    return header(r.header);
+  }
+
+  /** Every key under `prefix` (linearizable: through the leader's read index), without values. */
+  async rangePrefix(prefix: string): Promise<{ header: ResponseHeader; keys: KeyStat[] }> {
+    const end = Buffer.from(prefix);
+    end[end.length - 1]!++;
+    const r = await this.call<{
+      header?: RawHeader;
+      kvs?: Array<{ key: string; mod_revision?: string; version?: string }>;
+    }>('/v3/kv/range', { key: b64(prefix), range_end: end.toString('base64'), keys_only: true });
+    return {
+      header: header(r.header),
+      keys: (r.kvs ?? []).map((kv) => ({
+        key: unb64(kv.key),
+        modRevision: Number(kv.mod_revision ?? 0),
+        version: Number(kv.version ?? 0),
+      })),
+    };
+  }
+
+  /** Hands leadership to `targetId` (hex); only the leader takes it. */
+  async moveLeader(targetId: string): Promise<void> {
+    await this.call('/v3/maintenance/transfer-leadership', { targetID: BigInt(`0x${targetId}`).toString() });
+  }
+
+  /** The member's status: its id and the leader's, as etcd knows them (hex). */
+  async status(): Promise<{ memberId: string; leader: string; raftTerm: number }> {
+    const r = await this.call<{ header?: RawHeader; leader?: string; raftTerm?: string }>(
+      '/v3/maintenance/status',
+      {},
+    );
+    return {
+      memberId: header(r.header).memberId,
+      leader: BigInt(r.leader ?? '0').toString(16),
+      raftTerm: Number(r.raftTerm ?? 0),
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,24 @@
+// src/targets/etcd/: etcd 3.4 (Raft) as a target: its members' flags and hosts files, its
+// processes, its log lines as events, its JSON gateway client and its final read.
+//
+// Debian's etcd-server 3.4 as a target: one etcd per topology node, loaded by puts on slots
+// through the v3 JSON gateway, its zap log lines as the shared events, checked by linearizable
+// ranges on every live member. Processes only so far (no container image yet).
+import type { Target } from '../target.js';
+import { checkEtcdAckedWrites } from './etcd-checker.js';
+import { startEtcdProcesses } from './etcd-processes.js';
+import { connectEtcdWriter } from './etcd-write-client.js';
+
+export const etcdTarget: Target = {
+  name: 'etcd',
+  hasOracles: false,
+  tracesWrites: false,
+  protocol: 'etcd',
+  // Go needs no JIT: the warm-up grows the members' buffers and the client's sockets.
+  warmUpMs: 3_000,
+  connect: connectEtcdWriter,
+  // A put creates its key: nothing to prepare.
+  prepareWrites: () => Promise.resolve(),
+  startProcesses: (o) => startEtcdProcesses(o),
+  checkAckedWrites: (o) => checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
+};

@@ -1,0 +1,30 @@
+// The load's writes on etcd: a put of the write's bytes on the slot of its logical path
+// (targets/slots.ts), acknowledged with the put's revision and the Raft term it committed in,
+// carried as the write's zxid {epoch: term, counter: revision}: both only grow, so the order of
+// zxids is the order of the puts, and a write's term tells the first commit of a new leader.
+import type { ConnectWriteClient, WriteClient } from '../../load/write-client.js';
+import type { Zxid } from '../../node/core/zxid.js';
+import { slotOf } from '../slots.js';
+import { EtcdGateway } from './etcd-gateway.js';
+
+/** The key a logical path is written to: its slot, under etcd's flat key space. */
+export const keyOf = (path: string): string => slotOf(path);
+
+class EtcdWriteClient implements WriteClient {
+  constructor(private readonly gw: EtcdGateway) {}
+
+  /** A put of the same bytes twice is harmless: the retries need no deduplication ids. */
+  async write(path: string, data: Uint8Array): Promise<{ zxid: Zxid }> {
+    const h = await this.gw.put(keyOf(path), data);
+    return { zxid: { epoch: h.raftTerm, counter: h.revision } };
+  }
+
+  close(): Promise<void> {
+    this.gw.close();
+    return Promise.resolve();
+  }
+}
+
+/** Connections open with the first request (HTTP keep-alive): nothing to wait for here. */
+export const connectEtcdWriter: ConnectWriteClient = (ep, o) =>
+  Promise.resolve(new EtcdWriteClient(new EtcdGateway(ep, o.requestTimeoutMs)));

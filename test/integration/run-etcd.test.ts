@@ -1,0 +1,203 @@
+// `pole-bench run --target etcd` end to end on the process runtime: three members with a leader
+// kill and restart, and the paper's two data centers with its leader killed, checked on the
+// result; a member that cannot start failing the run at once with etcd's own words; and the
+// runtimes etcd has no members for refused as usage errors. Nothing may be left behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from '../../src/report/result.js';
+import { etcdSkip } from '../support/prerequisites.js';
+import { ROOT, runCli } from '../support/run-cli.js';
+
+/** etcd processes whose data dir lives under `dir` (this test's own TMPDIR). */
+function etcdsUnder(dir: string): string[] {
+  let out = '';
+  try {
+    out = execFileSync('pgrep', ['-af', 'etcd'], { encoding: 'utf8' });
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+  return out.split('\n').filter((l) => l.includes(dir));
+}
+
+/** Runs the CLI with a TMPDIR of its own; checks that nothing of the run is left; gives the result. */
+async function runEtcd(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; out: string }> {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-e2e-'));
+  const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-e2e-tmp-'));
+  try {
+    const r = await runCli([...args, '--out', out], { ...process.env, TMPDIR: tmp, ...env });
+    assert.deepEqual(etcdsUnder(tmp), [], 'no etcd left running');
+    assert.deepEqual(await readdir(tmp), [], 'the run removed its temp dirs');
+    return { ...r, out };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The phases in order, nothing lost or failed, and every write of the schedule sent. */
+function checkKillRun(result: RunResult, killed: string): void {
+  assert.equal(result.verdict, 'passed', result.errors.join('; '));
+  assert.equal(result.target, 'etcd');
+  assert.equal(result.shaping.mode, 'relay');
+  assert.equal(result.leaders.initial, killed, 'the topology initial leader led (handed over by MoveLeader)');
+  assert.equal(result.leaders.killed, killed);
+  assert.ok(result.leaders.elected && result.leaders.elected !== killed, `elected ${result.leaders.elected}`);
+  const rec = result.recovery;
+  for (const k of ['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'] as const)
+    assert.ok(typeof rec[k] === 'number' && rec[k] >= 0, `${k} = ${rec[k]}`);
+  assert.ok(rec.detectMs! <= rec.electedMs! && rec.electedMs! <= rec.servingMs!, JSON.stringify(rec));
+  assert.ok(rec.servingMs! <= rec.firstCommitMs!, JSON.stringify(rec));
+  assert.equal(result.writes.lost, 0);
+  assert.equal(result.writes.failed, 0);
+  assert.equal(result.writes.acked, result.writes.attempted);
+  const expected = (result.workload.rate * result.scenario.durationMs) / 1000;
+  assert.ok(result.writes.acked >= expected * (15 / 16), `${result.writes.acked} acked of ${expected}`);
+}
+
+test('three etcd members: the leader killed and restarted, another elected, every acknowledged write read back', async (t) => {
+  if (etcdSkip) return t.skip(etcdSkip);
+  const r = await runEtcd([
+    'run',
+    join(ROOT, 'test', 'fixtures', 'etcd-3.yaml'),
+    '--target',
+    'etcd',
+    '--runtime',
+    'process',
+    '--seed',
+    '3',
+    '--json',
+  ]);
+  try {
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    const rec = result.recovery;
+    t.diagnostic(
+      `elected ${result.leaders.elected} at term ${result.leaders.epoch}; detect/elected/serving/first commit ` +
+        `${[rec.detectMs, rec.electedMs, rec.servingMs, rec.firstCommitMs].map((x) => x?.toFixed(0)).join('/')} ms; ` +
+        `${result.writes.acked} acked`,
+    );
+    checkKillRun(result, 'e3');
+    // A Raft election: the survivors wait out an election timeout (500 ms here, randomised up to
+    // twice that) after the last heartbeat before one stands.
+    assert.ok(rec.electedMs! >= 400 && rec.electedMs! < 5_000, `elected after ${rec.electedMs} ms`);
+    assert.deepEqual(
+      result.timeline.faults.map((f) => [f.action, f.node]),
+      [
+        ['kill', 'e3'],
+        ['restart', 'e3'],
+      ],
+    );
+    const events = (await readFile(join(r.out, 'events.jsonl'), 'utf8')).trim().split('\n');
+    assert.ok(events.some((l) => l.includes('"ev":"leader-lost"') && l.includes('"src":"etcd-log"')));
+    // The restarted member rejoined and follows the new leader.
+    assert.ok(
+      events.some(
+        (l) =>
+          l.includes('"ev":"following"') &&
+          l.includes('"node":"e3"') &&
+          l.includes(`"leader":"${result.leaders.elected}"`),
+      ),
+      'e3 follows the new leader after its restart',
+    );
+  } finally {
+    await rm(r.out, { recursive: true, force: true });
+  }
+});
+
+test('paper-2dc on etcd: p5 killed, another elected, latency over the model of the leader etcd elected, nothing lost', async (t) => {
+  if (etcdSkip) return t.skip(etcdSkip);
+  const r = await runEtcd([
+    'run',
+    join(ROOT, 'topologies', 'paper-2dc.yaml'),
+    '--target',
+    'etcd',
+    '--runtime',
+    'process',
+    '--rate',
+    '50',
+    '--duration',
+    '40s',
+    '--kill-at',
+    '15s',
+    '--seed',
+    '7',
+    '--json',
+  ]);
+  try {
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as RunResult;
+    const rec = result.recovery;
+    t.diagnostic(
+      `elected ${result.leaders.elected} at term ${result.leaders.epoch}; detect/elected/serving/first commit ` +
+        `${[rec.detectMs, rec.electedMs, rec.servingMs, rec.firstCommitMs].map((x) => x?.toFixed(0)).join('/')} ms`,
+    );
+    // Every window's figures first, so that a failure can be read from the test's output.
+    const windows: Array<[string, 'before' | 'after', number, number, number]> = [];
+    for (const dc of ['tud', 'cern'])
+      for (const w of ['before', 'after'] as const) {
+        const mean = result.latency[dc]?.[w]?.mean;
+        const model = result.model[dc]?.[w];
+        const floor = result.floor.perDc[dc]?.[w];
+        assert.ok(
+          typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
+          `${dc} ${w}`,
+        );
+        t.diagnostic(
+          `${dc} ${w}: mean ${mean.toFixed(2)} ms, model ${model} + floor ${floor.toFixed(2)}, ${(mean - model - floor).toFixed(2)} over`,
+        );
+        windows.push([dc, w, mean, model, floor]);
+      }
+    checkKillRun(result, 'p5');
+    // The model is the paper's for whoever etcd elected: with p5 gone a quorum of three needs a
+    // member across the 20.75 ms link wherever the leader is, and tud's writes cross it once more
+    // to reach a leader in cern.
+    const electedInTud = ['p1', 'p2'].includes(result.leaders.elected ?? '');
+    assert.deepEqual(result.model.tud, { before: 20.75, after: electedInTud ? 20.75 : 41.5 });
+    for (const [dc, w, mean, model, floor] of windows) {
+      assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
+      // The issue's bar: within max(15 %, 3 ms) of the model plus the floor.
+      const predicted = model + floor;
+      const allowed = Math.max(0.15 * predicted, 3);
+      assert.ok(
+        Math.abs(mean - predicted) <= allowed,
+        `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor} (allowed ±${allowed} ms)`,
+      );
+    }
+  } finally {
+    await rm(r.out, { recursive: true, force: true });
+  }
+});
+
+test("a member that cannot start fails the run at once with etcd's message, exit 3, nothing left", async (t) => {
+  if (etcdSkip) return t.skip(etcdSkip);
+  const started = Date.now();
+  const r = await runEtcd(
+    ['run', join(ROOT, 'test', 'fixtures', 'etcd-3.yaml'), '--target', 'etcd', '--runtime', 'process'],
+    { POLE_BENCH_ETCD_ARGS: '--quota-backend-bytes=notanumber' },
+  );
+  try {
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stdout + r.stderr, /before it started/);
+    assert.match(r.stdout + r.stderr, /invalid value "notanumber" for flag -quota-backend-bytes/);
+    assert.ok(Date.now() - started < 30_000, 'failed at once, not after a start timeout');
+  } finally {
+    await rm(r.out, { recursive: true, force: true });
+  }
+});
+
+test('--runtime docker and --runtime swarm with the etcd target are usage errors (exit 2)', async () => {
+  for (const runtime of ['docker', 'swarm']) {
+    const r = await runCli(
+      ['run', join(ROOT, 'topologies', 'paper-2dc.yaml'), '--target', 'etcd', '--runtime', runtime],
+      process.env,
+    );
+    assert.equal(r.code, 2, `${runtime}: ${r.stderr}`);
+    assert.match(r.stderr, /etcd/);
+  }
+});
