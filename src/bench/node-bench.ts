@@ -26,6 +26,8 @@ import { spread } from '../util/spread.js';
 export interface NodeBenchOptions {
   /** The system under test (default pole). */
   readonly target?: TargetName;
+  /** Aborting it (Ctrl-C, SIGTERM) stops the members at once: the bench fails and cleans up. */
+  readonly signal?: AbortSignal;
   readonly nodes: number;
   /** Seconds of the throughput phase. */
   readonly durationS: number;
@@ -148,6 +150,10 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
   const log = o.log ?? (() => undefined);
   const cluster = await startBenchCluster(o);
   const book = new AckBook();
+  // Stopping the members makes whatever phase runs fail at once, into the clean-up below.
+  const onAbort = (): void => void cluster.members.stop();
+  if (o.signal?.aborted) onAbort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     await waitAllServing(cluster, 0, 20_000);
     log(`cluster of ${o.nodes} serving`);
@@ -184,11 +190,14 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
       },
     };
   } catch (err) {
+    // Stopped on purpose (Ctrl-C, SIGTERM): nothing to diagnose.
+    if (o.signal?.aborted) throw err;
     // Keep the evidence: every node event of the failed run, for diagnosis.
     const file = join(tmpdir(), `pole-bench-node-bench-failure-${Date.now()}.jsonl`);
     await writeFile(file, cluster.members.events.map((e) => JSON.stringify(e)).join('\n') + '\n');
     throw new Error(`${(err as Error).message} (node events of this run: ${file})`);
   } finally {
+    o.signal?.removeEventListener('abort', onAbort);
     await cluster.members.stop();
   }
 }

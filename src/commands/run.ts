@@ -3,6 +3,7 @@
 //
 // `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
 // guard, and writes the outputs (src/report/write-outputs.ts).
+import type { Topology } from '../topology/topology.js';
 import { Command, Flags, Args } from '@oclif/core';
 import { join } from 'node:path';
 import type { RunResult } from '../report/result.js';
@@ -66,6 +67,10 @@ export default class Run extends Command {
       description:
         "whom the POLE election waits for before its timeout, overriding the topology's cluster.election.waitFor: every member (the paper) or every member not known to be down",
     }),
+    'etcd-prefer': Flags.string({
+      description:
+        "etcd: after every election hand leadership (etcd's MoveLeader) to this member, or `oracle`: to the member the topology's oracle would elect among the living",
+    }),
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
@@ -110,6 +115,7 @@ export default class Run extends Command {
         ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
       });
       thresholds = parseThresholds(flags.threshold ?? []);
+      checkEtcdPrefer(topology, flags['etcd-prefer']);
       choice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
         : await chooseRuntime(flags.runtime, this.config.version, topology.target, {
@@ -172,7 +178,12 @@ export default class Run extends Command {
               ...(choice.images ? { images: choice.images } : {}),
               tcPlan: (addresses) => planNetem(topology, addresses),
             })
-          : new ProcessRuntime(topology, { shaping, seed, target: targetNamed(topology.target) });
+          : new ProcessRuntime(topology, {
+              shaping,
+              seed,
+              target: targetNamed(topology.target),
+              ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
+            });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
     const guard = new RunGuard({
       deadlineMs:
@@ -258,4 +269,19 @@ function progressPrinter(silent: boolean): (p: RunProgress) => void {
     else if (key !== last) process.stderr.write(`${line}\n`);
     last = key;
   };
+}
+
+/** --etcd-prefer: the etcd target only, and a member of the topology or `oracle`. */
+function checkEtcdPrefer(topology: Topology, prefer: string | undefined): void {
+  if (prefer === undefined) return;
+  if (topology.target !== 'etcd')
+    throw new InputError({
+      file: '--etcd-prefer',
+      problem: `hands leadership over the etcd way (MoveLeader) and needs --target etcd, not ${topology.target}`,
+    });
+  if (prefer !== 'oracle' && !topology.nodes.some((n) => n.id === prefer))
+    throw new InputError({
+      file: '--etcd-prefer',
+      problem: `${prefer} is neither a member of ${topology.name} (${topology.nodes.map((n) => n.id).join(', ')}) nor "oracle"`,
+    });
 }

@@ -185,6 +185,8 @@ export const doneMessageSchema = z.object({
     timedOut: count,
     overflow: count,
     retries: count,
+    /** The failed writes by their last error's code (TIMEOUT, DEADLINE, ETCD_…, OVERFLOW). */
+    failedCodes: z.record(z.string(), count).optional(),
   }),
   /** By the phase in effect at each write's intended send time. */
   phases: z.record(z.string(), phaseSummarySchema),

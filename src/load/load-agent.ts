@@ -93,6 +93,8 @@ export class LoadAgent {
     timedOut: 0,
   };
   private readonly totals = { attempted: 0, acked: 0, failed: 0, timedOut: 0, overflow: 0, retries: 0 };
+  /** Failed writes by their last error's code: what failed, and why, in result.json. */
+  private readonly failedCodes: Record<string, number> = {};
   private readonly firstAck = new Map<string, number>();
   private readonly firstAckByEpoch = new Map<number, number>();
   /** Monotonic ms of the latest acknowledgement, and the longest silence ending in each phase. */
@@ -261,6 +263,7 @@ export class LoadAgent {
     this.totals.attempted += 1;
     if (this.flights.size >= this.maxInFlight) {
       this.totals.failed += 1;
+      this.failedCodes.OVERFLOW = (this.failedCodes.OVERFLOW ?? 0) + 1;
       this.totals.overflow += 1;
       this.interval.failed += 1;
       this.recordersOf(this.phaseAt(intended)).failed += 1;
@@ -300,6 +303,7 @@ export class LoadAgent {
       this.noteAckGap(now);
     } else {
       this.totals.failed += 1;
+      this.failedCodes[o.code] = (this.failedCodes[o.code] ?? 0) + 1;
       this.interval.failed += 1;
       rec.failed += 1;
       if (o.timedOut) {
@@ -429,7 +433,7 @@ export class LoadAgent {
       dc: this.spec.dc,
       startMs: wall(this.originMs),
       sendEndMs: wall(sendEnd),
-      totals: { ...this.totals },
+      totals: { ...this.totals, failedCodes: { ...this.failedCodes } },
       phases,
       lateness: summarizeMs(this.lateness),
       targetRate: this.spec.rate,

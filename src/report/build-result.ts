@@ -72,6 +72,7 @@ export interface ResultSetting {
     /** Whether its members trace writes: the floor then comes from them, not a calibration. */
     readonly tracesWrites: boolean;
     readonly hasOracles: boolean;
+    readonly electionRule: string;
   };
   readonly runtime: RunResult['runtime'];
   readonly shaping: { readonly kind: RunResult['shaping']['mode']; readonly reason: string };
@@ -86,11 +87,16 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   const ev = x.nodeEvents;
   const dcs = t.datacenters.map((d) => d.name);
   const dones = [...x.dones.values()];
-  const { elected, epoch, scores, recovery } = recoveryFigures(x, dcs);
+  const { elected, transferredTo, epoch, scores, recovery } = recoveryFigures(x, dcs);
   // The paper's model alone (network only); the floor beside it, never folded in.
   // A killed leader stays down; one cut off is back once the cut is restored.
   const dead = x.cause?.action === 'kill' ? x.killed : null;
-  const columns = modelColumns(t, { initial: x.initial, elected, killed: dead }, x.floor);
+  // After a hand-over (--etcd-prefer) the "after" window runs under the leader handed the lead.
+  const columns = modelColumns(
+    t,
+    { initial: x.initial, elected: transferredTo ?? elected, killed: dead },
+    x.floor,
+  );
   const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none');
   const sum = (f: (d: DoneMessage) => number): number => dones.reduce((n, d) => n + f(d), 0);
   const checked: CheckedResult = {
@@ -123,8 +129,10 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       killed: dead,
       cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
       elected,
-      // ZooKeeper elects by its own rule (FastLeaderElection: the newest history, then the highest id).
-      oracle: s.target.hasOracles ? t.cluster.oracle : 'zookeeper-fle',
+      transferredTo,
+      // ZooKeeper and etcd elect by their own rules (FastLeaderElection: the newest history, then
+      // the highest id; Raft: the first to time out with a log at least as new as a majority's).
+      oracle: s.target.hasOracles ? t.cluster.oracle : s.target.electionRule,
       electionWaitFor: s.target.hasOracles ? (t.cluster.electionWaitFor ?? 'live') : null,
       epoch,
       scores,
@@ -162,6 +170,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       attempted: sum((d) => d.totals.attempted),
       acked: sum((d) => d.totals.acked),
       failed: sum((d) => d.totals.failed),
+      ...(sum((d) => d.totals.failed) > 0 ? { failedCodes: failedCodes(dones) } : {}),
       lost: x.lostList.length,
       ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, 100) } : {}),
     },
@@ -247,4 +256,12 @@ export function timeline(
     faults,
     ...(afterLoad ? { afterLoad } : {}),
   };
+}
+
+/** Every agent's failed writes by their last error's code, added up. */
+function failedCodes(dones: readonly DoneMessage[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const d of dones)
+    for (const [code, n] of Object.entries(d.totals.failedCodes ?? {})) out[code] = (out[code] ?? 0) + n;
+  return out;
 }

@@ -207,6 +207,14 @@ function recovery(r: RunResult): string {
     ['Serving (quorum acked NEWLEADER)', observed(rec.servingMs)],
     ['First commit in the new epoch', observed(rec.firstCommitMs)],
     ['Paper recovery (first commit − elected)', observed(rec.paperRecoveryMs)],
+    ...(r.leaders.transferredTo !== null
+      ? [
+          [
+            `Handed to ${r.leaders.transferredTo} (--etcd-prefer: MoveLeader), leads`,
+            observed(rec.transferMs),
+          ],
+        ]
+      : []),
   ];
   const at = rec.faultAtS ?? cause?.atS ?? null;
   const when =
@@ -626,6 +634,12 @@ function writes(r: RunResult): string {
     `Load: target ${rate(r.load.targetRate)} writes/s, achieved ${rate(r.load.achievedRate)} writes/s; send lateness p99 ${msUnit(r.load.latenessP99Ms)}.`,
     '',
   ];
+  const codes = Object.entries(w.failedCodes ?? {}).sort((a, b) => b[1] - a[1]);
+  if (codes.length > 0)
+    lines.push(
+      `Failed writes by their last error: ${codes.map(([c, n]) => `${c} ${count(n)}`).join(', ')}.`,
+      '',
+    );
   if (w.lost === 0) {
     lines.push('No acknowledged write was lost.');
   } else {

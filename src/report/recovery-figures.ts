@@ -25,6 +25,8 @@ export interface RecoverySource {
 export interface RecoveryFigures {
   /** The deciding election's leader and epoch, and the proposals it saw; null: no election seen. */
   readonly elected: NodeId | null;
+  /** Whom leadership was handed to after that election (--etcd-prefer), once it led. */
+  readonly transferredTo: NodeId | null;
   readonly epoch: number | null;
   readonly scores: Readonly<Record<string, readonly number[]>>;
   readonly recovery: RecoveryInfo;
@@ -47,8 +49,10 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
     null;
   const electedMs = rel(electedEv);
   const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
+  const handed = handOver(ev, electedEv);
   return {
     elected,
+    transferredTo: handed?.node ?? null,
     epoch,
     scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? {},
     recovery: {
@@ -58,11 +62,23 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
       servingMs: rel(serving),
       firstCommitMs,
       paperRecoveryMs: electedMs !== null && firstCommitMs !== null ? firstCommitMs - electedMs : null,
+      transferMs: rel(handed),
       faultAtS: x.killAt === null ? null : (x.killAt - x.loadStart) / 1000,
       scheduledAtS: x.causeScheduledAt === null ? null : (x.causeScheduledAt - x.loadStart) / 1000,
       perDc: clientRecovery(dcs, x.dones, x.killAt, epoch),
     },
   };
+}
+
+/**
+ * The hand-over after the deciding election, if the harness asked for one (--etcd-prefer): the
+ * election of the member the elected leader was asked to hand the lead to, after the asking.
+ */
+function handOver(ev: readonly ClusterEvent[], elected: ClusterEvent | undefined): ClusterEvent | undefined {
+  if (elected === undefined) return undefined;
+  const ask = ev.find((e) => e.t >= elected.t && e.ev === 'transfer-asked' && e.node === elected.node);
+  if (ask?.ev !== 'transfer-asked') return undefined;
+  return ev.find((e) => e.t >= ask.t && e.ev === 'elected' && e.node === ask.to && e.leader === ask.to);
 }
 
 /**

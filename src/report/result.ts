@@ -77,6 +77,11 @@ export interface LeadersInfo {
   readonly cause: (FaultMark & { readonly leader: string }) | null;
   /** The leader of the deciding election after the fault. */
   readonly elected: string | null;
+  /**
+   * Whom the harness handed leadership to after that election (etcd's MoveLeader, --etcd-prefer),
+   * once it led; the "after" window's model is this leader's. Null: no hand-over.
+   */
+  readonly transferredTo: string | null;
   /** The oracle spec, e.g. "worst-case" or "latency:10ms,history". */
   readonly oracle: string;
   /** Whom the POLE election waited for before T (election.waitFor); null: ZooKeeper's own election. */
@@ -121,6 +126,8 @@ export interface RecoveryInfo {
   readonly firstCommitMs: number | null;
   /** firstCommit − elected, the paper's definition of recovery time. */
   readonly paperRecoveryMs: number | null;
+  /** The leader handed the lead to after the election (--etcd-prefer) leads; null: no hand-over. */
+  readonly transferMs: number | null;
   /** Per data center, what its clients saw (report/client-recovery.ts). */
   readonly perDc: Readonly<Record<string, ClientRecovery>>;
 }
@@ -214,6 +221,8 @@ export interface WritesInfo {
   readonly acked: number;
   /** Errors and timeouts, each write counted once however often it was retried. */
   readonly failed: number;
+  /** The failed writes by their last error's code (absent from files written before issue 27). */
+  readonly failedCodes?: Readonly<Record<string, number>>;
   /** Acknowledged but missing from the final state. */
   readonly lost: number;
   /** The first (up to 100) lost writes, e.g. their paths. */

@@ -124,7 +124,7 @@ function checkOracleFlag(spec: TopologyFile, target: TargetName, oracle: string 
   if (!targetNamed(target).hasOracles)
     throw flag(
       '--oracle',
-      `the ${target} target elects by its own rule (ZooKeeper's FastLeaderElection), not by POLE's oracles; --oracle needs --target pole`,
+      `the ${target} target elects by its own rule (${targetNamed(target).electionRule}), not by POLE's oracles; --oracle needs --target pole`,
     );
   try {
     createOracle(oracle, spec.cluster.preference ? { preference: spec.cluster.preference } : {});

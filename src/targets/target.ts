@@ -45,6 +45,11 @@ export interface ProcessStartOptions {
   /** The oracle spec overriding the topology's (targets with oracles only). */
   readonly oracle?: string;
   /**
+   * etcd only: after every election, hand leadership to this member, or (`oracle`) to the one the
+   * topology's oracle would elect among the living (--etcd-prefer).
+   */
+  readonly prefer?: string;
+  /**
    * Installs the run's shaping once the members' ports are known; the target says which ports its
    * members dial each other on and how, and dials peers where the result says.
    */
@@ -101,6 +106,8 @@ export interface Target {
   readonly name: TargetName;
   /** Whether the target elects by POLE's oracles (--oracle applies). */
   readonly hasOracles: boolean;
+  /** The rule it elects by where it has no oracles, as result.json names it (leaders.oracle). */
+  readonly electionRule: string;
   /**
    * Whether its members stamp the traced writes (the latency anatomy): the node floor is then each
    * window's traced writes less their network part; else it is calibrated after the load.

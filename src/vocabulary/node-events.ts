@@ -143,6 +143,8 @@ export type NodeEventBody =
     }
   | { readonly ev: 'quorum'; readonly epoch: number; readonly sids: readonly number[] }
   | { readonly ev: 'first-commit'; readonly epoch: number; readonly zxid: string }
+  /** The harness asked this leader to hand leadership to `to` (etcd's MoveLeader, --etcd-prefer). */
+  | { readonly ev: 'transfer-asked'; readonly to: NodeId; readonly reason: string }
   | { readonly ev: 'leader-lost'; readonly leader?: NodeId; readonly epoch?: number; readonly reason: string }
   | {
       readonly ev: 'joined-established';

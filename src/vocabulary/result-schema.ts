@@ -107,6 +107,8 @@ export const runResultSchema = z
         .object({ atS: z.number(), action: z.enum(FAULT_ACTIONS), node: z.string(), leader: z.string() })
         .nullable(),
       elected: z.string().nullable(),
+      // Added within result@8 (issue 27, --etcd-prefer): absent from older files.
+      transferredTo: z.string().nullable().default(null),
       oracle: z.string(),
       // Added within result@8 (issue 26): absent from older files.
       electionWaitFor: z.enum(['all', 'live']).nullable().default(null),
@@ -162,6 +164,8 @@ export const runResultSchema = z
       servingMs: ms().nullable(),
       firstCommitMs: ms().nullable(),
       paperRecoveryMs: ms().nullable(),
+      // Added within result@8 (issue 27, --etcd-prefer): absent from older files.
+      transferMs: ms().nullable().default(null),
       faultAtS: z.number().nullable(),
       scheduledAtS: z.number().nullable(),
       perDc: z.record(z.string(), z.object({ outageMs: ms().nullable(), longestAckGapMs: ms().nullable() })),
@@ -363,6 +367,8 @@ export const runResultSchema = z
       attempted: count,
       acked: count,
       failed: count,
+      // Added within result@8 (issue 27): absent from older files.
+      failedCodes: z.record(z.string(), count).optional(),
       lost: count,
       lostList: z.array(z.string()).optional(),
     }),

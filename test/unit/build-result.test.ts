@@ -131,7 +131,7 @@ function collected(over: Partial<CollectedRun> = {}): CollectedRun {
 function setting(over: Partial<ResultSetting> = {}): ResultSetting {
   return {
     topology,
-    target: { name: 'pole', tracesWrites: true, hasOracles: true },
+    target: { name: 'pole', tracesWrites: true, hasOracles: true, electionRule: 'pole' },
     runtime: 'process',
     shaping: { kind: 'relay', reason: 'test' },
     seed: 1,
@@ -221,7 +221,9 @@ describe('buildResult on a recorded paper-2dc run', () => {
 
     const calibrated: NodeFloor = { method: 'test', leaderMs: 0.8, followerMs: 1.4, writes: 3000 };
     const zk = buildResult(
-      setting({ target: { name: 'zookeeper', tracesWrites: false, hasOracles: false } }),
+      setting({
+        target: { name: 'zookeeper', tracesWrites: false, hasOracles: false, electionRule: 'zookeeper-fle' },
+      }),
       collected({ floor: calibrated }),
     );
     assert.equal(zk.floor.source, 'calibrated');

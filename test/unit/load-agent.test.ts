@@ -154,6 +154,8 @@ describe('load agent (in-process, fake node)', () => {
       timedOut: hang.length,
       overflow: 0,
       retries: retried.length,
+      // By the last error: a write nobody answered never failed an attempt (DEADLINE).
+      failedCodes: { DEADLINE: hang.length, TOO_LARGE: tooLarge.length },
     });
     // Every attempt of a write carries its one (clientId, requestId) and path.
     for (const s of node.seen) {
@@ -207,7 +209,15 @@ describe('load agent (in-process, fake node)', () => {
     node.behave = () => 'hang';
     const { done } = await run(spec({ rate: 1000, durationMs: 100, maxInFlight: 5, writeDeadlineMs: 200 }));
     const t = done[0]!.type === 'done' ? done[0]!.totals : undefined;
-    assert.deepEqual(t, { attempted: 100, acked: 0, failed: 100, timedOut: 5, overflow: 95, retries: 0 });
+    assert.deepEqual(t, {
+      attempted: 100,
+      acked: 0,
+      failed: 100,
+      timedOut: 5,
+      overflow: 95,
+      retries: 0,
+      failedCodes: { DEADLINE: 5, OVERFLOW: 95 },
+    });
     assert.equal(node.seen.length, 5);
   });
 

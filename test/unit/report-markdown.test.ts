@@ -393,6 +393,7 @@ describe('report.md', () => {
     r.thresholds = [];
     r.leaders = { ...r.leaders, killed: null, elected: null, epoch: null, scores: {} };
     r.recovery = {
+      transferMs: null,
       detectMs: null,
       electedMs: null,
       servingMs: null,

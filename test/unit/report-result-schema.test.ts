@@ -36,6 +36,7 @@ describe('result.json schema', () => {
     r.errors = ['the relay could not bind'];
     r.leaders = { ...r.leaders, initial: null, killed: null, elected: null, epoch: null, scores: {} };
     r.recovery = {
+      transferMs: null,
       detectMs: null,
       electedMs: null,
       servingMs: null,

@@ -3,9 +3,13 @@
 //
 // `pole-bench bench node`: src/bench/node-bench.ts.
 import { TARGET_NAMES } from '../../vocabulary/names.js';
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags, type Interfaces } from '@oclif/core';
+import { RunGuard } from '../../run/run-guard.js';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
+
+/** A bench that has not finished in this long is stopped (its members and files with it). */
+const BENCH_DEADLINE_MS = 30 * 60_000;
 
 export default class BenchNode extends Command {
   static override description =
@@ -51,7 +55,34 @@ export default class BenchNode extends Command {
 
   async run(): Promise<NodeBenchResult> {
     const { flags } = await this.parse(BenchNode);
-    const result = await runNodeBench({
+    // Ctrl-C, SIGTERM or a parent that went away stop the members and remove their files (exit 3).
+    const guard = new RunGuard({ deadlineMs: BENCH_DEADLINE_MS }).start();
+    let result: NodeBenchResult;
+    try {
+      result = await this.measure(flags, guard.signal);
+    } catch (err) {
+      if (guard.reason !== undefined) this.error(`bench node stopped: ${guard.reason}`, { exit: 3 });
+      throw err;
+    } finally {
+      guard.stop();
+    }
+    if (!this.jsonEnabled()) {
+      this.log(
+        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}`,
+      );
+      this.log(
+        `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
+      );
+    }
+    return result;
+  }
+
+  private measure(
+    flags: Interfaces.InferredFlags<typeof BenchNode.flags>,
+    signal: AbortSignal,
+  ): Promise<NodeBenchResult> {
+    return runNodeBench({
+      signal,
       target: flags.target,
       nodes: flags.nodes,
       durationS: flags.duration / 1000,
@@ -70,15 +101,6 @@ export default class BenchNode extends Command {
         if (!this.jsonEnabled()) this.log(line);
       },
     });
-    if (!this.jsonEnabled()) {
-      this.log(
-        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}`,
-      );
-      this.log(
-        `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
-      );
-    }
-    return result;
   }
 }
 

@@ -4,8 +4,9 @@
 // package over @grpc/grpc-js) for the harness's own cost: docs/etcd.md has the figures.
 //
 // Errors come out in the retry logic's vocabulary (load/write-client.ts): a refused or broken
-// connection is DISCONNECTED (retried on another member), etcd's "no leader" NO_QUORUM and
-// "leader changed" LEADER_LOST (retried on the same member), "request timed out" and a request
+// connection is DISCONNECTED (retried on another member), etcd's "no leader" NO_QUORUM, "leader
+// changed" and "raft proposal dropped" (raft refuses proposals while leadership moves: nothing
+// was logged) LEADER_LOST (retried on the same member), "request timed out" and a request
 // that outlives its timeout TIMEOUT, anything else ETCD_<gRPC code>.
 import { Agent, request } from 'node:http';
 import { WriteFailure, type Endpoint } from '../../load/write-client.js';
@@ -55,13 +56,14 @@ export function gatewayFailure(status: number, body: string): WriteFailure {
   const text = parsed.message ?? parsed.error ?? body;
   const code = /no leader/.test(text)
     ? 'NO_QUORUM'
-    : /leader changed/.test(text)
+    : /leader changed|proposal dropped/.test(text)
       ? 'LEADER_LOST'
       : /request timed out|timed out/.test(text)
         ? 'TIMEOUT'
         : parsed.code === GRPC_UNAVAILABLE
           ? 'DISCONNECTED'
-          : `ETCD_${parsed.code ?? status}`;
+          : // What etcd said goes with the code: counted by it in result.json, it says what failed.
+            `ETCD_${parsed.code ?? status}: ${text.slice(0, 80)}`;
   return new WriteFailure(code, `etcd: ${text}`);
 }
 

@@ -7,6 +7,8 @@
 //
 // The initial leader: Raft elects whoever times out first. So once a leader is elected, and it is
 // not the topology's initialLeader, leadership is handed to it (etcd's MoveLeader) before the run.
+// With --etcd-prefer, every election after that is followed by the same hand-over to the preferred
+// member (named, or the oracle's choice among the living): Raft's choice, then the preferred one.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,8 @@ import { findEtcd, type EtcdInstall } from './etcd-install.js';
 import { etcdLogTranslator } from './etcd-log-events.js';
 import { clusterToken, planEtcdMembers, type EtcdSlot } from './etcd-members.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
+import { predictElected } from '../../topology/model.js';
+import type { Topology } from '../../topology/topology.js';
 import { pairHost } from '../pair-host.js';
 
 const HOST = '127.0.0.1';
@@ -61,6 +65,9 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
       token: clusterToken(t, o.seed),
     });
     const byEtcdId = new Map(plan.map((m) => [m.memberId, m.id]));
+    const etcdIdOf = new Map(plan.map((m) => [m.id, m.memberId]));
+    // Set once the members exist: a new leader's line may ask for a transfer (--etcd-prefer).
+    let onLeader: (e: ClusterEvent) => void = () => undefined;
     const specs: MemberSpec[] = [];
     for (const m of plan) {
       await mkdir(m.dataDir, { recursive: true, mode: 0o700 });
@@ -69,7 +76,10 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
       specs.push({
         id: m.id,
         launch: etcdCommand(install, hostsFile, m.args),
-        translate: etcdLogTranslator({ memberId: m.id, nodeOf: (id) => byEtcdId.get(id) }),
+        translate: watchLeaders(
+          etcdLogTranslator({ memberId: m.id, nodeOf: (id) => byEtcdId.get(id) }),
+          (e) => onLeader(e),
+        ),
         stopsWithStdin: false,
         stopGraceMs: STOP_GRACE_MS,
         isStarted: (e) => e.ev === 'started',
@@ -85,12 +95,17 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
       host: HOST,
       port: (slots.get(id) as EtcdSlot).clientPort,
     });
-    const initial = t.cluster.initialLeader;
+    const preferred =
+      o.prefer === undefined ? undefined : preferredLeader(t, o.prefer, (id) => procs.isRunning(id));
+    // The topology's initial leader, else the preferred one, leads before the run.
+    const initial = t.cluster.initialLeader ?? preferred?.();
     if (initial !== undefined) {
-      const target = plan.find((m) => m.id === initial)?.memberId;
+      const target = etcdIdOf.get(initial);
       if (target === undefined) throw new Error(`initialLeader ${initial} is not a member`);
       await handLeadershipTo(procs, initial, target, clientOf);
     }
+    if (preferred)
+      onLeader = (e) => void preferLeader(procs, e.node, preferred(), etcdIdOf, clientOf, o.prefer!);
     return procs.asMembers({
       clientAddress: clientOf,
       afterStop: async () => {
@@ -107,6 +122,72 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
 }
 
 const isLeaderEvent = (e: ClusterEvent): boolean => e.ev === 'elected' && e.leader === e.node;
+
+/** A translator that also tells `onLeader` of every leader's own election, once it is an event. */
+function watchLeaders(
+  translate: (line: string) => ClusterEvent[],
+  onLeader: (e: ClusterEvent) => void,
+): (line: string) => ClusterEvent[] {
+  return (line) => {
+    const out = translate(line);
+    // After the events are booked (the caller pushes them first), so a waiter sees the election.
+    for (const e of out) if (isLeaderEvent(e)) setImmediate(() => onLeader(e));
+    return out;
+  };
+}
+
+/**
+ * Whom leadership goes to (--etcd-prefer): the named member while it runs, or the member the
+ * topology's oracle would elect among the running ones (every one taken as up to date, the
+ * topology's RTTs: topology/model.ts predictElected), as the closest etcd comes to POLE.
+ */
+export function preferredLeader(
+  t: Topology,
+  prefer: string,
+  isRunning: (id: NodeId) => boolean,
+): () => NodeId | undefined {
+  return () => {
+    const down = t.nodes.map((n) => n.id).filter((id) => !isRunning(id));
+    if (prefer !== 'oracle') return down.includes(prefer) ? undefined : prefer;
+    if (down.length === t.nodes.length) return undefined;
+    return predictElected(t, t.cluster.oracle, down).leader;
+  };
+}
+
+/** Asks `leader`, just elected, to hand leadership to `want` where that is another running member. */
+async function preferLeader(
+  procs: MemberProcesses,
+  leader: NodeId,
+  want: NodeId | undefined,
+  etcdIdOf: ReadonlyMap<NodeId, string>,
+  clientOf: (id: NodeId) => { host: string; port: number },
+  prefer: string,
+): Promise<void> {
+  if (want === undefined || want === leader || !procs.isRunning(want) || !procs.isRunning(leader)) return;
+  procs.record({
+    ev: 'transfer-asked',
+    to: want,
+    reason: prefer === 'oracle' ? 'etcd-prefer: the oracle' : 'etcd-prefer',
+    t: Date.now(),
+    node: leader,
+    src: 'harness',
+  });
+  const gw = new EtcdGateway(clientOf(leader), LEADER_TIMEOUT_MS);
+  try {
+    await gw.moveLeader(etcdIdOf.get(want)!);
+  } catch (err) {
+    // A leader that lost its place meanwhile refuses: the next election asks again.
+    procs.record({
+      ev: 'log-error',
+      message: `MoveLeader from ${leader} to ${want}: ${(err as Error).message}`,
+      t: Date.now(),
+      node: leader,
+      src: 'harness',
+    });
+  } finally {
+    gw.close();
+  }
+}
 
 /**
  * Waits for the first leader; if it is not `id`, asks it to hand leadership to `id` (etcd member

@@ -12,6 +12,7 @@ import { connectEtcdWriter } from './etcd-write-client.js';
 export const etcdTarget: Target = {
   name: 'etcd',
   hasOracles: false,
+  electionRule: 'raft',
   tracesWrites: false,
   protocol: 'etcd',
   // Go needs no JIT: the warm-up grows the members' buffers and the client's sockets.

@@ -12,6 +12,8 @@ import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
 export const poleTarget: Target = {
   name: 'pole',
   hasOracles: true,
+  // Its oracles name the rule (leaders.oracle): this is only what POLE is.
+  electionRule: 'pole',
   tracesWrites: true,
   protocol: 'pole',
   // measure/node-floor.ts warmUp: 3 s took 5-8 ms off the first seconds of the e2e fixture.

@@ -13,6 +13,7 @@ import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 export const zookeeperTarget: Target = {
   name: 'zookeeper',
   hasOracles: false,
+  electionRule: 'zookeeper-fle',
   tracesWrites: false,
   protocol: 'zookeeper',
   // The JVMs' JIT: with 3 s of warm-up, a 40 s run of the e2e fixture (200 writes/s, seed 21,
