@@ -245,7 +245,8 @@ async function throughputPhase(
     Array.from({ length: o.connectionsPerNode }, () => c.members.clientAddress(id)),
   );
   // One directory per connection; each lane of it writes 64 paths over and over.
-  await Promise.all(endpoints.map((ep, conn) => c.target.prepareWrites(ep, `/bench/${conn}`)));
+  // Prepared through any member that takes it: what one member prepares, every member has.
+  await Promise.all(endpoints.map((_ep, conn) => prepareOnAny(c, `/bench/${conn}`)));
   const pool = new EndpointPool(endpoints, 5_000, undefined, c.target.connect);
   const hist = hdr.build({
     lowestDiscernibleValue: 1,
@@ -298,6 +299,31 @@ async function throughputPhase(
 
 type Failover = NodeBenchResult['details']['failovers'][number];
 
+/** How long the members may take, between them, to accept the failover phase's preparation. */
+const PREPARE_MS = 20_000;
+
+/**
+ * Prepares `dir` on the first member that takes it. After the throughput phase a ZooKeeper
+ * follower may be re-syncing with its leader (seen on a loaded 2-core VM: one lost its leader
+ * every 1-2 s under the bench), and closes new connections until it serves again.
+ */
+async function prepareOnAny(c: BenchCluster, dir: string): Promise<void> {
+  const until = Date.now() + PREPARE_MS;
+  let last: unknown;
+  for (let i = 0; Date.now() < until; i++) {
+    const id = c.ids[i % c.ids.length]!;
+    if (!c.members.isRunning(id)) continue;
+    try {
+      await c.target.prepareWrites(c.members.clientAddress(id), dir);
+      return;
+    } catch (err) {
+      last = err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`no member took the preparation of ${dir} within ${PREPARE_MS} ms: ${String(last)}`);
+}
+
 async function failoverPhase(
   c: BenchCluster,
   o: NodeBenchOptions,
@@ -306,7 +332,7 @@ async function failoverPhase(
 ): Promise<Failover[]> {
   const out: Failover[] = [];
   const m = c.members;
-  await c.target.prepareWrites(m.clientAddress(c.ids[0]!), '/failover');
+  await prepareOnAny(c, '/failover');
   // A steady trickle of writes from every member, so the first commit of each new epoch is real
   // traffic; the first acknowledgement of each epoch is noted as it comes.
   const pool = new EndpointPool(

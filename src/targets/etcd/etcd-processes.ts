@@ -190,8 +190,9 @@ async function preferLeader(
 }
 
 /**
- * Waits for the first leader; if it is not `id`, asks it to hand leadership to `id` (etcd member
- * `etcdId`) and waits until `id` says it leads.
+ * Waits for a leader; until `id` (etcd member `etcdId`) leads, asks whoever leads to hand it
+ * leadership, again if leadership moved meanwhile ("not leader": a start on a busy machine can
+ * see a second election before the first transfer), within LEADER_TIMEOUT_MS in all.
  */
 export async function handLeadershipTo(
   procs: MemberProcesses,
@@ -199,23 +200,27 @@ export async function handLeadershipTo(
   etcdId: string,
   clientOf: (id: NodeId) => { host: string; port: number },
 ): Promise<void> {
-  const first = await procs.waitFor(isLeaderEvent, LEADER_TIMEOUT_MS);
-  if (first.node === id) return;
-  const since = procs.events.length;
-  const gw = new EtcdGateway(clientOf(first.node), LEADER_TIMEOUT_MS);
-  try {
-    await gw.moveLeader(etcdId);
-  } finally {
-    gw.close();
+  const until = Date.now() + LEADER_TIMEOUT_MS;
+  await procs.waitFor(isLeaderEvent, LEADER_TIMEOUT_MS);
+  let last = '';
+  while (Date.now() < until) {
+    const leader = [...procs.events].reverse().find(isLeaderEvent)?.node;
+    if (leader === id) return;
+    const since = procs.events.length;
+    const gw = new EtcdGateway(clientOf(leader!), Math.max(1, until - Date.now()));
+    try {
+      await gw.moveLeader(etcdId);
+    } catch (err) {
+      last = `: ${(err as Error).message}`;
+    } finally {
+      gw.close();
+    }
+    // The next leader's line, or a short pause before looking again.
+    await procs
+      .waitFor(isLeaderEvent, Math.min(1_000, Math.max(1, until - Date.now())), since)
+      .catch(() => undefined);
   }
-  await procs
-    .waitFor((e) => isLeaderEvent(e) && e.node === id, LEADER_TIMEOUT_MS, since)
-    .catch(() => {
-      // The transfer was answered before the log line was read: look again from the start.
-      const led = [...procs.events].reverse().find(isLeaderEvent);
-      if (led?.node !== id) throw new Error(`leadership did not pass from ${first.node} to ${id}`);
-      return led;
-    });
+  throw new Error(`leadership did not pass to ${id} within ${LEADER_TIMEOUT_MS} ms${last}`);
 }
 
 function etcdCommand(install: EtcdInstall, hostsFile: string, args: readonly string[]): MemberSpec['launch'] {

@@ -32,10 +32,7 @@ export async function checkZkAckedWrites(opts: {
   const lost: string[] = [];
   await Promise.all(
     opts.nodes.map(async (node) => {
-      const zk = await ZkClient.connect(node.address.host, node.address.port, {
-        requestTimeoutMs: 15_000,
-        connectTimeoutMs: 10_000,
-      });
+      const zk = await connectWhenServing(node.address);
       try {
         const entries = [...slots];
         const dirs = new Set(entries.map(([slot]) => slot.slice(0, slot.lastIndexOf('/'))));
@@ -61,4 +58,23 @@ export async function checkZkAckedWrites(opts: {
     }),
   );
   return { checked: opts.acked.length, lost };
+}
+
+/** How long a member may take to accept a session for the final read. */
+const CONNECT_WITHIN_MS = 20_000;
+
+/**
+ * A session on a member, retried while it refuses one: a follower re-syncing with its leader (after
+ * a failover, or one that lost its leader on a busy machine) closes new connections until it serves.
+ */
+async function connectWhenServing(a: Address): Promise<ZkClient> {
+  const until = Date.now() + CONNECT_WITHIN_MS;
+  for (;;) {
+    try {
+      return await ZkClient.connect(a.host, a.port, { requestTimeoutMs: 15_000, connectTimeoutMs: 10_000 });
+    } catch (err) {
+      if (Date.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
