@@ -151,7 +151,7 @@ function links(r: RunResult): string {
   return [
     head,
     '',
-    `Round-trip time between data centers in ms: configured / measured through the ${r.shaping.mode} shaping before the load (measurement error).`,
+    `Round-trip time between data centers in ms: configured / measured through the ${r.shaping.mode} shaping before the load, the median round trip (measurement error).`,
     '',
     table(['', ...names], rows),
   ].join('\n');

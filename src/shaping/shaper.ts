@@ -53,7 +53,7 @@ export interface Shaper {
   cut(a: readonly NodeId[], b: readonly NodeId[], cut: boolean): Promise<boolean>;
   /** Sets the round-trip time between two data centers, open connections included; false where it cannot. */
   setRtt(dcA: string, dcB: string, rttMs: number): Promise<boolean>;
-  /** Mean RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
+  /** Median RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
   measure(samples: number): Promise<Map<string, Map<string, number>>>;
   /** CPU ms this shaping's own threads have used in the harness so far; null where it has none. */
   cpuMs(): Promise<number | null>;

@@ -3,23 +3,13 @@
 // the signal left etcd's data dirs behind before.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { etcdSkip, zookeeperSkip } from '../support/prerequisites.js';
+import { processesUnder } from '../support/processes.js';
 import { RUN_JS } from '../support/run-cli.js';
-
-/** Processes whose command line names `dir`. */
-function processesUnder(dir: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', dir], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(dir) && !l.includes('pgrep'));
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
 
 for (const target of ['pole', 'zookeeper', 'etcd'] as const) {
   test(`bench node --target ${target}: SIGTERM once its cluster serves stops it, exit 3, nothing left`, async (t) => {

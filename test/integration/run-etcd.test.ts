@@ -4,7 +4,6 @@
 // runtimes etcd has no members for refused as usage errors. Nothing may be left behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,17 +11,17 @@ import type { RunResult } from '../../src/report/result.js';
 import { predictElected, predictLatency } from '../../src/topology/model.js';
 import { parseTopology } from '../../src/topology/topology.js';
 import { etcdSkip } from '../support/prerequisites.js';
+import { processesUnder } from '../support/processes.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 
 /** etcd processes whose data dir lives under `dir` (this test's own TMPDIR). */
-function etcdsUnder(dir: string): string[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-af', 'etcd'], { encoding: 'utf8' });
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-  return out.split('\n').filter((l) => l.includes(dir));
+const etcdsUnder = (dir: string): string[] => processesUnder(dir, 'etcd');
+
+/** Raft's choice and the recovery phases, for the test's output. */
+function recoveryLine(result: RunResult): string {
+  const rec = result.recovery;
+  const phases = [rec.detectMs, rec.electedMs, rec.servingMs, rec.firstCommitMs].map((x) => x?.toFixed(0));
+  return `elected ${result.leaders.elected} at term ${result.leaders.epoch}; detect/elected/serving/first commit ${phases.join('/')} ms`;
 }
 
 /** Runs the CLI with a TMPDIR of its own; checks that nothing of the run is left; gives the result. */
@@ -79,11 +78,7 @@ test('three etcd members: the leader killed and restarted, another elected, ever
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
     const rec = result.recovery;
-    t.diagnostic(
-      `elected ${result.leaders.elected} at term ${result.leaders.epoch}; detect/elected/serving/first commit ` +
-        `${[rec.detectMs, rec.electedMs, rec.servingMs, rec.firstCommitMs].map((x) => x?.toFixed(0)).join('/')} ms; ` +
-        `${result.writes.acked} acked`,
-    );
+    t.diagnostic(`${recoveryLine(result)}; ${result.writes.acked} acked`);
     checkKillRun(result, 'e3');
     // A Raft election: the survivors wait out an election timeout (500 ms here, randomised up to
     // twice that) after the last heartbeat before one stands.
@@ -134,11 +129,7 @@ test('paper-2dc on etcd: p5 killed, another elected, latency over the model of t
   try {
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
-    const rec = result.recovery;
-    t.diagnostic(
-      `elected ${result.leaders.elected} at term ${result.leaders.epoch}; detect/elected/serving/first commit ` +
-        `${[rec.detectMs, rec.electedMs, rec.servingMs, rec.firstCommitMs].map((x) => x?.toFixed(0)).join('/')} ms`,
-    );
+    t.diagnostic(recoveryLine(result));
     // Every window's figures first, so that a failure can be read from the test's output.
     const windows: Array<[string, 'before' | 'after', number, number, number]> = [];
     for (const dc of ['tud', 'cern'])

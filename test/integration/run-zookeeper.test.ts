@@ -3,7 +3,6 @@
 // cannot start failing the run at once with ZooKeeper's own words, leaving nothing behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,20 +10,13 @@ import type { RunResult } from '../../src/report/result.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 import { zookeeperSkip } from '../support/prerequisites.js';
+import { processesUnder } from '../support/processes.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
 /** QuorumPeerMain JVMs whose config lives under `dir` (this test's own TMPDIR). */
-function zookeepersUnder(dir: string): string[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-af', 'QuorumPeerMain'], { encoding: 'utf8' });
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-  return out.split('\n').filter((l) => l.includes(dir));
-}
+const zookeepersUnder = (dir: string): string[] => processesUnder(dir, 'QuorumPeerMain');
 
 test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, latency over the model, nothing lost', async (t) => {
   if (zookeeperSkip) return t.skip(zookeeperSkip);

@@ -1,6 +1,6 @@
 // The processes a test started, from /proc: to check that a run left none behind; and running a
-// fixture script to its end, bounded.
-import { spawn } from 'node:child_process';
+// fixture script to its end, bounded; and a run's processes found by the TMPDIR only it uses.
+import { execFileSync, spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 
 /** Every descendant pid of `pid`. */
@@ -73,4 +73,15 @@ export async function runNodeScript(
     return { timedOut: true, out, err };
   }
   return { ...ended, out, err, ms: Date.now() - started };
+}
+
+/** Command lines of the running processes that match `pattern` and name `dir` (a test's own TMPDIR). */
+export function processesUnder(dir: string, pattern: string = dir): string[] {
+  let out = '';
+  try {
+    out = execFileSync('pgrep', ['-af', pattern], { encoding: 'utf8' });
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+  return out.split('\n').filter((l) => l.includes(dir) && !l.includes('pgrep'));
 }

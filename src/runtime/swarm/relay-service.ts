@@ -60,7 +60,7 @@ export async function startRemoteRelay(rpc: TaskRpc, o: DelayRelayOptions): Prom
   };
 }
 
-/** Mean RTT of each ordered pair of data centers, measured by the relay task on its own machine. */
+/** Median RTT of each ordered pair of data centers, measured by the relay task on its own machine. */
 export async function measureRemote(
   rpc: TaskRpc,
   pairs: readonly DcPairDelay[],
