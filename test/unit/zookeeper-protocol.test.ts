@@ -14,7 +14,8 @@ import {
   zxidToLong,
 } from '../../src/targets/zookeeper/client/zk-protocol.js';
 import { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
-import { asWriteFailure, slotOf } from '../../src/targets/zookeeper/zk-write-client.js';
+import { slotOf } from '../../src/targets/slots.js';
+import { asWriteFailure } from '../../src/targets/zookeeper/zk-write-client.js';
 import { failureCode } from '../../src/load/write-client.js';
 
 const int = (v: number): Buffer => {

@@ -1,5 +1,5 @@
 // etcd's v3 API through its JSON gateway (the member's client port serves gRPC and, on the same
-// port, the same calls as JSON over HTTP/1.1): put, range, member list and leadership transfer,
+// port, the same calls as JSON over HTTP/1.1): put, range and leadership transfer,
 // with Node's own http and a keep-alive agent per member. Chosen over a gRPC client (the `etcd3`
 // package over @grpc/grpc-js) for the harness's own cost: docs/etcd.md has the figures.
 //
@@ -17,20 +17,17 @@ const GRPC_UNAVAILABLE = 14;
 export interface ResponseHeader {
   readonly revision: number;
   readonly raftTerm: number;
-  readonly memberId: string;
 }
 
 export interface KeyStat {
   readonly key: string;
   readonly modRevision: number;
   readonly version: number;
-  readonly value?: Uint8Array;
 }
 
 interface RawHeader {
   revision?: string;
   raft_term?: string;
-  member_id?: string;
 }
 
 const b64 = (s: string | Uint8Array): string => Buffer.from(s).toString('base64');
@@ -40,8 +37,6 @@ function header(h: RawHeader | undefined): ResponseHeader {
   return {
     revision: Number(h?.revision ?? 0),
     raftTerm: Number(h?.raft_term ?? 0),
-    // uint64 member ids come as decimal strings: kept as text, shown in hex like etcd's logs.
-    memberId: BigInt(h?.member_id ?? '0').toString(16),
   };
 }
 
@@ -152,19 +147,6 @@ export class EtcdGateway {
   /** Hands leadership to `targetId` (hex); only the leader takes it. */
   async moveLeader(targetId: string): Promise<void> {
     await this.call('/v3/maintenance/transfer-leadership', { targetID: BigInt(`0x${targetId}`).toString() });
-  }
-
-  /** The member's status: its id and the leader's, as etcd knows them (hex). */
-  async status(): Promise<{ memberId: string; leader: string; raftTerm: number }> {
-    const r = await this.call<{ header?: RawHeader; leader?: string; raftTerm?: string }>(
-      '/v3/maintenance/status',
-      {},
-    );
-    return {
-      memberId: header(r.header).memberId,
-      leader: BigInt(r.leader ?? '0').toString(16),
-      raftTerm: Number(r.raftTerm ?? 0),
-    };
   }
 
   close(): void {

@@ -7,15 +7,12 @@ import type { Zxid } from '../../node/core/zxid.js';
 import { slotOf } from '../slots.js';
 import { EtcdGateway } from './etcd-gateway.js';
 
-/** The key a logical path is written to: its slot, under etcd's flat key space. */
-export const keyOf = (path: string): string => slotOf(path);
-
 class EtcdWriteClient implements WriteClient {
   constructor(private readonly gw: EtcdGateway) {}
 
   /** A put of the same bytes twice is harmless: the retries need no deduplication ids. */
   async write(path: string, data: Uint8Array): Promise<{ zxid: Zxid }> {
-    const h = await this.gw.put(keyOf(path), data);
+    const h = await this.gw.put(slotOf(path), data);
     return { zxid: { epoch: h.raftTerm, counter: h.revision } };
   }
 

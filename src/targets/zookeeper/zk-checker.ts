@@ -7,7 +7,7 @@
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
 import { compareZxid, formatZxid, type Zxid } from '../../node/core/zxid.js';
 import { ZkClient } from './client/zk-client.js';
-import { slotOf } from './zk-write-client.js';
+import { slotOf } from '../slots.js';
 
 interface SlotExpectation {
   zxid: Zxid;

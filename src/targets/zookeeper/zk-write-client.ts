@@ -15,8 +15,6 @@ import {
 import { SLOTS as ZK_SLOTS, slotOf } from '../slots.js';
 import { ZkClient, ZkError } from './client/zk-client.js';
 
-export { ZK_SLOTS, slotOf };
-
 const AS_DISCONNECTED = new Set([
   'DISCONNECTED',
   'CLOSED',
