@@ -93,6 +93,19 @@ export function selfCheck(r: CheckedResult): SelfCheck {
     },
   );
 
+  // The "before" window's model and floor are the initial leader's. A leader that took over with
+  // no fault behind it (a follower that stopped hearing a leader stalled past syncLimit on a busy
+  // machine: a CI Docker run saw p4 take over from p5 before the kill) makes that window a mix of
+  // two leaders and an outage, held against the wrong prediction.
+  check('one leader through “before”: no leader change before the fault', (fail) => {
+    const end = r.recovery.faultAtS ?? Infinity;
+    for (const u of r.elections.unprovoked)
+      if (u.atS < end)
+        fail(
+          `${u.leader} took over from ${r.leaders.initial ?? 'nobody'} at ${u.atS.toFixed(2)} s with no fault`,
+        );
+  });
+
   check('recovery phases in order (detected ≤ elected ≤ serving ≤ first commit)', (fail) => {
     const order: Array<[string, number | null]> = [
       ['detected', r.recovery.detectMs],

@@ -36,11 +36,23 @@ function runJson(args: string[]): Promise<{ code: number; result?: RunResult; st
   );
 }
 
-function checkRun(result: RunResult): void {
+function checkRun(result: RunResult, diagnostic: (s: string) => void): void {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.leaders.initial, 'p5');
-  assert.equal(result.leaders.killed, 'p5');
-  assert.ok(result.leaders.elected && result.leaders.elected !== 'p5');
+  // The kill takes whoever serves at 4 s. A follower that stops hearing p5 for syncLimit (500 ms:
+  // a stall of the busy 2-core CI machine) elects another before the kill (a CI run saw p4); the
+  // run must then say so itself, as an election no fault explains and a self-check violation.
+  const early = result.elections.unprovoked.filter((u) => u.atS < (result.recovery.faultAtS ?? Infinity));
+  const killed = early.at(-1)?.leader ?? 'p5';
+  if (early.length > 0) {
+    diagnostic(`${result.runtime}: leader changed before the kill: ${JSON.stringify(early)}`);
+    assert.ok(
+      result.selfCheck.violations.some((v) => v.startsWith('one leader through')),
+      result.selfCheck.violations.join('; '),
+    );
+  }
+  assert.equal(result.leaders.killed, killed);
+  assert.ok(result.leaders.elected && result.leaders.elected !== killed);
   const r = result.recovery;
   assert.ok(r.detectMs! <= r.electedMs! && r.electedMs! <= r.servingMs! && r.servingMs! <= r.firstCommitMs!);
   for (const dc of ['east', 'west']) {
@@ -76,11 +88,11 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
     const d = await runJson(['--runtime', 'docker', '--seed', '12', '--out', join(out, 'docker')]);
     assert.equal(d.code, 0, d.stderr);
     assert.equal(d.result?.runtime, 'docker');
-    checkRun(d.result!);
+    checkRun(d.result!, (m) => t.diagnostic(m));
     assert.deepEqual(await dockerLeftovers(), [], 'nothing labelled is left after the run');
     const p = await runJson(['--runtime', 'process', '--seed', '12', '--out', join(out, 'process')]);
     assert.equal(p.code, 0, p.stderr);
-    checkRun(p.result!);
+    checkRun(p.result!, (m) => t.diagnostic(m));
     // Both elect by the same rule (history: the newest log wins). Which follower holds the newest
     // log when p5 dies depends on the instant of the kill, so the leaders agree when the scores the
     // election saw tie at the top (the tie is then broken the same way), and otherwise each runtime

@@ -58,6 +58,23 @@ describe('selfCheck', () => {
     assert.ok(!violationsOf(r).some((x) => /longest 500/.test(x)));
   });
 
+  it('flags a leader change before the fault: the "before" window is then not the initial leader’s', () => {
+    const r = result2dc();
+    const initial = r.leaders.initial;
+    // After the fault (15.004 s) a leader with no fault of its own is not the "before" window's.
+    r.elections.unprovoked = [{ atS: 20.5, leader: 'p9' }];
+    assert.ok(!violationsOf(r).some((x) => /took over/.test(x)));
+    r.elections.unprovoked = [{ atS: 2.3, leader: 'p9' }];
+    assert.ok(
+      violationsOf(r).some((x) =>
+        new RegExp(
+          `^one leader through “before”.*p9 took over from ${initial} at 2\\.30 s with no fault`,
+        ).test(x),
+      ),
+      violationsOf(r).join('\n'),
+    );
+  });
+
   it('flags a silence longer than any write of the data center could have waited through', () => {
     const r = result2dc();
     r.recovery.perDc.cern = { outageMs: 741.9, longestAckGapMs: 900 };
