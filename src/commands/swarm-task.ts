@@ -7,7 +7,7 @@ import { Args, Command } from '@oclif/core';
 import type { Socket } from 'node:net';
 import { serveAgentOverIpc } from '../load/agent-ipc.js';
 import { stdioChannel } from '../load/stdio-channel.js';
-import { serveFaults } from '../runtime/swarm/fault-helper.js';
+import { makeGateDir, serveFaults } from '../runtime/swarm/fault-helper.js';
 import { serveRelay } from '../runtime/swarm/relay-service.js';
 import { TASK_ENV } from '../runtime/swarm/swarm-plan.js';
 import { dialHarness } from '../runtime/swarm/swarm-rendezvous.js';
@@ -40,6 +40,7 @@ export default class SwarmTask extends Command {
       } else {
         const run = env[TASK_ENV.run];
         if (!run) this.error(`${TASK_ENV.run} must be set`, { exit: 2 });
+        await makeGateDir(run);
         await serveFaults(await dialHarness('faults', env[TASK_ENV.node] ?? ''), run);
       }
     } catch (err) {

@@ -16,6 +16,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Duplex } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import {
+  doneOnHarnessClock,
+  intervalOnHarnessClock,
+  specOnAgentClock,
+  startedOnHarnessClock,
+  toAgentWall,
+  type AgentClockOffsets,
+} from './agent-clock.js';
 import { childNodeArgs } from '../util/child-node-args.js';
 import {
   msg,
@@ -220,6 +228,8 @@ export class AgentProcess {
   private readonly ready: Promise<void>;
   private readonly link: AgentLink;
   private lastClockId = 0;
+  /** The agent's clocks against the harness's, when it runs on another host (agent-clock.ts). */
+  private clock: AgentClockOffsets | null = null;
   private readonly clockWaiters = new Map<number, (r: { wallMs: number; monoMs: number }) => void>();
 
   private constructor(
@@ -309,7 +319,7 @@ export class AgentProcess {
   /** Throws if the agent is no longer connected. */
   start(spec: LoadSpec): void {
     if (!this.link.channel.connected) throw new Error('the load agent is no longer connected');
-    this.link.channel.send(msg.start(spec));
+    this.link.channel.send(msg.start(this.clock ? specOnAgentClock(spec, this.clock) : spec));
   }
 
   /**
@@ -317,7 +327,8 @@ export class AgentProcess {
    * gone (it ends by itself after durationMs); how it ended is `done`'s to say.
    */
   phase(name: string, atMs?: number): void {
-    if (this.link.channel.connected) this.link.channel.send(msg.phase(name, atMs));
+    const at = atMs !== undefined && this.clock ? toAgentWall(atMs, this.clock) : atMs;
+    if (this.link.channel.connected) this.link.channel.send(msg.phase(name, at));
   }
 
   /** Ask the agent to stop sending and finish with `done`; ignored once it has gone. */
@@ -347,6 +358,14 @@ export class AgentProcess {
     });
   }
 
+  /**
+   * From now on, stamps go out on the agent's clocks and come back on the harness's (agent-clock.ts):
+   * for an agent on another host, with its offsets as measured (readClock, measure/clock-probe.ts).
+   */
+  onClocks(offsets: AgentClockOffsets): void {
+    this.clock = offsets;
+  }
+
   /** SIGKILL (if still running) and wait for the exit (at most EXIT_DRAIN_MS after it). */
   async kill(): Promise<AgentExit> {
     this.link.kill();
@@ -369,13 +388,15 @@ export class AgentProcess {
       case 'ready':
         return this.settleReady.resolve();
       case 'started':
-        return this.settleStarted.resolve(m);
-      case 'interval':
-        this.intervals.push(m);
-        this.o.onInterval?.(m);
+        return this.settleStarted.resolve(this.clock ? startedOnHarnessClock(m, this.clock) : m);
+      case 'interval': {
+        const i = this.clock ? intervalOnHarnessClock(m, this.clock) : m;
+        this.intervals.push(i);
+        this.o.onInterval?.(i);
         return;
+      }
       case 'done':
-        return this.settleDone.resolve(m);
+        return this.settleDone.resolve(this.clock ? doneOnHarnessClock(m, this.clock) : m);
       case 'clock':
         this.clockWaiters.get(m.id)?.({ wallMs: m.wallMs, monoMs: m.monoMs });
         this.clockWaiters.delete(m.id);

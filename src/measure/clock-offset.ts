@@ -260,3 +260,13 @@ export function hostClocksFromInfo(i: HostClockInfo): HostClocks {
     );
   return { wall: clock('offsetMs'), mono: clock('monoOffsetMs') };
 }
+
+/**
+ * The ± of a stamp moved by a clock's "before" estimate alone (the swarm runtime moves stamps as
+ * they come in, before the "after" estimate exists), at harness time `atMs`: how far the clock's
+ * best estimate then (interpolated with the "after" one) is from the one used, plus its own ±.
+ */
+export function movedByBeforeUncertaintyMs(clock: HostClock, atMs: number): number {
+  const best = offsetAt(clock, atMs);
+  return Math.abs(best.offsetMs - clock.before.offsetMs) + best.uncertaintyMs;
+}

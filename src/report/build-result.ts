@@ -4,6 +4,7 @@
 // data and its figures checked in the unit tests. The recovery, the latency windows, the model and
 // the floor, the anatomy, the elections, the timeline, the self-check and the thresholds meet here.
 import type { DoneMessage, IntervalMessage } from '../load/agent-protocol.js';
+import type { ClockReport } from '../measure/clock-offset.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { NodeFloor } from '../measure/node-floor.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
@@ -62,6 +63,8 @@ export interface CollectedRun {
   /** Every fault that took the serving leader out, in any order. */
   readonly depositions: readonly Deposition[];
   readonly preloaded: PreloadInfo | null;
+  /** Other hosts' clocks (null: every stamp came from the harness's host). */
+  readonly clocks?: ClockReport | null;
 }
 
 /** What the run was: the topology and the command line's choices, and where it ran. */
@@ -166,6 +169,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       ? { loopStalls: loopStalls(ev, x.loadStart), loopStallMs: LOOP_STALL_MS }
       : {}),
     links: linkRtts(t, x.links),
+    ...(x.clocks ? { clocks: x.clocks } : {}),
     writes: {
       attempted: sum((d) => d.totals.attempted),
       acked: sum((d) => d.totals.acked),

@@ -1,4 +1,4 @@
-// report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, leaders,
+// report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, clocks, leaders,
 // recovery, snapshots, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
 import type { TargetName } from '../vocabulary/names.js';
@@ -19,6 +19,7 @@ import type { LatencyStats, RunResult } from './result.js';
 import type { RecoveryExplain } from './recovery-explain.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
+import { clocksSection } from './markdown-clocks.js';
 import { elections, resources } from './markdown-long-run.js';
 import type { ChartFile } from './charts/write-charts.js';
 
@@ -54,6 +55,7 @@ export function renderReport(result: RunResult, charts: readonly ChartFile[] = [
     title(result),
     setUp(result),
     links(result),
+    clocksSection(result),
     leaders(result),
     recovery(result),
     snapshots(result),
@@ -70,7 +72,8 @@ export function renderReport(result: RunResult, charts: readonly ChartFile[] = [
     thresholds(result),
     environment(result),
   ];
-  return `${parts.join('\n\n')}\n`;
+  // A section with nothing to say for this run (clocks, on one host) is left out.
+  return `${parts.filter((p) => p !== '').join('\n\n')}\n`;
 }
 
 function title(r: RunResult): string {
@@ -503,7 +506,7 @@ function anatomy(r: RunResult): string {
   const head = [
     '## Latency anatomy',
     '',
-    `One write in ${count(a.sampleEvery)} is traced: the agent and every node on its way stamp each step on the clock they share. ` +
+    `One write in ${count(a.sampleEvery)} is traced: the agent and every node on its way stamp each step on ${r.clocks ? "its host's monotonic clock, moved onto the harness's (Clocks)" : 'the clock they share'}. ` +
       `${count(a.complete)} of ${count(a.traced)} traced writes had every stamp (a write retried, or cut by the leader's death, has not). ` +
       'Mean ms per write: network is what the shaping was configured to add on the hops between data centers; ' +
       'transport the rest of those hops (relay lateness, sockets, waking the receiver); disk the log write and fsync at the leader and at the follower that completed the quorum; ' +

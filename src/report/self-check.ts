@@ -28,6 +28,8 @@ export const FLOOR_MIN_TRACED = 20;
 const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
 /** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
 const STAT_FIELDS = ['mean', 'sentMean', 'p50', 'p90', 'p99', 'p999', 'max'] as const;
+/** Fields named …Ms that may be negative: clock offsets (result.clocks). */
+const SIGNED_MS: readonly string[] = ['offsetMs', 'monoOffsetMs'];
 
 export function selfCheck(r: CheckedResult): SelfCheck {
   const checked: string[] = [];
@@ -191,6 +193,8 @@ function negativeDurations(r: CheckedResult): Array<[string, number]> {
       for (const [k, x] of Object.entries(v)) walk(x, path === '' ? k : `${path}.${k}`, isStats);
     } else if (typeof v === 'number' && v < 0) {
       const key = path.slice(path.lastIndexOf('.') + 1);
+      // A clock offset is a signed difference between two clocks, not a duration.
+      if (SIGNED_MS.includes(key)) return;
       if (key.endsWith('Ms') || (statsHere && (STAT_FIELDS as readonly string[]).includes(key)))
         out.push([path, v]);
     }

@@ -6,12 +6,22 @@ import { withTimeout } from './abortable.js';
 import type { Load } from './load-phase.js';
 import type { RunContext } from './run-context.js';
 
+/** How long before the load's end the other hosts' clocks are probed again (a burst takes ms). */
+const CLOCK_PROBE_LEAD_MS = 1_000;
 /** How long an agent may take to send `done` once told to stop. */
 const DONE_TIMEOUT_MS = 30_000;
 
 export async function drainLoad(run: RunContext, load: Load): Promise<void> {
   const { state } = run;
-  await run.sleepUntil(state.loadStart + run.t.scenario.durationMs);
+  const end = state.loadStart + run.t.scenario.durationMs;
+  if (run.rt.clockReport) {
+    // The other hosts' clocks again, beside the estimates their stamps were moved by: a moment
+    // before the load's end, while the agents still answer (each ends with its schedule). A probe
+    // that fails takes nothing from the run: its stamps stay moved by the estimates before the load.
+    await run.sleepUntil(end - CLOCK_PROBE_LEAD_MS);
+    state.clocks = (await run.rt.clockReport().catch(() => null)) ?? null;
+  }
+  await run.sleepUntil(end);
   await load.cpuSampler.stop();
   state.resources = await load.resourceSampler.stop();
   clearInterval(state.ticker);

@@ -50,6 +50,7 @@ export function finishRun(run: RunContext): RunScenarioOutput {
       resources: s.resources,
       depositions: book.depositions,
       preloaded: s.preloaded,
+      clocks: s.clocks,
     },
   );
   const events = [...nodeEvents, ...s.harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));

@@ -4,6 +4,7 @@
 // leaves what the earlier ones measured for the result (report/build-result.ts) to say.
 import type { AgentProcess } from '../load/agent-process.js';
 import type { DoneMessage, IntervalMessage } from '../load/agent-protocol.js';
+import type { ClockReport } from '../measure/clock-offset.js';
 import { cpuReport, type CpuReport, type CpuSampler } from '../measure/cpu-sampler.js';
 import { unmeasuredFloor, type NodeFloor } from '../measure/node-floor.js';
 import {
@@ -63,6 +64,8 @@ export interface RunState {
   ticker: NodeJS.Timeout | undefined;
   /** Faults: what they did, and the cause the recovery is timed from (chaos/fault-book.ts). */
   readonly faults: FaultBook;
+  /** Drain: the other hosts' clocks, before and after the load (null: every stamp is this host's). */
+  clocks: ClockReport | null;
   /** Drain: by data center, each agent's `done`, or why its data was lost. */
   readonly dones: Map<string, DoneMessage>;
   readonly lostAgents: Map<string, string>;
@@ -102,6 +105,7 @@ export function openRun(o: RunScenarioOptions): RunContext {
     resourceSampler: undefined,
     ticker: undefined,
     faults: new FaultBook(),
+    clocks: null,
     dones: new Map(),
     lostAgents: new Map(),
     cpu: cpuReport([], 0),

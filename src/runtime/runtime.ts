@@ -7,6 +7,7 @@
 // know what the members are (targets/) nor how the delays are made (shaping/).
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
+import type { ClockReport } from '../measure/clock-offset.js';
 import type { CpuGroups } from '../measure/cpu-sampler.js';
 import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
@@ -35,6 +36,11 @@ export interface Runtime extends MemberControl {
    * where they are not host processes this harness can read.
    */
   cpuGroups(): CpuGroups;
+  /**
+   * Where members or agents run on other hosts: their clocks measured again (after the load) beside
+   * the estimates their stamps were moved onto the harness's clocks by; null when none was.
+   */
+  clockReport?(): Promise<ClockReport | null>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */
   teardown(): Promise<void>;
 }

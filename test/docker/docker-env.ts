@@ -25,3 +25,26 @@ export async function dockerLeftovers(): Promise<string[]> {
   const ns = await docker.listNetworks({ filters });
   return [...cs.map((c) => `container ${c.Names[0]}`), ...ns.map((n) => `network ${n.Name}`)];
 }
+
+/**
+ * What the swarm runtime made and left: its objects are all named pb-<run>-… and labelled
+ * pole-bench. (Only those: the engine may be shared with other pole-bench work, whose labelled
+ * containers are not this test's to judge or remove.) A worker's engine has no services or configs
+ * to list (`manager` false): only its containers, volumes and networks.
+ */
+export async function swarmLeftovers(d: Docker, manager = true): Promise<string[]> {
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
+  type Named = Array<{ Spec: { Name: string } }>;
+  const services = manager ? ((await d.listServices({ filters })) as unknown as Named) : [];
+  const configs = manager ? ((await d.listConfigs({ filters })) as unknown as Named) : [];
+  const volumes = (await d.listVolumes({ filters })).Volumes ?? [];
+  const containers = await d.listContainers({ all: true, filters });
+  const networks = await d.listNetworks({ filters });
+  return [
+    ...services.map((s) => `service ${s.Spec.Name}`),
+    ...configs.map((c) => `config ${c.Spec.Name}`),
+    ...volumes.map((v) => `volume ${v.Name}`),
+    ...containers.map((c) => `container ${c.Names[0]?.replace(/^\//, '')}`),
+    ...networks.map((n) => `network ${n.Name}`),
+  ].filter((name) => / pb-/.test(name));
+}

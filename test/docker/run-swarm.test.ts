@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
-import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import { cleanSwarm } from '../../src/runtime/swarm/swarm-clean.js';
-import { dockerSkipReason } from './docker-env.js';
+import { dockerSkipReason, swarmLeftovers } from './docker-env.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-2dc.yaml');
@@ -53,27 +52,6 @@ async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: () =>
   const self = (await d.info()) as { Swarm?: { NodeID?: string } };
   const node = (await d.getNode(self.Swarm!.NodeID!).inspect()) as { Description?: { Hostname?: string } };
   return { hostname: node.Description?.Hostname ?? self.Swarm!.NodeID!, leave };
-}
-
-/**
- * What the swarm runtime made and left: its objects are all named pb-<run>-… and labelled
- * pole-bench. (Only those: the engine may be shared with other pole-bench work, whose labelled
- * containers are not this test's to judge or remove.)
- */
-async function swarmLeftovers(d: Docker): Promise<string[]> {
-  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.managed}=true`] });
-  const services = (await d.listServices({ filters })) as unknown as Array<{ Spec: { Name: string } }>;
-  const configs = (await d.listConfigs({ filters })) as unknown as Array<{ Spec: { Name: string } }>;
-  const volumes = (await d.listVolumes({ filters })).Volumes ?? [];
-  const containers = await d.listContainers({ all: true, filters });
-  const networks = await d.listNetworks({ filters });
-  return [
-    ...services.map((s) => `service ${s.Spec.Name}`),
-    ...configs.map((c) => `config ${c.Spec.Name}`),
-    ...volumes.map((v) => `volume ${v.Name}`),
-    ...containers.map((c) => `container ${c.Names[0]?.replace(/^\//, '')}`),
-    ...networks.map((n) => `network ${n.Name}`),
-  ].filter((name) => / pb-/.test(name));
 }
 
 test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected, nothing lost, nothing left', async (t) => {

@@ -75,6 +75,25 @@ describe('selfCheck', () => {
     );
   });
 
+  it('holds a clock offset signed (another host may be behind), its ± and round trip not', () => {
+    const r = result2dc();
+    const e = {
+      at: '2024-11-21T06:20:01.000Z',
+      offsetMs: -40,
+      monoOffsetMs: -1.7e12,
+      uncertaintyMs: 0.2,
+      rttMs: 0.4,
+      probes: 8,
+    };
+    r.clocks = {
+      method: 'm',
+      hosts: { h: { before: e, after: null, driftPpm: null, driftUncertaintyPpm: null } },
+    };
+    assert.deepEqual(violationsOf(r), []);
+    r.clocks.hosts.h!.before = { ...e, uncertaintyMs: -0.2 };
+    assert.ok(violationsOf(r).some((x) => /clocks\.hosts\.h\.before\.uncertaintyMs = -0\.20/.test(x)));
+  });
+
   it('flags a silence longer than any write of the data center could have waited through', () => {
     const r = result2dc();
     r.recovery.perDc.cern = { outageMs: 741.9, longestAckGapMs: 900 };

@@ -127,7 +127,8 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
     c.Mounts?.map((m) => [m.Type, m.Source, m.Target]),
     [
       ['volume', 'pb-r1-x-p5-data', '/data'],
-      ['volume', 'pb-r1-x-gate', '/gate'],
+      // The node's gate folder of the run (made by its helper), not a volume: see swarm-plan.ts.
+      ['bind', '/tmp/pole-bench-gates/r1-x', '/gate'],
     ],
   );
   assert.equal(c.Configs?.[0]?.File?.Name, '/config/p5.json');
@@ -164,9 +165,12 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   const ft = faults.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(faults.Mode, { Global: {} });
   assert.deepEqual(
-    ft.ContainerSpec?.Mounts?.map((m) => m.Target),
-    ['/var/run/docker.sock', '/gate'],
-    "the node's Docker socket, and the gate volume its members mount",
+    ft.ContainerSpec?.Mounts?.map((m) => [m.Source, m.Target]),
+    [
+      ['/var/run/docker.sock', '/var/run/docker.sock'],
+      ['/tmp', '/node-tmp'],
+    ],
+    "the node's Docker socket, and its /tmp, where it makes and removes the run's gate folder",
   );
   assert.ok(ft.ContainerSpec?.Env?.includes('POLE_BENCH_SWARM_NODE={{.Node.ID}}'));
   for (const s of [agent, relay, faults]) assert.equal(s.Labels?.[DOCKER_LABELS.run], 'r1-x');

@@ -3,7 +3,7 @@ import { runDockerBench } from '../../bench/docker-bench.js';
 
 export default class BenchDocker extends Command {
   static override description =
-    'Measure the docker runtime: bring-up until a leader serves, and tear-down, with the node image already built';
+    'Measure the docker or swarm runtime: bring-up until a leader serves, and tear-down, with the node image already built';
 
   static override enableJsonFlag = true;
 
@@ -13,6 +13,11 @@ export default class BenchDocker extends Command {
       default: 'topologies/paper-3dc-deployment-1.yaml',
     }),
     runs: Flags.integer({ description: 'repetitions', default: 3, min: 1 }),
+    runtime: Flags.string({
+      description: 'docker: containers on this machine; swarm: services of the swarm DOCKER_HOST manages',
+      options: ['docker', 'swarm'],
+      default: 'docker',
+    }),
   };
 
   async run(): Promise<Awaited<ReturnType<typeof runDockerBench>>> {
@@ -21,6 +26,7 @@ export default class BenchDocker extends Command {
       return await runDockerBench({
         topology: flags.topology,
         runs: flags.runs,
+        runtime: flags.runtime as 'docker' | 'swarm',
         log: (l) => {
           if (!this.jsonEnabled()) this.log(l);
         },

@@ -10,11 +10,14 @@
 // Mesh's chaos-daemon does) needs nothing of a node but its membership: it starts and goes with
 // the run, carries the run's labels like everything else, dials the harness back like the other
 // tasks, and acts only on containers and volumes labelled with its own run.
-import { stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import Docker from 'dockerode';
+import { probeClock, type ClockReading } from '../../measure/clock-probe.js';
+import type { ClockEstimates } from '../../measure/clock-offset.js';
+import { monoMs } from '../../node/trace/write-tracer.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
-import { gateFifo } from './swarm-plan.js';
+import { GATES_ON_NODE, NODE_TMP_IN_HELPER, gateDirOnNode } from './swarm-plan.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
 /** How long a member's shell may take to make its gate once its task runs. */
@@ -22,8 +25,29 @@ const GATE_WAIT_MS = 10_000;
 /** How long a volume may stay in use after its member's service is removed (its container going). */
 const VOLUME_FREE_MS = 20_000;
 
-/** The roles of the volumes a run makes (members' data, the node's start gates). */
+/** The roles of the volumes a run makes: members' data (and start gates, in runs before the gate folders). */
 export const RUN_VOLUME_ROLES = ['node', 'gate'];
+
+/** A path on the node as this helper sees it (the node's /tmp is bound into it). */
+const onNode = (path: string): string => path.replace(/^\/tmp\//, `${NODE_TMP_IN_HELPER}/`);
+
+/**
+ * Makes the node's gate folder of run `runId`: before the helper dials in, since the harness starts
+ * members once every helper has, and a member's task is refused where its bind source is missing.
+ */
+export async function makeGateDir(runId: string): Promise<void> {
+  await mkdir(onNode(gateDirOnNode(runId)), { recursive: true, mode: 0o700 });
+}
+
+/** The gate folders of the runs `wanted` picks, removed; resolves with their paths on the node. */
+async function removeGateDirs(wanted: (runId: string) => boolean): Promise<string[]> {
+  const runs = await readdir(onNode(GATES_ON_NODE)).catch(() => [] as string[]);
+  const gone = runs.filter(wanted);
+  for (const r of gone) await rm(onNode(gateDirOnNode(r)), { recursive: true, force: true });
+  // The parent too once no run has a folder in it (another run's keeps it: rmdir refuses).
+  await rmdir(onNode(GATES_ON_NODE)).catch(() => undefined);
+  return gone.map((r) => `${gateDirOnNode(r)}/`);
+}
 
 /** The task's side: the node's daemon, acting on the run `runId`'s containers and volumes only. */
 export async function serveFaults(socket: Socket, runId: string, docker = new Docker()): Promise<void> {
@@ -36,9 +60,12 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
   };
   await serveRpc(socket, {
     /**
-     * Resolves with the wall ms, on this node's clock, just before the kill's call: the earliest
-     * the member can have died. (Stamped when the call comes back, a busy daemon's seconds made
-     * the kill look later than the election that followed it.)
+     * Resolves with the wall ms, on this node's clock, when the member died: its container's exit
+     * as the node's container runtime recorded it (State.FinishedAt), never before the kill was
+     * asked for. Stamped when the call comes back, a busy daemon's seconds made the kill look later
+     * than the election that followed it; stamped before the call, the 80-90 ms a Docker-in-Docker
+     * daemon takes to deliver the signal were counted as outage while the leader still served (the
+     * run's self-check caught it: every data center's longest write shorter than its outage).
      */
     kill: async (a: { container: string }) => {
       const c = await ours(a.container);
@@ -48,7 +75,10 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
         if (!/is not running/.test(err.message)) throw err;
       });
       await c.wait();
-      return at;
+      const finished = rfc3339Ms(
+        ((await c.inspect()) as { State?: { FinishedAt?: string } }).State?.FinishedAt,
+      );
+      return finished !== null && finished >= at ? finished : at;
     },
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
@@ -57,7 +87,7 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      * gate volume, once its shell has made it; its command runs now.
      */
     release: async (a: { id: string }) => {
-      const f = gateFifo(a.id);
+      const f = `${onNode(gateDirOnNode(runId))}/${a.id}.fifo`;
       const deadline = Date.now() + GATE_WAIT_MS;
       while (
         !(await stat(f).then(
@@ -71,11 +101,31 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
       // Opening a FIFO to write waits for its reader, which is there: the member's shell.
       await writeFile(f, 'go\n');
     },
-    removeVolumes: async () => removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId),
+    /**
+     * This node's clocks, for the harness's offset probes (measure/clock-probe.ts): the helper is a
+     * process of the node's kernel, so its monotonic clock is every member's on the node, and its
+     * wall clock theirs unless the node's clock is stepped while the run lasts.
+     */
+    clock: async () => ({ wallMs: performance.timeOrigin + performance.now(), monoMs: monoMs() }),
+    /** The run's members' volumes on this node, and its gate folder. */
+    removeVolumes: async () => [
+      ...(await removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId)),
+      ...(await removeGateDirs((r) => r === runId)),
+    ],
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
-    reapVolumes: async (a: { liveRuns: string[] }) =>
-      removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? '')),
+    reapVolumes: async (a: { liveRuns: string[] }) => [
+      ...(await removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? ''))),
+      ...(await removeGateDirs((r) => !a.liveRuns.includes(r))),
+    ],
   });
+}
+
+/** An RFC 3339 time with up to ns (Docker's), as epoch ms keeping the sub-ms digits; null if not one. */
+export function rfc3339Ms(text: string | undefined): number | null {
+  const m = text === undefined ? null : /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(text);
+  if (!m) return null;
+  const whole = Date.parse(`${m[1]}${m[3]}`);
+  return Number.isNaN(whole) ? null : whole + Number(`0${m[2] ?? ''}`) * 1000;
 }
 
 async function removeVolumes(
@@ -142,6 +192,18 @@ export class FaultHelpers {
 
   unpause(nodeId: string, container: string): Promise<void> {
     return this.on(nodeId).call('unpause', { container });
+  }
+
+  /**
+   * Every node's clocks against the harness's, by node id: one burst of round trips per node, one
+   * node after the other (bursts at once would queue behind each other in the harness and widen
+   * every round trip, hence every ±).
+   */
+  async probeClocks(): Promise<Map<string, ClockEstimates>> {
+    const out = new Map<string, ClockEstimates>();
+    for (const [node, rpc] of this.byNode)
+      out.set(node, await probeClock(() => rpc.call<ClockReading>('clock', {}, 2_000)));
+    return out;
   }
 
   /** Every node's volumes of this run; resolves with what each removed. */

@@ -86,9 +86,19 @@ export function parsePlaceFlag(value: string): Map<string, string> {
   return out;
 }
 
-/** Where the start gates are: a volume of the run on each node, mounted by its members and its helper. */
+/**
+ * Where the start gates are: on each node a folder of the run under GATES_ON_NODE, made by its
+ * fault helper before it dials in, bound into the node's members at GATE_DIR. A folder of the
+ * node's, not a volume: the helper, which opens the gates, would hold a volume mounted until its
+ * own service is removed, and nothing would be left on the node to remove it then (the manager's
+ * API removes volumes of its own node only). A folder the helper removes before it goes.
+ */
 export const GATE_DIR = '/gate';
+export const GATES_ON_NODE = '/tmp/pole-bench-gates';
+/** The node's /tmp in its fault helper, where the helper makes and removes the runs' gate folders. */
+export const NODE_TMP_IN_HELPER = '/node-tmp';
 export const gateFifo = (id: NodeId): string => `${GATE_DIR}/${id}.fifo`;
+export const gateDirOnNode = (runId: string): string => `${GATES_ON_NODE}/${runId}`;
 
 /**
  * A member's command behind a gate: its container blocks reading its FIFO on the node's gate
@@ -171,18 +181,9 @@ export class SwarmPlan {
     return swarmName(this.i.runId, id);
   }
 
-  /** The node's gate volume of the run (one per node: a local volume of that name on each). */
+  /** The node's gate folder of the run, made by its helper (GATES_ON_NODE says why a folder). */
   private gateMount(): Docker.MountSettings {
-    return {
-      Type: 'volume',
-      Source: swarmName(this.i.runId, 'gate'),
-      Target: GATE_DIR,
-      VolumeOptions: {
-        NoCopy: true,
-        Labels: this.labels('gate'),
-        DriverConfig: { Name: 'local', Options: {} },
-      },
-    };
+    return { Type: 'bind', Source: gateDirOnNode(this.i.runId), Target: GATE_DIR };
   }
 
   volumeName(id: NodeId): string {
@@ -344,7 +345,7 @@ export class SwarmPlan {
           Init: true,
           Mounts: [
             { Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' },
-            this.gateMount(),
+            { Type: 'bind', Source: '/tmp', Target: NODE_TMP_IN_HELPER },
           ],
         },
         RestartPolicy: { Condition: 'none' },

@@ -2,7 +2,8 @@
 // run starts, so that what is missing (a swarm, a manager, the image, the capability API, a node
 // carrying a data center) is said by name with exit 2 instead of failing the run half-way. Also
 // which address of this machine the swarm's tasks dial the harness back on.
-import { connect } from 'node:net';
+import { createSocket } from 'node:dgram';
+import { isIPv6 } from 'node:net';
 import Docker from 'dockerode';
 import { PlacementError, resolvePlacement, type SwarmNodeView } from './swarm-plan.js';
 
@@ -72,29 +73,40 @@ export async function probeSwarm(
 }
 
 /**
- * The address of this machine the swarm's tasks reach: POLE_BENCH_HARNESS_HOST when set; with
- * DOCKER_HOST=tcp://…, the local address of a connection to it (the interface facing the swarm);
- * else the local node's own swarm address (the harness runs on the manager).
+ * The address of this machine the swarm's tasks reach: POLE_BENCH_HARNESS_HOST when set; else this
+ * machine's own address on the route to the manager: towards DOCKER_HOST=tcp://… when given, else
+ * towards the manager's swarm address. When the harness runs on the manager that is the manager's
+ * own address; when the manager is a container on this machine (`pole-bench swarm up`'s hosts, whose
+ * API comes as a unix socket) it is this machine's address on the hosts' bridge, where the manager's
+ * own address is not one the harness can listen on.
  */
 export async function harnessHost(docker = new Docker()): Promise<string> {
   const given = process.env.POLE_BENCH_HARNESS_HOST;
   if (given) return given;
   const dh = process.env.DOCKER_HOST;
   const m = dh ? /^tcp:\/\/\[?([^\]/]+?)\]?:(\d+)/.exec(dh) : null;
-  if (m) {
-    return new Promise((resolve, reject) => {
-      const s = connect({ host: m[1]!, port: Number(m[2]) }, () => {
-        const a = s.localAddress;
-        s.destroy();
-        if (a) resolve(a);
-        else reject(new Error(`no local address towards ${dh}`));
-      });
-      s.once('error', reject);
-      s.setTimeout(5_000, () => s.destroy(new Error(`no connection to ${dh}`)));
-    });
-  }
+  if (m) return localAddressTowards(m[1]!);
   const info = (await docker.info()) as { Swarm?: { NodeAddr?: string } };
   const addr = info.Swarm?.NodeAddr;
-  if (!addr) throw new Error('the local Docker daemon has no swarm address to reach the harness on');
-  return addr;
+  if (!addr) throw new Error('the Docker daemon has no swarm address to reach the harness on');
+  return localAddressTowards(addr);
+}
+
+/**
+ * The local address the kernel would send from towards `host`: a connected UDP socket is given its
+ * source by the routing table, without a packet sent (so a firewall or a closed port cannot stall it).
+ */
+async function localAddressTowards(host: string): Promise<string> {
+  const s = createSocket(isIPv6(host) ? 'udp6' : 'udp4');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.connect(9, host, () => resolve());
+    });
+    return s.address().address;
+  } catch (err) {
+    throw new Error(`no route from this machine towards the swarm at ${host}: ${(err as Error).message}`);
+  } finally {
+    s.close();
+  }
 }

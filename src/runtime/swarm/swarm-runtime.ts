@@ -20,6 +20,14 @@ import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
 import type { CpuGroups } from '../../measure/cpu-sampler.js';
+import {
+  clockReport,
+  hostClocks,
+  type ClockEstimates,
+  type ClockReport,
+  type HostClocks,
+} from '../../measure/clock-offset.js';
+import { probeClock } from '../../measure/clock-probe.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
@@ -28,6 +36,7 @@ import type { ContainerMember, ContainerPlan, Target } from '../../targets/targe
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
+import { eventOnHarnessClock } from '../event-clock.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import type { Runtime } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
@@ -115,6 +124,14 @@ export class SwarmRuntime implements Runtime {
   private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
   private readonly nodeAddrs = new Map<string, string>();
+  /** Swarm node id → hostname, for the clocks' report. */
+  private readonly nodeNames = new Map<string, string>();
+  /**
+   * Each swarm node's clocks (by its fault helper) and each agent's, against the harness's, as
+   * measured before the load: what their stamps are moved onto the harness's clocks by.
+   */
+  private readonly nodeClocks = new Map<string, ClockEstimates>();
+  private readonly agentClocks = new Map<string, { before: ClockEstimates; agent: AgentProcess }>();
   /** Each data center's agent task, dialled in (or on its way). */
   private readonly agents = new Map<string, Promise<TaskConnection>>();
   private tornDown = false;
@@ -179,6 +196,7 @@ export class SwarmRuntime implements Runtime {
     }));
     for (const n of (await this.docker.listNodes()) as Array<{ ID: string; Status?: { Addr?: string } }>)
       if (n.Status?.Addr) this.nodeAddrs.set(n.ID, n.Status.Addr);
+    for (const n of ready.nodes) this.nodeNames.set(n.id, n.hostname);
     await this.docker.createNetwork(sp.network());
     // A fault helper on every usable node and the relay, started together: the relay is wanted
     // for the members' plan, the helpers only to open the members' start gates.
@@ -192,7 +210,13 @@ export class SwarmRuntime implements Runtime {
           );
           this.helpers.add(n.id, new TaskRpc(c.socket, `the fault helper on ${n.hostname}`));
         }),
-    ).then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]));
+    )
+      .then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]))
+      // Before any member starts (they wait for their helper): every event is then moved onto the
+      // harness's clocks as it comes in.
+      .then(async () => {
+        for (const [node, c] of await this.helpers.probeClocks()) this.nodeClocks.set(node, c);
+      });
     this.helpersReady.catch(() => undefined); // said when the members' start awaits it
     if (this.shaping.kind === 'relay') {
       const relaySvc = await this.docker.createService(sp.relay());
@@ -442,7 +466,7 @@ export class SwarmRuntime implements Runtime {
         createInterface({ input: out }).on('line', (line) => {
           const evs = member.translate(line);
           if (evs.length === 0 && !line.startsWith('{')) keep(line);
-          for (const e of evs) this.book.push(e);
+          for (const e of evs) this.book.push(this.onHarnessClock(e, s.task?.NodeID));
         });
         createInterface({ input: errOut }).on('line', keep);
         stream.on('error', () => undefined);
@@ -474,7 +498,8 @@ export class SwarmRuntime implements Runtime {
     // The helper's own stamp: the request's way to it (tens of ms) is not part of the outage.
     const at = await this.helpers.kill(node, container);
     this.slot(id).running = false;
-    return at;
+    const c = this.nodeClocks.get(node);
+    return c ? at - c.wall.offsetMs : at;
   }
 
   /**
@@ -546,9 +571,39 @@ export class SwarmRuntime implements Runtime {
     let dialled = this.agents.get(dc);
     if (!dialled) this.agents.set(dc, (dialled = this.createAgent(dc)));
     const c = await dialled;
-    const agent = AgentProcess.overConnection(c.socket, { onInterval, readyTimeoutMs: 30_000 });
+    const ready = AgentProcess.overConnection(c.socket, { onInterval, readyTimeoutMs: 30_000 });
     c.socket.resume();
+    const agent = await ready;
+    // The agent's own clocks (it is a process of its node, started after the node's helper).
+    const before = await probeClock((signal) => agent.readClock(signal));
+    agent.onClocks({ wallMs: before.wall.offsetMs, monoMs: before.mono.offsetMs });
+    this.agentClocks.set(dc, { before, agent });
     return agent;
+  }
+
+  /** A member's event onto the harness's clocks, by its node's offsets (none probed: as it came). */
+  private onHarnessClock(e: ClusterEvent, node: string | undefined): ClusterEvent {
+    const c = node === undefined ? undefined : this.nodeClocks.get(node);
+    return c ? eventOnHarnessClock(e, { wallMs: c.wall.offsetMs, monoMs: c.mono.offsetMs }) : e;
+  }
+
+  /**
+   * Every clock whose stamps were moved onto the harness's, measured again now (after the load) beside
+   * the estimate that moved them: each node's (by its helper) and each agent's that still answers.
+   */
+  async clockReport(): Promise<ClockReport | null> {
+    if (this.nodeClocks.size === 0) return null;
+    const after = await this.helpers.probeClocks().catch(() => new Map<string, ClockEstimates>());
+    const hosts: Record<string, HostClocks> = {};
+    for (const [node, before] of this.nodeClocks)
+      hosts[this.nodeNames.get(node) ?? node] = hostClocks(before, after.get(node) ?? null);
+    for (const [dc, a] of this.agentClocks) {
+      const again = await probeClock((signal) => a.agent.readClock(signal), { timeoutMs: 500 }).catch(
+        () => null,
+      );
+      hosts[`agent ${dc}`] = hostClocks(a.before, again);
+    }
+    return clockReport(hosts);
   }
 
   /** The members and agents run on the swarm's nodes, not as processes this harness can read. */
