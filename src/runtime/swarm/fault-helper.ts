@@ -107,11 +107,18 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      * wall clock theirs unless the node's clock is stepped while the run lasts.
      */
     clock: async () => ({ wallMs: performance.timeOrigin + performance.now(), monoMs: monoMs() }),
-    /** The run's members' volumes on this node, and its gate folder. */
-    removeVolumes: async () => [
-      ...(await removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId)),
-      ...(await removeGateDirs((r) => r === runId)),
-    ],
+    /**
+     * Once the run's other containers on this node are gone (its services removed, the node takes a
+     * moment to remove their containers: a teardown that returned before counted an agent's as left),
+     * the run's members' volumes on this node, and its gate folder.
+     */
+    removeVolumes: async () => {
+      await containersGone(docker, runId);
+      return [
+        ...(await removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId)),
+        ...(await removeGateDirs((r) => r === runId)),
+      ];
+    },
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
     reapVolumes: async (a: { liveRuns: string[] }) => [
       ...(await removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? ''))),
@@ -126,6 +133,19 @@ export function rfc3339Ms(text: string | undefined): number | null {
   if (!m) return null;
   const whole = Date.parse(`${m[1]}${m[3]}`);
   return Number.isNaN(whole) ? null : whole + Number(`0${m[2] ?? ''}`) * 1000;
+}
+
+/** Waits (bounded) until no container of the run but the fault helpers' is on this node. */
+async function containersGone(docker: Docker, runId: string): Promise<void> {
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
+  const deadline = Date.now() + VOLUME_FREE_MS;
+  while (Date.now() < deadline) {
+    const left = (await docker.listContainers({ all: true, filters }).catch(() => [])).filter(
+      (c) => c.Labels?.[DOCKER_LABELS.role] !== 'faults',
+    );
+    if (left.length === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function removeVolumes(
