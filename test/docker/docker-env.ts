@@ -1,6 +1,8 @@
 // Docker tests run where a daemon answers and the node image exists (`.ci/run` makes sure of both);
 // elsewhere they skip and say why.
+import assert from 'node:assert/strict';
 import Docker from 'dockerode';
+import type { RunResult } from '../../src/report/result.js';
 import { dockerStatus } from '../../src/image/docker-probe.js';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import type { TargetName } from '../../src/vocabulary/names.js';
@@ -47,4 +49,15 @@ export async function swarmLeftovers(d: Docker, manager = true): Promise<string[
     ...containers.map((c) => `container ${c.Names[0]?.replace(/^\//, '')}`),
     ...networks.map((n) => `network ${n.Name}`),
   ].filter((name) => / pb-/.test(name));
+}
+
+/** A swarm run's output that must have passed with p5 initial leader and killed: its result. */
+export function passedSwarmRun(r: { code: number; stdout: string; stderr: string }): RunResult {
+  assert.equal(r.code, 0, `${r.stderr}\n${r.stdout.slice(0, 2000)}`);
+  const result = JSON.parse(r.stdout) as RunResult;
+  assert.equal(result.runtime, 'swarm');
+  assert.equal(result.verdict, 'passed', result.errors.join('; '));
+  assert.equal(result.leaders.initial, 'p5');
+  assert.equal(result.leaders.killed, 'p5');
+  return result;
 }
