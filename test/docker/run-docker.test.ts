@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RunResult } from '../../src/report/result.js';
-import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { dockerLeftovers, dockerSkipReason, topScored } from './docker-env.js';
 import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkPartitionRun } from '../support/partition-checks.js';
 
@@ -156,26 +156,6 @@ test('Ctrl-C in the middle of a docker run: no container or network with the run
     await rm(out, { recursive: true, force: true });
   }
 });
-
-/** The candidates whose score vector is the greatest (lexicographically), in id order. */
-function topScored(scores: Readonly<Record<string, readonly number[]>>): string[] {
-  const cmp = (a: readonly number[], b: readonly number[]): number => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      const d = (a[i] ?? -Infinity) - (b[i] ?? -Infinity);
-      if (d !== 0) return d;
-    }
-    return 0;
-  };
-  const entries = Object.entries(scores);
-  const best = entries.reduce<readonly number[] | undefined>(
-    (m, [, s]) => (m === undefined || cmp(s, m) > 0 ? s : m),
-    undefined,
-  );
-  return entries
-    .filter(([, s]) => best !== undefined && cmp(s, best) === 0)
-    .map(([id]) => id)
-    .sort();
-}
 
 test("partition of the leader's data center in containers: it steps down, the others elect, the cut-off members catch up, nothing lost or left", async (t) => {
   const skip = await dockerSkipReason();

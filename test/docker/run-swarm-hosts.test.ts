@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { engineAt, findSwarmResources } from '../../src/swarm/dind-host.js';
 import type { SwarmUpResult } from '../../src/swarm/local-swarm.js';
 import { ROOT, runCli } from '../support/run-cli.js';
-import { dockerSkipReason, passedSwarmRun, swarmLeftovers } from './docker-env.js';
+import { dockerSkipReason, passedSwarmRun, swarmLeftovers, topScored } from './docker-env.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
 
-test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5 killed, the oracle’s p4 elected, nothing lost or left', async (t) => {
+test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5 killed, the oracle’s leader elected, nothing lost or left', async (t) => {
   const skip = await dockerSkipReason();
   if (skip) return t.skip(skip);
   const found = await findSwarmResources();
@@ -62,9 +62,13 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     );
     t.diagnostic(`run took ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     const result = passedSwarmRun(r);
-    // history: the survivor with the newest log; p4 shares p5's data center, so it has every write
-    // p5 committed first.
-    assert.equal(result.leaders.elected, 'p4', JSON.stringify(result.leaders.scores));
+    // history: the survivor with the newest log, ties to the highest id (ZooKeeper's rule). p4, in
+    // p5's data center, has p5's last writes first and wins, unless it lags on the busy machine: a
+    // run here read p4 at 3615 and p1-p3 at 3617, and p3 led, as the rule says.
+    const top = topScored(result.leaders.scores);
+    assert.equal(result.leaders.elected, top.at(-1), JSON.stringify(result.leaders.scores));
+    if (result.leaders.elected !== 'p4')
+      t.diagnostic(`${result.leaders.elected} elected: scores ${JSON.stringify(result.leaders.scores)}`);
     assert.equal(result.writes.lost, 0);
     assert.equal(result.writes.acked, result.writes.attempted);
     assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'result.json')), 'report written');
