@@ -4,32 +4,27 @@
 // (the schedule's start, a phase switch) is moved onto the agent's clock on the way out; every
 // instant and trace stamp that comes back is moved onto the harness's wall clock. Offsets are
 // measure/clock-offset.ts's (remote − harness); an agent on the harness's own host needs none.
+import type { ClockOffsets } from '../vocabulary/clock-offsets.js';
 import type { DoneMessage, IntervalMessage, LoadSpec, StartedMessage } from './agent-protocol.js';
 
-/** The agent's clocks less the harness's wall clock, ms (measure/clock-offset.ts OffsetEstimate). */
-export interface AgentClockOffsets {
-  readonly wallMs: number;
-  readonly monoMs: number;
-}
-
 /** A harness instant as the agent's wall clock reads it. */
-export function toAgentWall(harnessMs: number, o: AgentClockOffsets): number {
+export function toAgentWall(harnessMs: number, o: ClockOffsets): number {
   return harnessMs + o.wallMs;
 }
 
-export function specOnAgentClock(spec: LoadSpec, o: AgentClockOffsets): LoadSpec {
+export function specOnAgentClock(spec: LoadSpec, o: ClockOffsets): LoadSpec {
   return spec.startAtMs === undefined ? spec : { ...spec, startAtMs: toAgentWall(spec.startAtMs, o) };
 }
 
-export function startedOnHarnessClock(m: StartedMessage, o: AgentClockOffsets): StartedMessage {
+export function startedOnHarnessClock(m: StartedMessage, o: ClockOffsets): StartedMessage {
   return { ...m, startMs: m.startMs - o.wallMs };
 }
 
-export function intervalOnHarnessClock(m: IntervalMessage, o: AgentClockOffsets): IntervalMessage {
+export function intervalOnHarnessClock(m: IntervalMessage, o: ClockOffsets): IntervalMessage {
   return { ...m, startMs: m.startMs - o.wallMs, endMs: m.endMs - o.wallMs };
 }
 
-export function doneOnHarnessClock(m: DoneMessage, o: AgentClockOffsets): DoneMessage {
+export function doneOnHarnessClock(m: DoneMessage, o: ClockOffsets): DoneMessage {
   const wall = (ms: number): number => ms - o.wallMs;
   const mono = (ms: number): number => ms - o.monoMs;
   const each = (r: Readonly<Record<string, number>>): Record<string, number> =>

@@ -22,8 +22,8 @@ import {
   specOnAgentClock,
   startedOnHarnessClock,
   toAgentWall,
-  type AgentClockOffsets,
 } from './agent-clock.js';
+import type { ClockOffsets } from '../vocabulary/clock-offsets.js';
 import { childNodeArgs } from '../util/child-node-args.js';
 import {
   msg,
@@ -229,7 +229,7 @@ export class AgentProcess {
   private readonly link: AgentLink;
   private lastClockId = 0;
   /** The agent's clocks against the harness's, when it runs on another host (agent-clock.ts). */
-  private clock: AgentClockOffsets | null = null;
+  private clock: ClockOffsets | null = null;
   private readonly clockWaiters = new Map<number, (r: { wallMs: number; monoMs: number }) => void>();
 
   private constructor(
@@ -362,7 +362,7 @@ export class AgentProcess {
    * From now on, stamps go out on the agent's clocks and come back on the harness's (agent-clock.ts):
    * for an agent on another host, with its offsets as measured (readClock, measure/clock-probe.ts).
    */
-  onClocks(offsets: AgentClockOffsets): void {
+  onClocks(offsets: ClockOffsets): void {
     this.clock = offsets;
   }
 

@@ -29,6 +29,8 @@
 // stamp of either kind, corrected, lands on that one time axis: the harness's wall clock advances
 // as its monotonic clock does, so durations between corrected stamps are what they were.
 
+import type { ClockOffsets } from '../vocabulary/clock-offsets.js';
+
 export interface ClockProbe {
   /** Harness wall ms when the question left. */
   readonly sentMs: number;
@@ -175,6 +177,11 @@ function fmt(ms: number): string {
 export interface ClockEstimates {
   readonly wall: OffsetEstimate;
   readonly mono: OffsetEstimate;
+}
+
+/** The offsets a burst's estimates give. */
+export function offsetsOf(e: ClockEstimates): ClockOffsets {
+  return { wallMs: e.wall.offsetMs, monoMs: e.mono.offsetMs };
 }
 
 /** A host's two clocks over a run. */

@@ -4,15 +4,10 @@
 // as the agents' stamps do (load/agent-clock.ts), so a span between two hosts' stamps is a
 // difference on one clock. Only the swarm runtime needs it: every other runtime's members share
 // the harness's kernel, hence its clocks.
+import type { ClockOffsets } from '../vocabulary/clock-offsets.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 
-/** A host's clocks less the harness's wall clock, ms. */
-export interface HostOffsets {
-  readonly wallMs: number;
-  readonly monoMs: number;
-}
-
-export function eventOnHarnessClock(e: ClusterEvent, o: HostOffsets): ClusterEvent {
+export function eventOnHarnessClock(e: ClusterEvent, o: ClockOffsets): ClusterEvent {
   const t = e.t - o.wallMs;
   if (e.ev !== 'trace') return { ...e, t };
   const mono = (r: Readonly<Record<string, number>>): Record<string, number> =>

@@ -37,7 +37,7 @@ export interface Runtime extends MemberControl {
    */
   cpuGroups(): CpuGroups;
   /**
-   * Where members or agents run on other hosts: their clocks measured again (after the load) beside
+   * Where members or agents run on other hosts: their clocks measured again (near the load's end) beside
    * the estimates their stamps were moved onto the harness's clocks by; null when none was.
    */
   clockReport?(): Promise<ClockReport | null>;

@@ -23,6 +23,7 @@ import type { CpuGroups } from '../../measure/cpu-sampler.js';
 import {
   clockReport,
   hostClocks,
+  offsetsOf,
   type ClockEstimates,
   type ClockReport,
   type HostClocks,
@@ -576,7 +577,7 @@ export class SwarmRuntime implements Runtime {
     const agent = await ready;
     // The agent's own clocks (it is a process of its node, started after the node's helper).
     const before = await probeClock((signal) => agent.readClock(signal));
-    agent.onClocks({ wallMs: before.wall.offsetMs, monoMs: before.mono.offsetMs });
+    agent.onClocks(offsetsOf(before));
     this.agentClocks.set(dc, { before, agent });
     return agent;
   }
@@ -584,12 +585,13 @@ export class SwarmRuntime implements Runtime {
   /** A member's event onto the harness's clocks, by its node's offsets (none probed: as it came). */
   private onHarnessClock(e: ClusterEvent, node: string | undefined): ClusterEvent {
     const c = node === undefined ? undefined : this.nodeClocks.get(node);
-    return c ? eventOnHarnessClock(e, { wallMs: c.wall.offsetMs, monoMs: c.mono.offsetMs }) : e;
+    return c ? eventOnHarnessClock(e, offsetsOf(c)) : e;
   }
 
   /**
-   * Every clock whose stamps were moved onto the harness's, measured again now (after the load) beside
-   * the estimate that moved them: each node's (by its helper) and each agent's that still answers.
+   * Every clock whose stamps were moved onto the harness's, measured again now (the run asks a
+   * second before the load ends) beside the estimate that moved them: each node's (by its helper)
+   * and each agent's that still answers.
    */
   async clockReport(): Promise<ClockReport | null> {
     if (this.nodeClocks.size === 0) return null;
