@@ -3,14 +3,19 @@
 // placement constraints, the run's labels everywhere, dnsrr, restart none, NET_ADMIN, the volume.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTopology } from '../../src/topology/topology.js';
 import {
   PlacementError,
   SwarmPlan,
+  memberFileEnv,
   parsePlaceFlag,
   resolvePlacement,
+  writeFilesScript,
   type SwarmNodeView,
 } from '../../src/runtime/swarm/swarm-plan.js';
 import type { ContainerTaskSpec } from 'dockerode';
@@ -85,12 +90,12 @@ const plan = new SwarmPlan({
   harness: { host: '192.0.2.2', port: 4000, token: 'tok' },
 });
 
-test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and configs, labelled, placed in its data center', () => {
+test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and files, labelled, placed in its data center', () => {
   const spec = plan.member({
     id: 'p5',
     image: 'pole-bench-node:0.1.0',
     cmd: ['node', '/opt/pole-bench/bin/run.js', 'node', '--config', '/config/p5.json'],
-    configs: [{ id: 'c1', name: 'pb-r1-x-cfg-p5-json', path: '/config/p5.json' }],
+    files: [{ path: '/config/p5.json', data: Buffer.from('{"id":"p5"}') }],
     ports: [7001, 7002],
   });
   assert.equal(spec.Name, 'pb-r1-x-p5');
@@ -111,7 +116,8 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   assert.deepEqual(c.Command?.slice(0, 2), ['sh', '-c'], 'behind the start gate');
   assert.match(
     c.Command![2]!,
-    /mkfifo \/gate\/p5\.fifo && read _ < \/gate\/p5\.fifo && rm -f \/gate\/p5\.fifo && exec "\$@"/,
+    /^mkdir -p \/config && .* && rm -f \/gate\/p5\.fifo && mkfifo \/gate\/p5\.fifo && read _ < \/gate\/p5\.fifo && rm -f \/gate\/p5\.fifo && exec "\$@"$/,
+    'its files written first, then the gate',
   );
   assert.deepEqual(c.Command?.slice(3), [
     'gate',
@@ -131,7 +137,9 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
       ['bind', '/tmp/pole-bench-gates/r1-x', '/gate'],
     ],
   );
-  assert.equal(c.Configs?.[0]?.File?.Name, '/config/p5.json');
+  // No swarm config (its read-only tmpfs fails to remount now and then): the file rides in the env.
+  assert.equal(c.Configs, undefined);
+  assert.deepEqual(c.Env, [`POLE_BENCH_FILE_0=${Buffer.from('{"id":"p5"}').toString('base64')}`]);
   for (const labels of [spec.Labels, c.Labels, c.Mounts?.[0]?.VolumeOptions?.Labels]) {
     assert.equal(labels?.[DOCKER_LABELS.managed], 'true');
     assert.equal(labels?.[DOCKER_LABELS.run], 'r1-x');
@@ -140,12 +148,37 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and conf
   }
   // A restart pins the member to the node its volume is on.
   const pinned = plan.member({
-    ...{ id: 'p1', image: 'i', cmd: ['x'], configs: [], ports: [] },
+    ...{ id: 'p1', image: 'i', cmd: ['x'], files: [], ports: [] },
     pinnedNode: 'n1',
   });
   const pt = pinned.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(pt.Placement?.Constraints, ['node.labels.pole-bench.dc==tud', 'node.id==n1']);
   assert.deepEqual(pt.ContainerSpec?.Command?.slice(3), ['gate', 'x']);
+});
+
+test("a member's files: the gate's shell writes each from its environment variable, byte for byte, read-only", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-files-'));
+  try {
+    const bytes = Buffer.from([0, 1, 2, 0x27, 0x22, 0x24, 0x0a, 0xff, ...Buffer.from('{"peers":["p1"]}\n')]);
+    const files = [
+      { path: `${dir}/config/p1.json`, data: Buffer.from('{"id":"p1"}') },
+      { path: `${dir}/config/sub/odd.bin`, data: bytes },
+    ];
+    const env = {
+      PATH: process.env.PATH,
+      ...Object.fromEntries(files.map((f, i) => [memberFileEnv(i), f.data.toString('base64')])),
+    };
+    execFileSync('sh', ['-c', writeFilesScript(files)], { env });
+    for (const f of files) {
+      assert.deepEqual(readFileSync(f.path), f.data);
+      assert.equal(statSync(f.path).mode & 0o777, 0o444);
+    }
+    assert.equal(writeFilesScript([]), '');
+    assert.throws(() => writeFilesScript([{ path: "/config/a b'.json", data: Buffer.alloc(0) }]), /plain/);
+    assert.throws(() => writeFilesScript([{ path: 'config/p1.json', data: Buffer.alloc(0) }]), /absolute/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('agents, relay and fault helper: placed, labelled, dialling the harness back', () => {

@@ -101,19 +101,60 @@ export const gateFifo = (id: NodeId): string => `${GATE_DIR}/${id}.fifo`;
 export const gateDirOnNode = (runId: string): string => `${GATES_ON_NODE}/${runId}`;
 
 /**
- * A member's command behind a gate: its container blocks reading its FIFO on the node's gate
- * volume (no CPU, no polling) until the node's fault helper, which mounts the same volume, writes
- * a line to it; then it becomes the command. The swarm starts tasks one by one over seconds; the
- * gate lets the harness start every member at one instant, as the docker runtime does (a POLE
- * node that starts seconds after its peers loses the first election it should have won). A
- * `docker exec` per member to open it was seen to take seconds each on a busy daemon.
+ * A file a member's command reads (the target's config directory), carried in its task's
+ * environment and written by its gate before the command runs. Not a swarm config: a task with a
+ * config gets a tmpfs the daemon remounts read-only after writing it, and that remount fails now
+ * and then with EBUSY ("unable to remount dir as readonly", moby issue 48783), which failed a
+ * member's task, and with it a CI run, here.
  */
-export function gatedCommand(id: NodeId, cmd: readonly string[]): string[] {
+export interface MemberFile {
+  /** Absolute path in the container. */
+  readonly path: string;
+  readonly data: Buffer;
+}
+
+/** The environment variable carrying the i-th file's bytes, base64. */
+export const memberFileEnv = (i: number): string => `POLE_BENCH_FILE_${i}`;
+
+// A path goes into the gate's shell script as it is: only characters needing no quoting.
+const PLAIN_PATH = /^\/[A-Za-z0-9._/-]+$/;
+
+/**
+ * The shell that writes a member's files from its environment (memberFileEnv), each readable by
+ * all and by nobody writable, as a swarm config would be; `&&`-joined, empty for no files.
+ */
+export function writeFilesScript(files: readonly MemberFile[]): string {
+  return files
+    .map((f, i) => {
+      if (!PLAIN_PATH.test(f.path) || f.path.includes('..'))
+        throw new Error(
+          `a member's file path must be absolute and plain (letters, digits, . _ - /): '${f.path}'`,
+        );
+      const dir = f.path.slice(0, f.path.lastIndexOf('/')) || '/';
+      return `mkdir -p ${dir} && printf %s "$${memberFileEnv(i)}" | base64 -d > ${f.path} && chmod 444 ${f.path}`;
+    })
+    .join(' && ');
+}
+
+/**
+ * A member's command behind a gate: its container writes its files, then blocks reading its FIFO
+ * on the node's gate folder (no CPU, no polling) until the node's fault helper, which mounts the
+ * same folder, writes a line to it; then it becomes the command. The swarm starts tasks one by one
+ * over seconds; the gate lets the harness start every member at one instant, as the docker runtime
+ * does (a POLE node that starts seconds after its peers loses the first election it should have
+ * won). A `docker exec` per member to open it was seen to take seconds each on a busy daemon.
+ */
+export function gatedCommand(
+  id: NodeId,
+  cmd: readonly string[],
+  files: readonly MemberFile[] = [],
+): string[] {
   const f = gateFifo(id);
+  const write = writeFilesScript(files);
   return [
     'sh',
     '-c',
-    `rm -f ${f} && mkfifo ${f} && read _ < ${f} && rm -f ${f} && exec "$@"`,
+    `${write ? `${write} && ` : ''}rm -f ${f} && mkfifo ${f} && read _ < ${f} && rm -f ${f} && exec "$@"`,
     'gate',
     ...cmd,
   ];
@@ -142,8 +183,8 @@ export interface MemberServiceInput {
   readonly image: string;
   /** The whole command line, the image's entrypoint included (the gate runs it). */
   readonly cmd: readonly string[];
-  /** Swarm configs to mount, by file path in the container. */
-  readonly configs: ReadonlyArray<{ readonly id: string; readonly name: string; readonly path: string }>;
+  /** Files its command reads, written in the container before it runs (MemberFile says why not configs). */
+  readonly files: readonly MemberFile[];
   /** Container ports the harness reaches (client, status page): published on the node, mode host. */
   readonly ports: readonly number[];
   /** Extra placement constraint (the node the member first ran on, kept across restarts). */
@@ -190,16 +231,6 @@ export class SwarmPlan {
     return swarmName(this.i.runId, id, 'data');
   }
 
-  /** A swarm config per file the target wrote to its config directory (`rel`: its path there). */
-  configName(rel: string): string {
-    return swarmName(this.i.runId, 'cfg', rel);
-  }
-
-  /** The config's spec: the file's bytes, labelled with the run. */
-  config(rel: string, data: Buffer): { Name: string; Labels: Record<string, string>; Data: string } {
-    return { Name: this.configName(rel), Labels: this.labels('config'), Data: data.toString('base64') };
-  }
-
   get relayHost(): string {
     return swarmName(this.i.runId, 'relay');
   }
@@ -234,7 +265,8 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: m.image,
-          Command: gatedCommand(m.id, m.cmd),
+          Command: gatedCommand(m.id, m.cmd, m.files),
+          Env: m.files.map((f, i) => `${memberFileEnv(i)}=${f.data.toString('base64')}`),
           Labels: labels,
           Hostname: this.memberHost(m.id),
           Init: true,
@@ -248,11 +280,6 @@ export class SwarmPlan {
             },
             this.gateMount(),
           ],
-          Configs: m.configs.map((c) => ({
-            ConfigID: c.id,
-            ConfigName: c.name,
-            File: { Name: c.path, UID: '0', GID: '0', Mode: 0o444 },
-          })),
         },
         RestartPolicy: { Condition: 'none' },
         Placement: {

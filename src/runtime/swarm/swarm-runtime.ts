@@ -4,7 +4,8 @@
 // Each member is a service of one replica on an attachable overlay made for the run, placed by its
 // data center (node label pole-bench.dc=<dc>, or --place), never restarted by the swarm, with a
 // stable name (dnsrr: the name is its task's own address) and its data on a named volume. Its
-// files (the target's config directory) become swarm configs, its output comes from its task's
+// files (the target's config directory) ride in its task's environment and are written by its
+// start gate (MemberFile in swarm-plan.ts says why not swarm configs); its output comes from its task's
 // log stream and its client and status ports are published on its node (mode host) for the
 // harness. Agents, the relay and the fault helpers dial the harness back (swarm-rendezvous.ts).
 // A kill, pause or resume goes to the fault helper of the member's node (fault-helper.ts); a
@@ -42,7 +43,7 @@ import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import type { Runtime } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
 import { cleanSwarm } from './swarm-clean.js';
-import { SwarmPlan } from './swarm-plan.js';
+import { SwarmPlan, type MemberFile } from './swarm-plan.js';
 import { harnessHost, probeSwarm } from './swarm-probe.js';
 import { Rendezvous, type TaskConnection } from './swarm-rendezvous.js';
 import { swarmRelayShaper } from './swarm-relay-shaper.js';
@@ -242,7 +243,7 @@ export class SwarmRuntime implements Runtime {
       },
     });
     this.plan = plan;
-    const configs = await this.createConfigs(this.configDir);
+    const files = await this.readConfigFiles(this.configDir);
     for (const m of plan.members) this.slot(m.id).member = m;
     const { first, then, after } = plan.startOrder;
     // The agents start now, in parallel with the members, and wait for their `start` (the swarm
@@ -252,26 +253,24 @@ export class SwarmRuntime implements Runtime {
       dialled.catch(() => undefined); // said when spawnAgent awaits it
       this.agents.set(d.name, dialled);
     }
-    await this.startMembers(first, configs);
+    await this.startMembers(first, files);
     if (then.length > 0) {
       if (after !== undefined)
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
-      await this.startMembers(then, configs);
+      await this.startMembers(then, files);
     }
     // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
     await Promise.all(this.agents.values());
   }
 
-  /** Every file the target wrote to its config directory, as a swarm config mounted at /config/<file>. */
-  private async createConfigs(dir: string): Promise<Array<{ id: string; name: string; path: string }>> {
+  /** Every file the target wrote to its config directory, to be written at /config/<file> in each member. */
+  private async readConfigFiles(dir: string): Promise<MemberFile[]> {
     const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
     return Promise.all(
       files.map(async (f) => {
         const rel = relative(dir, join(f.parentPath, f.name));
-        const spec = this.sp().config(rel, await readFile(join(dir, rel)));
-        const c = (await this.docker.createConfig(spec)) as { id: string };
-        return { id: c.id, name: spec.Name, path: `/config/${rel}` };
+        return { path: `/config/${rel}`, data: await readFile(join(dir, rel)) };
       }),
     );
   }
@@ -299,10 +298,7 @@ export class SwarmRuntime implements Runtime {
    * Creates the members' services, waits until each one's task runs (its command held at the start
    * gate), then opens every gate at once and waits for each member's `started`.
    */
-  private async startMembers(
-    ids: readonly NodeId[],
-    configs: ReadonlyArray<{ id: string; name: string; path: string }>,
-  ): Promise<void> {
+  private async startMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
     const plan = this.started();
     await Promise.all(
       ids.map(async (id) => {
@@ -314,7 +310,7 @@ export class SwarmRuntime implements Runtime {
             id,
             image: this.imageOf(plan.image),
             cmd,
-            configs,
+            files,
             ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
           }),
         );
