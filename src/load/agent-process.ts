@@ -260,8 +260,11 @@ export class AgentProcess {
       const unread = this.link.unread()
         ? `; its output was still open ${EXIT_DRAIN_MS} ms after its exit, so messages may be unread`
         : '';
+      // A dialled agent's end is its connection's close: no exit status, no stderr of ours to show.
       const why = new Error(
-        `load agent exited (code ${x.code}, signal ${x.signal}) without sending done${unread}; stderr: ${this.stderrTail()}`,
+        this.link.stderr === null
+          ? `load agent's connection to the harness closed without done${unread}`
+          : `load agent exited (code ${x.code}, signal ${x.signal}) without sending done${unread}; stderr: ${this.stderrTail()}`,
       );
       this.settleReady.reject(why);
       this.settleStarted.reject(why);

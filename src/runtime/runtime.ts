@@ -41,6 +41,17 @@ export interface Runtime extends MemberControl {
    * the estimates their stamps were moved onto the harness's clocks by; null when none was.
    */
   clockReport?(): Promise<ClockReport | null>;
+  /**
+   * What went wrong beneath the members that no fault of the scenario did (a host of the swarm
+   * gone mid-run), with when (harness wall ms): each fails the run.
+   */
+  troubles?(): readonly RuntimeTrouble[];
   /** Stop everything this runtime started and remove its files; safe to call twice. */
   teardown(): Promise<void>;
+}
+
+export interface RuntimeTrouble {
+  /** Harness wall ms. */
+  readonly at: number;
+  readonly message: string;
 }

@@ -3,16 +3,24 @@
 // the leader killed. Every member, agent and fault helper then runs in another engine than the
 // harness's, and the members of different data centers on different hosts, reached through the
 // swarm's overlay. The oracle's leader elected, nothing lost, the report written, and after the
-// run nothing of it on any host; after `swarm down`, nothing of the swarm.
+// run nothing of it on any host; then, on the same swarm, a follower on a host of its own killed
+// and restarted: it keeps its log (its volume stays on its host) and rejoins by DIFF; last, a host
+// killed mid-run: the run ends on time with exit 3 naming the host, its report written, nothing
+// acknowledged lost and nothing of it left on the hosts still up. After `swarm down`, nothing of
+// the swarm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import type Docker from 'dockerode';
 import { engineAt, findSwarmResources } from '../../src/swarm/dind-host.js';
 import type { SwarmUpResult } from '../../src/swarm/local-swarm.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
+import type { RunResult } from '../../src/report/result.js';
+import { eventsOf } from '../support/partition-checks.js';
 import { dockerSkipReason, passedSwarmRun, swarmLeftovers, topScored } from './docker-env.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
@@ -93,20 +101,121 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         // Every path has the modelled delay in it: no median under it.
         assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc} ${w}: p50 ${s?.p50} under the model ${model}`);
       }
-    // Nothing of the run on any host: no service, config, network, container or volume, and no
-    // start-gate folder in the host's /tmp (its fault helper's to remove).
-    for (const h of swarm.state.hosts) {
-      assert.deepEqual(await swarmLeftovers(engineAt(h.dockerHost), h.role === 'manager'), [], h.name);
-      const gates = spawnSync('docker', ['exec', h.name, 'ls', '-A', '/tmp/pole-bench-gates'], {
-        encoding: 'utf8',
-        env: { ...process.env, DOCKER_HOST: '' },
-      });
-      assert.match(
-        `${gates.stdout}${gates.stderr}`,
-        /No such file or directory/,
-        `${h.name}: ${gates.stdout}`,
-      );
-    }
+    await nothingOfTheRunLeft(swarm);
+
+    await t.test(
+      'a follower on a host of its own killed and restarted keeps its log and rejoins by DIFF',
+      async () => {
+        // p1 alone in fnal, on the third host: the kill at 7 s (after the 5 s warm-up), the restart at 11 s, the leader untouched.
+        const topo = parse(readFileSync(TOPOLOGY, 'utf8')) as { scenario: Record<string, unknown> };
+        topo.scenario['faults'] = [
+          { at: '7s', kill: 'p1' },
+          { at: '11s', restart: 'p1' },
+        ];
+        const file = join(dir, 'restart-follower.yaml');
+        writeFileSync(file, stringify(topo));
+        const out2 = join(dir, 'run-restart');
+        const r2 = await runCli(
+          [
+            'run',
+            file,
+            '--runtime',
+            'swarm',
+            '--rate',
+            '200',
+            '--duration',
+            '18s',
+            '--seed',
+            '5',
+            '--json',
+            '--out',
+            out2,
+          ],
+          { ...env, DOCKER_HOST: swarm.dockerHost },
+        );
+        assert.equal(r2.code, 0, `${r2.stderr}\n${r2.stdout.slice(0, 2000)}`);
+        const res = JSON.parse(r2.stdout) as RunResult;
+        assert.equal(res.verdict, 'passed', res.errors.join('; '));
+        assert.equal(res.writes.lost, 0);
+        const p1 = (await eventsOf(out2)).filter((e) => e['node'] === 'p1');
+        const starts = p1.filter((e) => e['ev'] === 'started');
+        assert.equal(starts.length, 2, 'started, then restarted');
+        const recovered = (starts[1]!['recovered'] ?? {}) as { txns?: number };
+        // Its first life acknowledged ~7 s of writes at 200/s: they are in the log it came back with.
+        assert.ok((recovered.txns ?? 0) > 100, `restarted with ${recovered.txns} txns: its volume's log`);
+        const t1 = Number(starts[1]!['t']);
+        const synced = p1.find((e) => e['ev'] === 'synced' && Number(e['t']) > t1);
+        assert.ok(synced, 'synced after the restart');
+        assert.equal(synced['kind'], 'DIFF', JSON.stringify(synced));
+        // Only what it missed while down (~4 s at 200/s), not the whole log again.
+        const missed = Number(synced['txns']);
+        assert.ok(missed > 0 && missed < 2000, `DIFF of ${missed} txns`);
+        t.diagnostic(`p1 restarted with ${recovered.txns} txns in its log, then a DIFF of ${missed}`);
+        await nothingOfTheRunLeft(swarm);
+      },
+    );
+
+    await t.test(
+      'a host killed mid-run: exit 3 on time naming it, nothing acknowledged lost, nothing left on the others',
+      async () => {
+        const fnal = swarm.state.hosts.find((h) => h.dc === 'fnal')!;
+        const topo = parse(readFileSync(TOPOLOGY, 'utf8')) as { scenario: Record<string, unknown> };
+        topo.scenario['faults'] = [];
+        const file = join(dir, 'no-faults.yaml');
+        writeFileSync(file, stringify(topo));
+        const out3 = join(dir, 'run-host-dies');
+        const args = [
+          'run',
+          file,
+          '--runtime',
+          'swarm',
+          '--rate',
+          '200',
+          '--duration',
+          '20s',
+          '--seed',
+          '7',
+          '--out',
+          out3,
+        ];
+        const child = spawn(process.execPath, [RUN_JS, ...args], {
+          env: { ...env, DOCKER_HOST: swarm.dockerHost },
+        });
+        let stderr = '';
+        child.stdout.resume();
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        // The host goes 5 s into the load (the progress line says when it starts).
+        const loading = new Promise<void>((resolve) =>
+          child.stderr.on('data', (b: Buffer) => {
+            stderr += b.toString();
+            if (/\] load\b/.test(stderr)) resolve();
+          }),
+        );
+        await Promise.race([loading, exited]);
+        await new Promise((r) => setTimeout(r, 5_000));
+        const killed = spawnSync('docker', ['kill', fnal.name], { env: { ...process.env, DOCKER_HOST: '' } });
+        assert.equal(killed.status, 0, String(killed.stderr));
+        const t0 = performance.now();
+        const code = await exited;
+        t.diagnostic(
+          `host ${fnal.name} killed; the run ended ${((performance.now() - t0) / 1000).toFixed(1)} s after`,
+        );
+        assert.equal(code, 3, stderr);
+        const res = JSON.parse(readFileSync(join(out3, 'result.json'), 'utf8')) as RunResult;
+        assert.equal(res.verdict, 'run-failed');
+        assert.match(
+          res.errors[0] ?? '',
+          new RegExp(`swarm node ${fnal.name} \\(data center fnal\\) went away mid-run.*p1 counted as down`),
+          res.errors.join('; '),
+        );
+        assert.ok(existsSync(join(out3, 'report.md')), 'report written');
+        // The other data centers' writes were measured and checked: nothing they had acknowledged lost.
+        assert.equal(res.writes.lost, 0);
+        for (const dc of ['caltech', 'slac']) assert.ok((res.latency[dc]?.before?.count ?? 0) > 100, dc);
+        const alive = swarm.state.hosts.filter((h) => h !== fnal);
+        await nothingOfTheRunLeft({ ...swarm, state: { ...swarm.state, hosts: alive } });
+      },
+    );
   } finally {
     const down = await runCli(['swarm', 'down'], env);
     rmSync(dir, { recursive: true, force: true });
@@ -115,3 +224,19 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     assert.deepEqual([...left.hosts, ...left.networks], [], 'nothing of the swarm left');
   }
 });
+
+/**
+ * Nothing of a run on any host: no service, network, container or volume, and no start-gate
+ * folder in the host's /tmp (its fault helper's to remove).
+ */
+async function nothingOfTheRunLeft(swarm: SwarmUpResult): Promise<void> {
+  for (const h of swarm.state.hosts) {
+    const d: Docker = engineAt(h.dockerHost);
+    assert.deepEqual(await swarmLeftovers(d, h.role === 'manager'), [], h.name);
+    const gates = spawnSync('docker', ['exec', h.name, 'ls', '-A', '/tmp/pole-bench-gates'], {
+      encoding: 'utf8',
+      env: { ...process.env, DOCKER_HOST: '' },
+    });
+    assert.match(`${gates.stdout}${gates.stderr}`, /No such file or directory/, `${h.name}: ${gates.stdout}`);
+  }
+}

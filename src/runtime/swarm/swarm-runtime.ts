@@ -29,7 +29,7 @@ import {
   type ClockReport,
   type HostClocks,
 } from '../../measure/clock-offset.js';
-import { probeClock } from '../../measure/clock-probe.js';
+import { harnessWallMs, probeClock } from '../../measure/clock-probe.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
@@ -40,7 +40,7 @@ import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
 import { eventOnHarnessClock } from '../event-clock.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
-import type { Runtime } from '../runtime.js';
+import type { Runtime, RuntimeTrouble } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
 import { cleanSwarm } from './swarm-clean.js';
 import { SwarmPlan, type MemberFile } from './swarm-plan.js';
@@ -137,6 +137,7 @@ export class SwarmRuntime implements Runtime {
   /** Each data center's agent task, dialled in (or on its way). */
   private readonly agents = new Map<string, Promise<TaskConnection>>();
   private tornDown = false;
+  private readonly lost: RuntimeTrouble[] = [];
 
   constructor(
     private readonly topology: Topology,
@@ -210,7 +211,9 @@ export class SwarmRuntime implements Runtime {
           const c = await this.rendezvous!.waitFor('faults', n.id, TASK_START_MS, () =>
             this.taskState(helperSvc.id),
           );
-          this.helpers.add(n.id, new TaskRpc(c.socket, `the fault helper on ${n.hostname}`));
+          const rpc = new TaskRpc(c.socket, `the fault helper on ${n.hostname}`);
+          this.helpers.add(n.id, rpc);
+          void rpc.closed.then(() => this.helperGone(n.id, n.hostname));
         }),
     )
       .then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]))
@@ -533,6 +536,33 @@ export class SwarmRuntime implements Runtime {
 
   isRunning(id: NodeId): boolean {
     return this.slot(id).running;
+  }
+
+  /**
+   * A node's fault helper closed its connection before the teardown: the node is gone (its engine
+   * stopped, the host died or left the network), or at least nothing can be done on it any more.
+   * Its members are down from now on (no write is read back from them, no fault goes to them) and
+   * the run fails, saying when. The helper is the one task on every node, with a connection held
+   * for the whole run, so its close is the first sign the harness gets; the swarm marks the node
+   * Down only after its own heartbeat timeout, seconds later.
+   */
+  private helperGone(node: string, hostname: string): void {
+    if (this.tornDown) return;
+    const members = [...this.slots.values()].filter((s) => s.task?.NodeID === node);
+    const down = members.filter((s) => s.running).map((s) => s.id);
+    for (const s of members) s.running = false;
+    const dcs = [...new Set(members.map((s) => this.topology.node(s.id).datacenter))];
+    this.lost.push({
+      at: harnessWallMs(),
+      message:
+        `swarm node ${hostname}${dcs.length > 0 ? ` (data center ${dcs.join(', ')})` : ''} went away mid-run: ` +
+        `its fault helper's connection to the harness closed` +
+        (down.length > 0 ? `; ${down.join(', ')} counted as down from then` : ''),
+    });
+  }
+
+  troubles(): readonly RuntimeTrouble[] {
+    return this.lost;
   }
 
   /** The member's client port as published on its node: where the harness reaches it. */
