@@ -120,7 +120,9 @@ export class SwarmRuntime implements Runtime {
   private readonly helpers = new FaultHelpers();
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
-  /** Every usable node's fault helper has dialled in (and reaped dead runs' volumes). */
+  /** Every usable node's helper has dialled in, so every node's gate folder exists (a member's bind needs it). */
+  private helpersDialled: Promise<void> = Promise.resolve();
+  /** ... and has reaped dead runs' volumes, and every node's clocks are probed. */
   private helpersReady: Promise<void> = Promise.resolve();
   private swarmPlan: SwarmPlan | undefined;
   private plan: ContainerPlan | undefined;
@@ -202,9 +204,9 @@ export class SwarmRuntime implements Runtime {
     for (const n of ready.nodes) this.nodeNames.set(n.id, n.hostname);
     await this.docker.createNetwork(sp.network());
     // A fault helper on every usable node and the relay, started together: the relay is wanted
-    // for the members' plan, the helpers only to open the members' start gates.
+    // for the members' plan, the helpers' gate folders for the members' tasks (startMembers).
     const helperSvc = await this.docker.createService(sp.faultHelper());
-    this.helpersReady = Promise.all(
+    this.helpersDialled = Promise.all(
       ready.nodes
         .filter((n) => n.usable)
         .map(async (n) => {
@@ -215,7 +217,9 @@ export class SwarmRuntime implements Runtime {
           this.helpers.add(n.id, rpc);
           void rpc.closed.then(() => this.helperGone(n.id, n.hostname));
         }),
-    )
+    ).then(() => undefined);
+    this.helpersDialled.catch(() => undefined); // said when the members' start awaits it
+    this.helpersReady = this.helpersDialled
       .then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]))
       // Before any member starts (they wait for their helper): every event is then moved onto the
       // harness's clocks as it comes in.
@@ -303,6 +307,9 @@ export class SwarmRuntime implements Runtime {
    */
   private async startMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
     const plan = this.started();
+    // A member's task binds its node's gate folder, which that node's helper makes before it dials
+    // in: created sooner, the swarm rejects the task ("bind source path does not exist").
+    await this.helpersDialled;
     await Promise.all(
       ids.map(async (id) => {
         const s = this.slot(id);
