@@ -31,6 +31,13 @@ const share = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), z.number().min(0))
 const runParams = z.strictObject({
   target: z.enum(TARGET_NAMES).optional(),
   oracle: z.string().min(1).optional(),
+  etcdPrefer: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'etcd only: move leadership to this member, or to the oracle’s choice, once elected (--etcd-prefer)',
+    ),
   electionWaitFor: z
     .enum(['all', 'live'])
     .optional()
@@ -283,6 +290,7 @@ export function runArgs(
   if (o.runtime !== undefined) args.push('--runtime', o.runtime);
   if (p.target !== undefined) args.push('--target', p.target);
   if (p.oracle !== undefined) args.push('--oracle', p.oracle);
+  if (p.etcdPrefer !== undefined) args.push('--etcd-prefer', p.etcdPrefer);
   if (p.electionWaitFor !== undefined) args.push('--election-wait-for', p.electionWaitFor);
   if (p.rate !== undefined) args.push('--rate', String(p.rate));
   if (p.size !== undefined) args.push('--size', String(p.size));

@@ -82,6 +82,26 @@ describe('suite files', () => {
     );
   });
 
+  it('etcdPrefer becomes --etcd-prefer, after the target', () => {
+    withSuite(
+      [
+        'runs: { target: etcd, etcdPrefer: oracle, duration: 30s, killAt: 12s }',
+        'matrix: { topology: [TOPO/paper-3dc-deployment-1.yaml] }',
+        '',
+      ].join('\n'),
+      (file) => {
+        const [cell] = loadSuite(file).cells;
+        const args = runArgs(cell!, { seed: 1, out: 'o', thresholds: [] });
+        assert.deepEqual(args.slice(args.indexOf('--target'), args.indexOf('--target') + 4), [
+          '--target',
+          'etcd',
+          '--etcd-prefer',
+          'oracle',
+        ]);
+      },
+    );
+  });
+
   it('expands questions, each with its own matrix, runs and quick overrides, cells prefixed by the question', () => {
     withSuite(
       [
