@@ -20,7 +20,12 @@ export interface CellSummary {
   readonly configHash: string;
   readonly runs: readonly SuiteRun[];
   /** How often each node was the initial and the elected leader over the repeats. */
-  readonly leaders: { readonly initial: Record<string, number>; readonly elected: Record<string, number> };
+  readonly leaders: {
+    readonly initial: Record<string, number>;
+    readonly elected: Record<string, number>;
+    /** Where leadership was moved after the election (etcd's --etcd-prefer); empty when never. */
+    readonly transferredTo?: Record<string, number>;
+  };
   /** Every metric (run-metrics.ts) over the repeats that finished. */
   readonly metrics: Readonly<Record<string, MetricSpread>>;
   /** model[dc][window]: the median of the runs' model figures. */
@@ -109,6 +114,7 @@ export function cellSummary(c: Cell, runs: readonly SuiteRun[], results: readonl
     leaders: {
       initial: count(results.map((r) => r.leaders.initial)),
       elected: count(results.map((r) => r.leaders.elected)),
+      transferredTo: count(results.map((r) => r.leaders.transferredTo ?? null)),
     },
     metrics,
     model,
@@ -203,7 +209,10 @@ function leadersCell(c: CellSummary): string {
       .sort(([, a], [, b]) => b - a)
       .map(([n, k]) => (k > 1 ? `${n} ×${k}` : n))
       .join(', ') || '-';
-  return `${fmt(c.leaders.initial)} → ${fmt(c.leaders.elected)}`;
+  // A leader moved after the election (etcd's MoveLeader) is where the "after" window was served from.
+  const to = c.leaders.transferredTo ?? {};
+  const moved = Object.keys(to).length > 0 ? ` → ${fmt(to)} (moved)` : '';
+  return `${fmt(c.leaders.initial)} → ${fmt(c.leaders.elected)}${moved}`;
 }
 
 function latencyCell(c: CellSummary, dc: string): string {

@@ -216,6 +216,12 @@ export interface HostClockInfo {
   /** The wall clock's drift against the harness's, and its ±. */
   readonly driftPpm: number | null;
   readonly driftUncertaintyPpm: number | null;
+  /**
+   * Another host of the report that runs on the same kernel (a load agent and its node's fault
+   * helper): both read one monotonic clock, so their monotonic offsets must agree within their ±
+   * (the self-check holds them to it).
+   */
+  readonly sharesKernelWith?: string;
 }
 
 /** Every clock a run's timestamps came from, other than the harness's, by host name. */
@@ -229,7 +235,11 @@ export const CLOCK_METHOD =
   'remote − harness clocks (wall and monotonic) from round trips, the smallest RTT of each burst, ' +
   '± RTT/2; interpolated linearly between the estimates before and after the load';
 
-export function clockReport(hosts: Readonly<Record<string, HostClocks>>): ClockReport {
+/** `sameKernel`: host → another host of `hosts` on the same kernel (HostClockInfo.sharesKernelWith). */
+export function clockReport(
+  hosts: Readonly<Record<string, HostClocks>>,
+  sameKernel: Readonly<Record<string, string>> = {},
+): ClockReport {
   const info = (wall: OffsetEstimate, mono: OffsetEstimate): ClockEstimateInfo => ({
     at: new Date(wall.atMs).toISOString(),
     offsetMs: wall.offsetMs,
@@ -246,6 +256,9 @@ export function clockReport(hosts: Readonly<Record<string, HostClocks>>): ClockR
       after: c.wall.after === null || c.mono.after === null ? null : info(c.wall.after, c.mono.after),
       driftPpm: c.wall.driftPpm,
       driftUncertaintyPpm: c.wall.driftUncertaintyPpm,
+      ...(sameKernel[host] !== undefined && hosts[sameKernel[host]] !== undefined
+        ? { sharesKernelWith: sameKernel[host] }
+        : {}),
     };
   }
   return { method: CLOCK_METHOD, hosts: out };

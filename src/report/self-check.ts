@@ -3,6 +3,7 @@
 // its numbers. Pure, on the result alone, so `pole-bench report --check DIR` runs the same checks
 // on a stored run. A violation does not stop a run from writing everything it measured; it says
 // which figures are suspect.
+import { ASSUMED_DRIFT_PPM } from '../measure/clock-offset.js';
 import type { RunResult, SelfCheck } from './result.js';
 
 export type CheckedResult = Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdict'>;
@@ -106,6 +107,34 @@ export function selfCheck(r: CheckedResult): SelfCheck {
         fail(
           `${u.leader} took over from ${r.leaders.initial ?? 'nobody'} at ${u.atS.toFixed(2)} s with no fault`,
         );
+  });
+
+  // Two estimates of one clock: a load agent and its node's fault helper read the same kernel's
+  // monotonic clock, each probed from the harness on its own. Each offset is the remote monotonic
+  // clock less the harness's wall clock, which moves against it by at most the assumed drift
+  // between the two probes; beyond their ± and that, one of the estimates (and every stamp it
+  // moved) is wrong.
+  check('one kernel, one clock: an agent’s and its node’s monotonic offsets agree within their ±', (fail) => {
+    const hosts = r.clocks?.hosts ?? {};
+    for (const [host, c] of Object.entries(hosts)) {
+      const other = c.sharesKernelWith === undefined ? undefined : hosts[c.sharesKernelWith];
+      if (other === undefined) continue;
+      const pairs = [
+        ['before', c.before, other.before],
+        ['after', c.after, other.after],
+      ] as const;
+      for (const [when, a, b] of pairs) {
+        if (a === null || b === null) continue;
+        const apartS = Math.abs(Date.parse(a.at) - Date.parse(b.at)) / 1000;
+        const allowed =
+          a.uncertaintyMs + b.uncertaintyMs + (ASSUMED_DRIFT_PPM * apartS) / 1000 + CLOCK_SLACK_MS;
+        const d = Math.abs(a.monoOffsetMs - b.monoOffsetMs);
+        if (d > allowed)
+          fail(
+            `${host} and ${c.sharesKernelWith} ${when}: ${f(d)} ms apart, allowed ${f(allowed)} (± ${f(a.uncertaintyMs)} and ${f(b.uncertaintyMs)}, ${apartS.toFixed(1)} s between the probes)`,
+          );
+      }
+    }
   });
 
   check('recovery phases in order (detected ≤ elected ≤ serving ≤ first commit)', (fail) => {

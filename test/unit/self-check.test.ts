@@ -94,6 +94,43 @@ describe('selfCheck', () => {
     assert.ok(violationsOf(r).some((x) => /clocks\.hosts\.h\.before\.uncertaintyMs = -0\.20/.test(x)));
   });
 
+  it('flags an agent whose monotonic offset disagrees with its node’s helper’s beyond their ± and drift', () => {
+    const r = result2dc();
+    const e = (at: string, monoOffsetMs: number, uncertaintyMs: number) => ({
+      at,
+      offsetMs: 0.01,
+      monoOffsetMs,
+      uncertaintyMs,
+      rttMs: 2 * uncertaintyMs,
+      probes: 8,
+    });
+    const host = (before: ReturnType<typeof e>, sharesKernelWith?: string) => ({
+      before,
+      after: null,
+      driftPpm: null,
+      driftUncertaintyPpm: null,
+      ...(sharesKernelWith ? { sharesKernelWith } : {}),
+    });
+    // 10 s apart: ± 0.2 + 0.3, 100 ppm × 10 s = 1 ms of drift, 1 ms of slack: 2.5 ms allowed.
+    r.clocks = {
+      method: 'm',
+      hosts: {
+        'host-1': host(e('2024-11-21T06:20:00.000Z', -1.7e12, 0.2)),
+        'agent tud': host(e('2024-11-21T06:20:10.000Z', -1.7e12 + 2.4, 0.3), 'host-1'),
+      },
+    };
+    assert.ok(!violationsOf(r).some((x) => /one kernel/.test(x)), violationsOf(r).join('\n'));
+    r.clocks.hosts['agent tud']!.before = e('2024-11-21T06:20:10.000Z', -1.7e12 + 2.6, 0.3);
+    assert.ok(
+      violationsOf(r).some((x) =>
+        /^one kernel, one clock.*agent tud and host-1 before: 2\.6\d ms apart, allowed 2\.50 \(± 0\.30 and 0\.20, 10\.0 s between the probes\)/.test(
+          x,
+        ),
+      ),
+      violationsOf(r).join('\n'),
+    );
+  });
+
   it('flags a silence longer than any write of the data center could have waited through', () => {
     const r = result2dc();
     r.recovery.perDc.cern = { outageMs: 741.9, longestAckGapMs: 900 };

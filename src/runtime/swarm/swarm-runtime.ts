@@ -138,6 +138,8 @@ export class SwarmRuntime implements Runtime {
   private readonly agentClocks = new Map<string, { before: ClockEstimates; agent: AgentProcess }>();
   /** Each data center's agent task, dialled in (or on its way). */
   private readonly agents = new Map<string, Promise<TaskConnection>>();
+  /** Each data center's agent service, by data center (its task's node: clockReport). */
+  private readonly agentServices = new Map<string, string>();
   private tornDown = false;
   private readonly lost: RuntimeTrouble[] = [];
 
@@ -597,6 +599,7 @@ export class SwarmRuntime implements Runtime {
   /** The data center's agent as a service placed in it: it dials back and waits for `start`. */
   private async createAgent(dc: string): Promise<TaskConnection> {
     const svc = await this.docker.createService(this.sp().agent(dc));
+    this.agentServices.set(dc, svc.id);
     return this.rendezvous!.waitFor('agent', dc, TASK_START_MS, () => this.taskState(svc.id));
   }
 
@@ -630,6 +633,8 @@ export class SwarmRuntime implements Runtime {
     if (this.nodeClocks.size === 0) return null;
     const after = await this.helpers.probeClocks().catch(() => new Map<string, ClockEstimates>());
     const hosts: Record<string, HostClocks> = {};
+    // An agent runs on one of the nodes: its clocks and that node's helper's are one kernel's.
+    const sameKernel: Record<string, string> = {};
     for (const [node, before] of this.nodeClocks)
       hosts[this.nodeNames.get(node) ?? node] = hostClocks(before, after.get(node) ?? null);
     for (const [dc, a] of this.agentClocks) {
@@ -637,8 +642,18 @@ export class SwarmRuntime implements Runtime {
         () => null,
       );
       hosts[`agent ${dc}`] = hostClocks(a.before, again);
+      const node = await this.taskNode(this.agentServices.get(dc));
+      if (node !== undefined) sameKernel[`agent ${dc}`] = this.nodeNames.get(node) ?? node;
     }
-    return clockReport(hosts);
+    return clockReport(hosts, sameKernel);
+  }
+
+  /** The node a service's (one) task runs on, if the swarm says. */
+  private async taskNode(serviceId: string | undefined): Promise<string | undefined> {
+    if (serviceId === undefined) return undefined;
+    const filters = JSON.stringify({ service: [serviceId], 'desired-state': ['running'] });
+    const tasks = (await this.docker.listTasks({ filters }).catch(() => [])) as TaskInfo[];
+    return tasks.find((t) => t.NodeID)?.NodeID;
   }
 
   /** The members and agents run on the swarm's nodes, not as processes this harness can read. */
