@@ -115,13 +115,10 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       'a follower on a host of its own killed and restarted keeps its log and rejoins by DIFF',
       async () => {
         // p1 alone in fnal, on the third host: the kill at 7 s (after the 5 s warm-up), the restart at 11 s, the leader untouched.
-        const topo = parse(readFileSync(TOPOLOGY, 'utf8')) as { scenario: Record<string, unknown> };
-        topo.scenario['faults'] = [
+        const file = withFaults(dir, 'restart-follower', [
           { at: '7s', kill: 'p1' },
           { at: '11s', restart: 'p1' },
-        ];
-        const file = join(dir, 'restart-follower.yaml');
-        writeFileSync(file, stringify(topo));
+        ]);
         const out2 = join(dir, 'run-restart');
         const r2 = await runCli(
           [
@@ -167,10 +164,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       'a host killed mid-run: exit 3 on time naming it, nothing acknowledged lost, nothing left on the others',
       async () => {
         const fnal = swarm.state.hosts.find((h) => h.dc === 'fnal')!;
-        const topo = parse(readFileSync(TOPOLOGY, 'utf8')) as { scenario: Record<string, unknown> };
-        topo.scenario['faults'] = [];
-        const file = join(dir, 'no-faults.yaml');
-        writeFileSync(file, stringify(topo));
+        const file = withFaults(dir, 'no-faults', []);
         const out3 = join(dir, 'run-host-dies');
         const args = [
           'run',
@@ -232,6 +226,15 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     assert.deepEqual([...left.hosts, ...left.networks], [], 'nothing of the swarm left');
   }
 });
+
+/** The test's topology with other faults, written to `dir`/`name`.yaml; its path. */
+function withFaults(dir: string, name: string, faults: ReadonlyArray<Record<string, string>>): string {
+  const topo = parse(readFileSync(TOPOLOGY, 'utf8')) as { scenario: Record<string, unknown> };
+  topo.scenario['faults'] = faults;
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, stringify(topo));
+  return file;
+}
 
 /**
  * Nothing of a run on any host: no service, network, container or volume, and no start-gate
