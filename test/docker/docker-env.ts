@@ -61,23 +61,3 @@ export function passedSwarmRun(r: { code: number; stdout: string; stderr: string
   assert.equal(result.leaders.killed, 'p5');
   return result;
 }
-
-/** The candidates whose score vector is the greatest (lexicographically), in id order. */
-export function topScored(scores: Readonly<Record<string, readonly number[]>>): string[] {
-  const cmp = (a: readonly number[], b: readonly number[]): number => {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-      const d = (a[i] ?? -Infinity) - (b[i] ?? -Infinity);
-      if (d !== 0) return d;
-    }
-    return 0;
-  };
-  const entries = Object.entries(scores);
-  const best = entries.reduce<readonly number[] | undefined>(
-    (m, [, s]) => (m === undefined || cmp(s, m) > 0 ? s : m),
-    undefined,
-  );
-  return entries
-    .filter(([, s]) => best !== undefined && cmp(s, best) === 0)
-    .map(([id]) => id)
-    .sort();
-}

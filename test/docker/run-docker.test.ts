@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RunResult } from '../../src/report/result.js';
-import { dockerLeftovers, dockerSkipReason, topScored } from './docker-env.js';
+import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { topScored } from '../support/scores.js';
 import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkPartitionRun } from '../support/partition-checks.js';
 

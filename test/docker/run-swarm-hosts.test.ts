@@ -21,7 +21,8 @@ import type { SwarmUpResult } from '../../src/swarm/local-swarm.js';
 import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 import type { RunResult } from '../../src/report/result.js';
 import { eventsOf } from '../support/partition-checks.js';
-import { dockerSkipReason, passedSwarmRun, swarmLeftovers, topScored } from './docker-env.js';
+import { dockerSkipReason, passedSwarmRun, swarmLeftovers } from './docker-env.js';
+import { topScored } from '../support/scores.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
 
