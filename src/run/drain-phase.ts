@@ -31,12 +31,6 @@ export async function drainLoad(run: RunContext, load: Load): Promise<void> {
     withTimeout(done, DONE_TIMEOUT_MS, 'the load agent'),
   );
   for (const [dc, d] of drained.dones) state.dones.set(dc, d);
-  // What the runtime lost beneath the members (a swarm host gone) first: it says why the agents
-  // and members on it went too.
-  for (const trouble of run.rt.troubles?.() ?? []) {
-    state.errors.push(trouble.message);
-    run.note('runtime-trouble', { t: trouble.at, reason: trouble.message });
-  }
   for (const [dc, why] of drained.lost) {
     state.lostAgents.set(dc, why);
     state.errors.push(`data center ${dc}: ${why}`);

@@ -42,7 +42,18 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   } finally {
     await releaseLoad(run);
   }
+  reportTroubles(run);
   return finishRun(run);
+}
+
+/**
+ * What the runtime lost beneath the members (a swarm host gone), first among the run's errors
+ * however far the run got: it says why the agents, members and faults on it failed too.
+ */
+function reportTroubles(run: RunContext): void {
+  const troubles = run.rt.troubles?.() ?? [];
+  run.state.errors.unshift(...troubles.map((t) => t.message));
+  for (const t of troubles) run.note('runtime-trouble', { t: t.at, reason: t.message });
 }
 
 /** What the faults act on and through: the runtime, the load's phases, the run's clock and notes. */

@@ -1,6 +1,6 @@
 // Reaping the swarm runtime's leftovers: services, overlay networks, configs and volumes carrying
-// pole-bench's labels (configs: runs before 0.1's members carried their files in their environment
-// made them). `pole-bench clean` removes all of them; a swarm run starting removes those
+// pole-bench's labels (configs: made by runs of earlier builds, whose members got their files as
+// swarm configs). `pole-bench clean` removes all of them; a swarm run starting removes those
 // whose harness is gone. Services go first (their tasks hold the networks, configs and volumes).
 // Volumes live on the node a member ran on: this removes the manager's own (the one-node swarm's,
 // all of them); a run removes every node's through its fault helpers (fault-helper.ts).
