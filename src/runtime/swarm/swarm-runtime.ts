@@ -138,8 +138,10 @@ export class SwarmRuntime implements Runtime {
   private readonly agentClocks = new Map<string, { before: ClockEstimates; agent: AgentProcess }>();
   /** Each data center's agent task, dialled in (or on its way). */
   private readonly agents = new Map<string, Promise<TaskConnection>>();
-  /** Each data center's agent service, by data center (its task's node: clockReport). */
+  /** Each data center's agent service, by data center (spawnAgent reads its task's node). */
   private readonly agentServices = new Map<string, string>();
+  /** The node each data center's agent runs on (clockReport pairs it with that node's helper). */
+  private readonly agentNodes = new Map<string, string>();
   private tornDown = false;
   private readonly lost: RuntimeTrouble[] = [];
 
@@ -615,6 +617,9 @@ export class SwarmRuntime implements Runtime {
     const before = await probeClock((signal) => agent.readClock(signal));
     agent.onClocks(offsetsOf(before));
     this.agentClocks.set(dc, { before, agent });
+    // Where it runs, asked now, before the load, not while it runs.
+    const node = await this.taskNode(this.agentServices.get(dc));
+    if (node !== undefined) this.agentNodes.set(dc, node);
     return agent;
   }
 
@@ -642,7 +647,7 @@ export class SwarmRuntime implements Runtime {
         () => null,
       );
       hosts[`agent ${dc}`] = hostClocks(a.before, again);
-      const node = await this.taskNode(this.agentServices.get(dc));
+      const node = this.agentNodes.get(dc);
       if (node !== undefined) sameKernel[`agent ${dc}`] = this.nodeNames.get(node) ?? node;
     }
     return clockReport(hosts, sameKernel);
