@@ -54,7 +54,7 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
     elected,
     transferredTo: handed?.node ?? null,
     epoch,
-    scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? {},
+    scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? candidateScores(x, electedEv),
     recovery: {
       explain: explainRecovery(ev, x.killAt, elected),
       detectMs: rel(detect),
@@ -68,6 +68,28 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
       perDc: clientRecovery(dcs, x.dones, x.killAt, epoch),
     },
   };
+}
+
+/**
+ * Where the leader's election event carries no proposals (ZooKeeper), each survivor's own proposal
+ * from its log as the deciding election started (its first `candidate` after the kill, before the
+ * leader was elected), as FLE ranks them: [zxid's epoch, zxid's counter, sid]. FLE compares the
+ * member's current epoch before the zxid; the log line does not give it, and it differs from the
+ * zxid's epoch only for a member that took a new epoch and logged nothing in it.
+ */
+function candidateScores(
+  x: RecoverySource,
+  electedEv: ClusterEvent | undefined,
+): Record<string, readonly number[]> {
+  if (x.killAt === null || electedEv === undefined) return {};
+  const out: Record<string, number[]> = {};
+  for (const e of x.nodeEvents) {
+    if (e.t < x.killAt || e.t > electedEv.t || e.ev !== 'candidate' || e.node === x.killed) continue;
+    if (out[e.node] !== undefined) continue;
+    const z = BigInt(e.zxid);
+    out[e.node] = [Number(z >> 32n), Number(z & 0xffffffffn), e.sid];
+  }
+  return out;
 }
 
 /**

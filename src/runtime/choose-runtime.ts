@@ -4,15 +4,16 @@ import { InputError } from '../util/input-error.js';
 import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
 import type { RuntimeName } from './runtime.js';
 import { nodeImageTag } from '../image/image-name.js';
+import { zookeeperImageTag } from '../image/zookeeper-image.js';
 import { PlacementError } from './swarm/swarm-plan.js';
 import { probeSwarm } from './swarm/swarm-probe.js';
 
 export interface RuntimeChoice {
   readonly runtime: RuntimeName;
   readonly reason: string;
-  /** The node image (docker only). */
+  /** The node image (docker and swarm). */
   readonly image?: string;
-  /** The target's own images (docker only). */
+  /** The target's own images (docker and swarm). */
   readonly images?: Partial<Record<ContainerImage, string>>;
   /** swarm only: each data center's placement constraint. */
   readonly placement?: ReadonlyMap<string, string>;
@@ -55,21 +56,28 @@ export async function chooseRuntime(
 
 /** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
 async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
-  // ZooKeeper's members reach a peer in another data center at an address of the relay per
-  // ordered pair (zk-container-ensemble.ts), and a swarm task (the relay's) has one address.
-  if (target !== 'pole')
+  // etcd has no container image yet (its members run as local processes only).
+  if (target === 'etcd')
     throw new InputError({
       file: '--runtime swarm',
-      problem: `the swarm runtime runs the pole target only so far (${target}'s members need an address of the relay per ordered pair of members; a swarm task has one)`,
+      problem:
+        'the etcd target runs as local processes only so far (no etcd image yet): use --runtime process',
     });
   const image = nodeImageTag(version);
+  const own = target === 'zookeeper' ? { zookeeper: zookeeperImageTag(version) } : undefined;
   try {
     const ready = await probeSwarm({
       datacenters: swarm.datacenters,
-      image,
+      images: [image, ...Object.values(own ?? {})],
       ...(swarm.place ? { place: swarm.place } : {}),
     });
-    return { runtime: 'swarm', reason: `asked for: ${ready.reason}`, image, placement: ready.placement };
+    return {
+      runtime: 'swarm',
+      reason: `asked for: ${ready.reason}`,
+      image,
+      ...(own ? { images: own } : {}),
+      placement: ready.placement,
+    };
   } catch (err) {
     if (err instanceof PlacementError)
       throw new InputError({ file: '--runtime swarm', problem: err.message });

@@ -7,7 +7,7 @@
 // scenario changes, measures and closes it through this interface only.
 import type { NodeId } from '../node/core/types.js';
 import type { Address, ShapingName } from '../vocabulary/names.js';
-import type { DialDirection, RelayedNode, WanDelays } from './relay/relay-shaping.js';
+import type { DialDirection, RelayedNode, RouteListen, WanDelays } from './relay/relay-shaping.js';
 import type { Topology } from '../topology/topology.js';
 
 export type { WanDelays };
@@ -16,7 +16,7 @@ export type { WanDelays };
 export interface ShapePlan {
   readonly direction: DialDirection;
   /** Where the route from `from` to `to`'s `port` listens (relay only; default an ephemeral port). */
-  readonly listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => Address;
+  readonly listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => RouteListen;
   /** Hold a connecting member while its target refuses, up to this long (relay only). */
   readonly retryConnectMs?: number;
 }

@@ -70,11 +70,19 @@ export interface ContainerStartOptions {
   /** Installs the run's shaping once the members' ports are known (as for processes). */
   readonly shape: (members: readonly RelayedNode[], plan: ShapePlan) => Promise<Dial>;
   /**
-   * An address of the harness, reachable from the members, on which only the relay route from
-   * `from` to `to` listens (a plan whose routes keep the target's own port numbers needs one per
-   * ordered pair). Throws for pairs the runtime has none for.
+   * How a relay route to a peer in another data center listens when the target keeps its own
+   * port numbers (ZooKeeper's election dials back the address a peer announces):
+   * - `per-pair`: on an address of the harness, reachable from the members, of its ordered pair
+   *   alone (docker: addresses on the run's bridge); `host` throws for pairs it has none for.
+   * - `by-source`: on the relay's one address, the relay telling the sources apart by their
+   *   addresses (swarm: the relay is a task with one address; RelayRoute.acceptFrom). The members
+   *   then need port numbers of their own, and reach every peer by its name on the run's
+   *   network, which their containers resolve to the relay's address for peers in other data
+   *   centers (ContainerMember.etcHosts) and by the network's DNS inside their own.
    */
-  readonly pairHost: (from: NodeId, to: NodeId) => string;
+  readonly peerRoutes:
+    | { readonly kind: 'per-pair'; readonly host: (from: NodeId, to: NodeId) => string }
+    | { readonly kind: 'by-source' };
 }
 
 /** One member container: its command, and how its output lines become events. */
@@ -82,6 +90,8 @@ export interface ContainerMember {
   readonly id: NodeId;
   readonly cmd: readonly string[];
   readonly translate: (line: string) => readonly ClusterEvent[];
+  /** Lines for the container's /etc/hosts ("address name"), where the runtime sets them (swarm). */
+  readonly etcHosts?: readonly string[];
 }
 
 /** How the docker runtime runs a target's members: one container each, in its holder's namespace. */

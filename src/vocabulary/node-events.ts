@@ -91,6 +91,11 @@ export type NodeEventBody =
       readonly epoch?: number;
       readonly lastZxid?: string;
     }
+  /**
+   * A member's own proposal as an election starts, where its log says it (ZooKeeper: "New election.
+   * My id = N, proposed zxid=0x…", its last logged zxid): what FLE compares, after the epoch.
+   */
+  | { readonly ev: 'candidate'; readonly sid: number; readonly zxid: string }
   | {
       readonly ev: 'elected';
       /** Who won; absent where the member does not know yet (a ZooKeeper follower). */

@@ -6,8 +6,9 @@
 // run nothing of it on any host; then, on the same swarm, a follower on a host of its own killed
 // and restarted: it keeps its log (its volume stays on its host) and rejoins by DIFF; last, a host
 // killed mid-run: the run ends on time with exit 3 naming the host, its report written, nothing
-// acknowledged lost and nothing of it left on the hosts still up. After `swarm down`, nothing of
-// the swarm.
+// acknowledged lost and nothing of it left on the hosts still up. Between those, the same with
+// stock ZooKeeper: FLE's choice elected, the relay in the path abroad only. After `swarm down`,
+// nothing of the swarm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,10 +37,16 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
   const env = { ...process.env, POLE_SWARM_STATE: join(dir, 's') };
   try {
     const t0 = performance.now();
-    const up = await runCli(['swarm', 'up', '--topology', TOPOLOGY, '--images', 'node', '--json'], env);
+    const up = await runCli(
+      ['swarm', 'up', '--topology', TOPOLOGY, '--images', 'node,zookeeper', '--json'],
+      env,
+    );
     assert.equal(up.code, 0, up.stderr);
     const swarm = JSON.parse(up.stdout) as SwarmUpResult;
-    t.diagnostic(`swarm up (3 hosts, node image): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    t.diagnostic(
+      `swarm up (3 hosts, node and ZooKeeper images): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    assert.deepEqual(swarm.skippedImages, [], 'both images loaded');
     assert.deepEqual(
       swarm.state.hosts.map((h) => h.dc),
       ['caltech', 'slac', 'fnal'],
@@ -157,6 +164,66 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         const missed = Number(synced['txns']);
         assert.ok(missed > 0, `DIFF of ${missed} txns`);
         t.diagnostic(`p1 restarted with ${recovered.txns} txns in its log, then a DIFF of ${missed}`);
+        await nothingOfTheRunLeft(swarm);
+      },
+    );
+
+    await t.test(
+      'the same with --target zookeeper: p5 killed, FLE’s choice elected, the relay in the path abroad only, nothing lost or left',
+      async () => {
+        const out4 = join(dir, 'run-zookeeper');
+        const r4 = await runCli(
+          [
+            'run',
+            TOPOLOGY,
+            '--runtime',
+            'swarm',
+            '--target',
+            'zookeeper',
+            '--rate',
+            '200',
+            '--duration',
+            '25s',
+            '--kill-at',
+            '10s',
+            '--seed',
+            '3',
+            '--json',
+            '--out',
+            out4,
+          ],
+          { ...env, DOCKER_HOST: swarm.dockerHost },
+        );
+        const res = passedSwarmRun(r4);
+        assert.equal(res.target, 'zookeeper');
+        assert.equal(res.writes.lost, 0);
+        assert.equal(res.writes.acked, res.writes.attempted);
+        // FLE elects the newest zxid, ties to the highest sid: the survivors' own proposals, from
+        // their logs as the election started, must name the leader it elected.
+        const scores = res.leaders.scores;
+        t.diagnostic(`elected ${res.leaders.elected}; proposals ${JSON.stringify(scores)}`);
+        assert.ok(Object.keys(scores).length >= 3, `a quorum proposed: ${JSON.stringify(scores)}`);
+        assert.deepEqual(topScored(scores), [res.leaders.elected]);
+        assert.ok(existsSync(join(out4, 'report.md')), 'report written');
+        // A follower abroad reaches its leader at the relay's one address (the leader's own port:
+        // the relay tells sources apart by address); one in the leader's data center at the
+        // leader's own task address. p5 leads from the start, p4 is in its data center, p1 is not.
+        const following = (await eventsOf(out4)).filter(
+          (e) => e['ev'] === 'following' && e['leader'] === 'p5',
+        );
+        const at = (id: string): string => String(following.find((e) => e['node'] === id)?.['address']);
+        const [abroad, home] = [at('p1'), at('p4')];
+        assert.match(abroad, /^[\d.]+:2892$/, 'p1 dialled p5’s own quorum port');
+        assert.match(home, /^[\d.]+:2892$/, 'p4 dialled p5’s own quorum port');
+        assert.notEqual(abroad.split(':')[0], home.split(':')[0], 'abroad through the relay, at home direct');
+        for (const dc of ['caltech', 'slac', 'fnal']) {
+          const s = res.latency[dc]?.before;
+          const model = res.model[dc]?.before ?? NaN;
+          t.diagnostic(
+            `${dc} before: mean ${s?.mean?.toFixed(2)} ms, p50 ${s?.p50?.toFixed(2)}, model ${model}`,
+          );
+          assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc}: p50 ${s?.p50} under the model ${model}`);
+        }
         await nothingOfTheRunLeft(swarm);
       },
     );

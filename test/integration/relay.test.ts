@@ -701,4 +701,63 @@ describe('delay relay', () => {
       await echo.close();
     }
   });
+
+  it('routes that name their sources share one port: the client’s address picks the route, a stranger is turned away', async () => {
+    // Two targets that say who they are; both routes listen on one port of 127.0.0.1.
+    const named = async (who: string): Promise<number> => {
+      const server = createServer((c) => c.end(who));
+      return listen(server);
+    };
+    const a = await named('to-a');
+    const b = await named('to-b');
+    const probe = createServer();
+    const port = await listen(probe);
+    probe.close();
+    const relay = await DelayRelay.start({
+      seed: 1,
+      routes: [
+        // An address, and a name looked up when a client comes (localhost: 127.0.0.1).
+        { ...route('from-2', a, fixed(1)), listenPort: port, acceptFrom: '127.0.0.2' },
+        { ...route('from-localhost', b, fixed(1)), listenPort: port, acceptFrom: 'localhost' },
+      ],
+    });
+    const readFrom = (localAddress: string): Promise<string> =>
+      new Promise((resolve) => {
+        const s = connect({ host: HOST, port, localAddress });
+        leftovers.add(s);
+        s.on('error', ignoreError);
+        const got: Buffer[] = [];
+        s.on('data', (d: Buffer) => got.push(d));
+        s.on('close', () => resolve(Buffer.concat(got).toString()));
+      });
+    try {
+      assert.equal(relay.port('from-2'), port);
+      assert.equal(relay.port('from-localhost'), port);
+      assert.equal(await readFrom('127.0.0.2'), 'to-a');
+      assert.equal(await readFrom('127.0.0.1'), 'to-b');
+      assert.equal(await readFrom('127.0.0.3'), '', 'no route takes 127.0.0.3');
+      const stats = await relay.stats();
+      assert.equal(stats.worker.unclaimed, 1);
+      assert.deepEqual(
+        stats.routes.map((r) => [r.name, r.connections]),
+        [
+          ['from-2', 1],
+          ['from-localhost', 1],
+        ],
+      );
+      // Two routes on one port for one source: refused when added, nothing left listening.
+      await assert.rejects(
+        DelayRelay.start({
+          seed: 1,
+          routes: [
+            { ...route('x', a, fixed(1)), listenPort: port + 1, acceptFrom: '127.0.0.5' },
+            { ...route('y', b, fixed(1)), listenPort: port + 1, acceptFrom: '127.0.0.5' },
+          ],
+        }),
+        /'x' and 'y' listen on one port and both take connections from 127.0.0.5/,
+      );
+    } finally {
+      await relay.close();
+    }
+  });
 });

@@ -27,6 +27,7 @@ test('a member that follows p5, loses it, and is elected itself', () => {
   assert.deepEqual(brief, [
     'started',
     'election-started {"reason":"start"}',
+    'candidate {"sid":3,"zxid":"0x0"}',
     'elected {"tookMs":74}',
     'phase {"role":"following","phase":"discovery"}',
     'following {"leader":"p5","address":"127.0.0.1:28580"}',
@@ -38,6 +39,7 @@ test('a member that follows p5, loses it, and is elected itself', () => {
     'log-error {"message":"Severe unrecoverable error, from thread : FollowerRequestProcessor:3"}',
     'leader-lost {"reason":"zk:exception when following the leader"}',
     'election-started {"reason":"zk:following→looking"}',
+    'candidate {"sid":3,"zxid":"0x100005218"}',
     'elected {"leader":"p3","tookMs":439}',
     'phase {"role":"leading","phase":"discovery"}',
     'phase {"role":"leading","phase":"synchronization"}',
@@ -51,14 +53,14 @@ test('a member that follows p5, loses it, and is elected itself', () => {
 
 test('a restarted member (a new JVM) is started again', () => {
   const translate = zkLogTranslator({ memberId: 'p1', memberAtQuorumAddress: () => undefined });
-  const start = LINES.slice(0, 3);
+  const start = LINES.slice(0, 4);
   assert.deepEqual(
     start.flatMap((l) => translate(l)).map((e) => e.ev),
-    ['started', 'election-started'],
+    ['started', 'election-started', 'candidate'],
   );
   assert.deepEqual(
     start.flatMap((l) => translate(l)).map((e) => e.ev),
-    ['started', 'election-started'],
+    ['started', 'election-started', 'candidate'],
   );
 });
 

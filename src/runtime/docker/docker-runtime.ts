@@ -188,7 +188,7 @@ export class DockerRuntime implements Runtime {
       addresses,
       configDir: this.configDir,
       shape: (members, shapePlan) => this.shape(members, shapePlan, { gateway, addresses, pairs }),
-      pairHost: (from, to) => pairs.hostOf(from, to),
+      peerRoutes: { kind: 'per-pair', host: (from, to) => pairs.hostOf(from, to) },
     });
     this.plan = plan;
     const image = this.imageOf(plan.image);

@@ -187,6 +187,8 @@ export interface MemberServiceInput {
   readonly files: readonly MemberFile[];
   /** Container ports the harness reaches (client, status page): published on the node, mode host. */
   readonly ports: readonly number[];
+  /** Lines for its /etc/hosts ("address name"): the target's peers abroad at the relay. */
+  readonly hosts?: readonly string[];
   /** Extra placement constraint (the node the member first ran on, kept across restarts). */
   readonly pinnedNode?: string;
 }
@@ -269,6 +271,7 @@ export class SwarmPlan {
           Env: m.files.map((f, i) => `${memberFileEnv(i)}=${f.data.toString('base64')}`),
           Labels: labels,
           Hostname: this.memberHost(m.id),
+          ...(m.hosts && m.hosts.length > 0 ? { Hosts: [...m.hosts] } : {}),
           Init: true,
           CapabilityAdd: ['NET_ADMIN'],
           Mounts: [

@@ -35,7 +35,12 @@ export function nodeView(n: RawNode): SwarmNodeView {
 
 /** Throws PlacementError naming what is missing; else the placement of every data center. */
 export async function probeSwarm(
-  o: { datacenters: readonly string[]; place?: ReadonlyMap<string, string>; image: string },
+  o: {
+    datacenters: readonly string[];
+    place?: ReadonlyMap<string, string>;
+    /** Every image the run's tasks need (the node image; a target's own). */
+    images: readonly string[];
+  },
   docker = new Docker(),
 ): Promise<SwarmReady> {
   const where = process.env.DOCKER_HOST ?? 'the local Docker daemon';
@@ -54,14 +59,15 @@ export async function probeSwarm(
     throw new PlacementError(
       `${where} speaks Engine API ${version.ApiVersion}; services with the NET_ADMIN capability (CapabilityAdd) need ${MIN_API.join('.')} (Docker 20.10)`,
     );
-  await docker
-    .getImage(o.image)
-    .inspect()
-    .catch(() => {
-      throw new PlacementError(
-        `image ${o.image} is missing on the manager (build it: pole-bench image build; every node carrying a data center needs it too)`,
-      );
-    });
+  for (const image of o.images)
+    await docker
+      .getImage(image)
+      .inspect()
+      .catch(() => {
+        throw new PlacementError(
+          `image ${image} is missing on the manager (build it: pole-bench image build; every node carrying a data center needs it too)`,
+        );
+      });
   const nodes = ((await docker.listNodes()) as RawNode[]).map(nodeView);
   const placement = resolvePlacement(o.datacenters, nodes, o.place);
   const used = nodes.filter((n) => n.usable).length;

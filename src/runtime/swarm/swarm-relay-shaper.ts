@@ -20,8 +20,8 @@ export function swarmRelayShaper(
     reason: string;
     /** The relay task's connection, once it has dialled in. */
     relayTask: () => Promise<TaskRpc>;
-    /** The name members reach the relay by on the overlay. */
-    relayHost: string;
+    /** The relay task's address on the overlay, where the members reach it, once it has dialled in. */
+    relayAddress: () => Promise<string>;
   },
 ): Shaper {
   let relay: NodeRelay | undefined;
@@ -37,7 +37,7 @@ export function swarmRelayShaper(
         ...(req.plan.listenAt ? { listenAt: req.plan.listenAt } : {}),
         ...(req.plan.retryConnectMs ? { retryConnectMs: req.plan.retryConnectMs } : {}),
         listenHost: '0.0.0.0',
-        advertiseHost: o.relayHost,
+        advertiseHost: await o.relayAddress(),
         withinDc: t.scenario.faults.some((f) => f.action === 'isolate'),
         startRelay: (ro) => startRemoteRelay(rpc, ro),
       });

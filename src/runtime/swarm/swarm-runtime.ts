@@ -77,6 +77,7 @@ const ENDED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned',
 interface TaskInfo {
   ID: string;
   NodeID?: string;
+  NetworksAttachments?: Array<{ Network?: { Spec?: { Name?: string } }; Addresses?: string[] }>;
   DesiredState?: string;
   Status?: {
     State?: string;
@@ -120,6 +121,7 @@ export class SwarmRuntime implements Runtime {
   private readonly helpers = new FaultHelpers();
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
+  private relayService: string | undefined;
   /** Every usable node's helper has dialled in, so every node's gate folder exists (a member's bind needs it). */
   private helpersDialled: Promise<void> = Promise.resolve();
   /** ... and has reaped dead runs' volumes, and every node's clocks are probed. */
@@ -162,7 +164,7 @@ export class SwarmRuntime implements Runtime {
             seed: opts.seed,
             reason: opts.shaping.reason,
             relayTask: () => this.relayTask(),
-            relayHost: this.sp().relayHost,
+            relayAddress: () => this.relayAddress(),
           })
         : createShaper(opts.shaping, topology, { seed: opts.seed });
     if (this.shaping.kind === 'netem')
@@ -190,7 +192,7 @@ export class SwarmRuntime implements Runtime {
     const ready = await probeSwarm(
       {
         datacenters: t.datacenters.map((d) => d.name),
-        image: this.opts.image,
+        images: [this.opts.image, ...Object.values(this.opts.images ?? {})],
         ...(this.opts.place ? { place: this.opts.place } : {}),
       },
       this.docker,
@@ -233,6 +235,7 @@ export class SwarmRuntime implements Runtime {
     this.helpersReady.catch(() => undefined); // said when the members' start awaits it
     if (this.shaping.kind === 'relay') {
       const relaySvc = await this.docker.createService(sp.relay());
+      this.relayService = relaySvc.id;
       this.relayRpc = this.rendezvous
         .waitFor('relay', '', TASK_START_MS, () => this.taskState(relaySvc.id))
         .then((c) => new TaskRpc(c.socket, 'the relay task'));
@@ -247,11 +250,8 @@ export class SwarmRuntime implements Runtime {
       addresses: new Map(t.nodes.map((n) => [n.id, sp.memberHost(n.id)])),
       configDir: this.configDir,
       shape: (members, shapePlan) => this.shaping.install({ members, plan: shapePlan }),
-      pairHost: () => {
-        throw new Error(
-          `the ${this.target.name} target needs an address of the harness per pair of members; the swarm runtime has one name per member`,
-        );
-      },
+      // The relay is one task with one address on the overlay: it tells sources apart by theirs.
+      peerRoutes: { kind: 'by-source' },
     });
     this.plan = plan;
     const files = await this.readConfigFiles(this.configDir);
@@ -325,6 +325,7 @@ export class SwarmRuntime implements Runtime {
             image: this.imageOf(plan.image),
             cmd,
             files,
+            hosts: s.member!.etcHosts ?? [],
             ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
           }),
         );
@@ -664,6 +665,23 @@ export class SwarmRuntime implements Runtime {
   /** The members and agents run on the swarm's nodes, not as processes this harness can read. */
   cpuGroups(): CpuGroups {
     return { nodes: () => [], agents: () => [] };
+  }
+
+  /**
+   * The relay task's address on the run's overlay, once it has dialled in: where the members dial
+   * their routes. An address, not its name: a target may resolve its peers' names to it (a
+   * container's /etc/hosts takes addresses only). The relay is never restarted, so it keeps it.
+   */
+  private async relayAddress(): Promise<string> {
+    await this.relayTask();
+    const network = this.sp().networkName;
+    const tasks = (await this.docker.listTasks({
+      filters: JSON.stringify({ service: [this.relayService!], 'desired-state': ['running'] }),
+    })) as TaskInfo[];
+    for (const task of tasks)
+      for (const a of task.NetworksAttachments ?? [])
+        if (a.Network?.Spec?.Name === network && a.Addresses?.[0]) return a.Addresses[0].split('/')[0]!;
+    throw new Error(`the relay task has no address on the run's network ${network}`);
   }
 
   private relayTask(): Promise<TaskRpc> {

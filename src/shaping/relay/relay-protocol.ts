@@ -15,6 +15,14 @@ export interface RelayRoute {
   /** Address to listen on; the relay's own `host` when absent. */
   readonly listenHost?: string;
   /**
+   * Only connections from this host (a name, looked up again whenever a connection comes from an
+   * address not yet known, or an address) take this route. Routes that name their sources may
+   * share one listen address and port: the relay tells their connections apart by the client's
+   * address, so that one address of the relay can stand for a peer towards every member (the swarm
+   * runtime's relay has one address; a target keeping its own port numbers needs that).
+   */
+  readonly acceptFrom?: string;
+  /**
    * While the target refuses connections, keep the accepted client and dial again every 50 ms for
    * up to this long (0 or absent: reset the client at the first refusal). On a real network a
    * connect to a port nobody listens on yet fails at once and the client retries; through a relay
@@ -71,6 +79,8 @@ export interface RelayStats {
     readonly wakeLatencyMs: number;
     /** Whether both relay threads got the requested nice value. */
     readonly niceSet: boolean;
+    /** Connections closed at once because no route of their shared listener named their source. */
+    readonly unclaimed: number;
   };
 }
 

@@ -20,6 +20,17 @@ export interface RelayedNode {
   readonly more?: Readonly<Record<string, Address>>;
 }
 
+/**
+ * Where a route listens: `host` absent, on the relay's own (dialled at its advertised host);
+ * `acceptFrom`, the route takes only that source's connections (RelayRoute.acceptFrom), so that
+ * routes of several sources may share the port.
+ */
+export interface RouteListen {
+  readonly host?: string;
+  readonly port: number;
+  readonly acceptFrom?: string;
+}
+
 /** Which members dial which: only the higher sid (a POLE node), or every member every other. */
 export type DialDirection = 'higher-sid' | 'both';
 
@@ -83,7 +94,7 @@ export async function startNodeRelay(
      * listenHost). A ZooKeeper ensemble needs each route on a host of its own and the target's
      * own port number (zk-process-ensemble.ts says why).
      */
-    listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => Address;
+    listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => RouteListen;
     /** RelayRoute.retryConnectMs for every route. */
     retryConnectMs?: number;
     /** Routes between members of one data center too, with no delay (so that they can be cut). */
@@ -110,7 +121,9 @@ export async function startNodeRelay(
           target,
           forward: dcLinkDelay(t, dc(from.id), dc(to.id)),
           backward: dcLinkDelay(t, dc(to.id), dc(from.id)),
-          ...(at ? { listenHost: at.host, listenPort: at.port } : {}),
+          ...(at?.host !== undefined ? { listenHost: at.host } : {}),
+          ...(at ? { listenPort: at.port } : {}),
+          ...(at?.acceptFrom !== undefined ? { acceptFrom: at.acceptFrom } : {}),
           ...(opts.retryConnectMs ? { retryConnectMs: opts.retryConnectMs } : {}),
         });
       }

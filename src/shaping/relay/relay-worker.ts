@@ -25,7 +25,8 @@
 // reset go in that FIFO too, behind the bytes it sent before them, as on a network.
 import { readFileSync, readlinkSync, writeSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
+import { lookup } from 'node:dns/promises';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { Random } from '../../util/random.js';
 import { abortSocket } from './abort-socket.js';
@@ -712,6 +713,71 @@ class RouteState {
   }
 }
 
+/**
+ * One listen address and port shared by routes that name their sources (RelayRoute.acceptFrom):
+ * the client's address picks the route. Names are looked up again whenever a client's address is
+ * not among those known, so a member that comes back at a new address (a swarm task restarted)
+ * is found; no lookup happens per connection otherwise.
+ */
+class SharedListener {
+  port = 0;
+  private readonly states: RouteState[] = [];
+  private byAddress = new Map<string, RouteState>();
+  private lookup: Promise<void> | null = null;
+
+  constructor(readonly server: Server) {}
+
+  add(s: RouteState): void {
+    const from = s.route.acceptFrom!;
+    const twin = this.states.find((o) => o.route.acceptFrom === from);
+    if (twin)
+      throw new Error(
+        `relay routes '${twin.route.name}' and '${s.route.name}' listen on one port and both take connections from ${from}`,
+      );
+    this.states.push(s);
+    this.byAddress.delete(from);
+    this.lookup = null;
+  }
+
+  remove(s: RouteState): void {
+    const i = this.states.indexOf(s);
+    if (i >= 0) this.states.splice(i, 1);
+  }
+
+  async routeOf(address: string): Promise<RouteState | undefined> {
+    const a = plainAddress(address);
+    const known = this.byAddress.get(a);
+    if (known) return known;
+    // One lookup at a time for the whole listener; a client still unknown after it is unclaimed.
+    this.lookup ??= this.resolveAll();
+    const pending = this.lookup;
+    await pending;
+    if (this.lookup === pending) this.lookup = null;
+    return this.byAddress.get(a);
+  }
+
+  private async resolveAll(): Promise<void> {
+    const next = new Map<string, RouteState>();
+    await Promise.all(
+      this.states.map(async (s) => {
+        const from = s.route.acceptFrom!;
+        if (isIP(from)) return void next.set(plainAddress(from), s);
+        try {
+          for (const r of await lookup(from, { all: true })) next.set(plainAddress(r.address), s);
+        } catch {
+          // Not resolvable now (a member between tasks): its connections stay unclaimed until it is.
+        }
+      }),
+    );
+    this.byAddress = next;
+  }
+}
+
+/** An IPv4 client of a dual-stack listener is reported as ::ffff:a.b.c.d. */
+function plainAddress(a: string): string {
+  return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
+}
+
 /** One relayed TCP connection: the accepted client socket and, once the forward delay of the
  * connection set-up has passed, the socket to the target. */
 class Connection {
@@ -880,6 +946,48 @@ function runRelay(opts: RelayWorkerInit): void {
   const cpuAtStart = threadCpuMs('/proc/thread-self/schedstat');
   let closing = false;
 
+  /** Listeners by "host|port", for routes that share one (RelayRoute.acceptFrom). */
+  const shared = new Map<string, SharedListener>();
+  let unclaimed = 0;
+
+  function accept(state: RouteState | undefined, socket: Socket): void {
+    if (state === undefined || closing) {
+      socket.destroy();
+      return;
+    }
+    const conn = new Connection(state, socket, scheduler, opts.seed);
+    state.accepted++;
+    state.connections.add(conn);
+  }
+
+  /** A listener of routes that name their sources: the connection goes to the route of its client's address. */
+  function acceptShared(l: SharedListener, socket: Socket): void {
+    // Nothing is read before a route takes it: the bytes wait in the socket.
+    socket.on('error', () => undefined);
+    void l.routeOf(socket.remoteAddress ?? '').then(
+      (state) => {
+        if (state === undefined) {
+          unclaimed++;
+          socket.destroy();
+        } else accept(state, socket);
+      },
+      () => socket.destroy(),
+    );
+  }
+
+  async function listen(server: Server, port: number, host: string): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = server.address();
+    if (addr === null || typeof addr === 'string') throw new Error('relay listener has no port');
+    return addr.port;
+  }
+
   async function addRoutes(list: readonly RelayRoute[]): Promise<Record<string, number>> {
     const names = new Set<string>();
     for (const r of list) {
@@ -890,33 +998,38 @@ function runRelay(opts: RelayWorkerInit): void {
       createDelaySampler(r.backward, new Random(1));
     }
     const added: RouteState[] = [];
+    const opened: Server[] = [];
     try {
       for (const r of list) {
-        const server = createServer({ allowHalfOpen: true }, (socket) => {
-          const state = routes.get(r.name);
-          if (state === undefined || closing) {
-            socket.destroy();
-            return;
+        const host = r.listenHost ?? opts.host;
+        if (r.acceptFrom !== undefined && (r.listenPort ?? 0) > 0) {
+          const key = `${host}|${r.listenPort}`;
+          let l = shared.get(key);
+          if (l === undefined) {
+            const server = createServer({ allowHalfOpen: true }, (socket) => acceptShared(l!, socket));
+            l = new SharedListener(server);
+            l.port = await listen(server, r.listenPort!, host);
+            opened.push(server);
+            shared.set(key, l);
           }
-          const conn = new Connection(state, socket, scheduler, opts.seed);
-          state.accepted++;
-          state.connections.add(conn);
-        });
+          const state = new RouteState(r, l.server);
+          state.port = l.port;
+          l.add(state);
+          added.push(state);
+          continue;
+        }
+        // A connection before the route is added (the reply not sent yet) finds no route: closed.
+        const server = createServer({ allowHalfOpen: true }, (socket) => accept(routes.get(r.name), socket));
+        opened.push(server);
+        const port = await listen(server, r.listenPort ?? 0, host);
         const state = new RouteState(r, server);
+        state.port = port;
         added.push(state);
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(r.listenPort ?? 0, r.listenHost ?? opts.host, () => {
-            server.off('error', reject);
-            resolve();
-          });
-        });
-        const addr = server.address();
-        if (addr === null || typeof addr === 'string') throw new Error('relay listener has no port');
-        state.port = addr.port;
       }
     } catch (err) {
-      await Promise.all(added.map((s) => closeServer(s.server)));
+      for (const [key, l] of shared) if (opened.includes(l.server)) shared.delete(key);
+      for (const l of shared.values()) for (const s of added) l.remove(s);
+      await Promise.all(opened.map((s) => closeServer(s)));
       throw err;
     }
     const ports: Record<string, number> = {};
@@ -971,13 +1084,14 @@ function runRelay(opts: RelayWorkerInit): void {
         leadMs: scheduler.lead,
         wakeLatencyMs: scheduler.wakeLatency,
         niceSet: niceSet && scheduler.clockNiceSet,
+        unclaimed,
       },
     };
   }
 
   async function close(): Promise<void> {
     closing = true;
-    const servers = [...routes.values()].map((s) => closeServer(s.server));
+    const servers = [...new Set([...routes.values()].map((s) => s.server))].map((s) => closeServer(s));
     for (const s of routes.values()) for (const c of s.connections) c.destroy();
     scheduler.clear();
     await Promise.all(servers);

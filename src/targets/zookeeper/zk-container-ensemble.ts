@@ -7,6 +7,12 @@
 // listens on, with the peer's own port numbers: ZooKeeper's election dials back the address a
 // peer announces, so the port numbers cannot differ (the process ensemble explains why). With
 // netem the members reach each other directly and the holders' qdiscs add the delay.
+//
+// On the swarm (peerRoutes by-source) the relay is one task with one address: every member keeps
+// ports of its own (zkPortsByIndex), the server lines name the members by their names on the
+// run's overlay, and each container's /etc/hosts points the names of its peers abroad at the
+// relay, which tells the members apart by their addresses. Inside a data center, the overlay's
+// DNS finds a peer, also after a restart at a new address.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerPlan, ContainerStartOptions } from '../target.js';
@@ -22,19 +28,37 @@ import {
 } from './zk-process-ensemble.js';
 import { LOG4J_PROPERTIES, extraConfigLines } from './zoo-cfg.js';
 
-/** ZooKeeper's customary ports, the same in every member's namespace. */
+/** ZooKeeper's customary ports, the same in every member's namespace (per-pair routes). */
 export const ZK_CONTAINER_PORTS = { client: 2181, quorum: 2888, election: 3888 } as const;
+
+/**
+ * A member's ports where the relay tells sources apart by address (by-source routes): its
+ * listener for a peer's port then stands for that peer alone, so no two members share a number;
+ * ZooKeeper's own, moved up by the member's place in the topology.
+ */
+export function zkPortsByIndex(i: number): { client: number; quorum: number; election: number } {
+  if (!Number.isInteger(i) || i < 0 || i > 999) throw new Error(`no ZooKeeper ports for member #${i}`);
+  return {
+    client: ZK_CONTAINER_PORTS.client,
+    quorum: ZK_CONTAINER_PORTS.quorum + i,
+    election: ZK_CONTAINER_PORTS.election + i,
+  };
+}
 
 export async function planZkContainers(o: ContainerStartOptions): Promise<ContainerPlan> {
   const t = o.topology;
-  const ports = ZK_CONTAINER_PORTS;
-  const slots: ZkSlot[] = t.nodes.map((n) => ({
-    id: n.id,
-    sid: n.sid,
-    clientPort: ports.client,
-    quorumPort: ports.quorum,
-    electionPort: ports.election,
-  }));
+  const routes = o.peerRoutes;
+  const bySource = routes.kind === 'by-source';
+  const slots: ZkSlot[] = t.nodes.map((n, i) => {
+    const ports = bySource ? zkPortsByIndex(i) : ZK_CONTAINER_PORTS;
+    return {
+      id: n.id,
+      sid: n.sid,
+      clientPort: ports.client,
+      quorumPort: ports.quorum,
+      electionPort: ports.election,
+    };
+  });
   const addressOf = (id: string): string => {
     const a = o.addresses.get(id);
     if (a === undefined) throw new Error(`no address for ${id}`);
@@ -49,7 +73,10 @@ export async function planZkContainers(o: ContainerStartOptions): Promise<Contai
     })),
     {
       direction: 'both',
-      listenAt: (from, to, _port, target) => ({ host: o.pairHost(from, to), port: target.port }),
+      listenAt: (from, to, _port, target) =>
+        routes.kind === 'per-pair'
+          ? { host: routes.host(from, to), port: target.port }
+          : { port: target.port, acceptFrom: addressOf(from) },
       retryConnectMs: RELAY_CONNECT_RETRY_MS,
     },
   );
@@ -57,15 +84,20 @@ export async function planZkContainers(o: ContainerStartOptions): Promise<Contai
     dial,
     dirOf: () => '/data',
     fsync: o.fsync,
-    extra: extraConfigLines(),
-    selfHost: addressOf,
+    // By source: every port on every address of the member's container (its name resolves
+    // to the relay for its peers abroad, and the harness reaches its client port through the
+    // node's published port, not the run's network).
+    extra: [...(bySource ? ['quorumListenOnAllIPs=true'] : []), ...extraConfigLines()],
+    selfHost: bySource ? () => '0.0.0.0' : addressOf,
+    ...(bySource ? { nameOf: (p: ZkSlot) => addressOf(p.id) } : {}),
   });
   await writeFile(join(o.configDir, 'log4j.properties'), LOG4J_PROPERTIES);
   for (const m of plan) {
     await writeFile(join(o.configDir, `${m.id}.cfg`), m.zooCfg);
-    await writeFile(join(o.configDir, `${m.id}.hosts`), m.hosts);
+    if (!bySource) await writeFile(join(o.configDir, `${m.id}.hosts`), m.hosts);
     await writeFile(join(o.configDir, `${m.id}.myid`), `${m.sid}\n`);
   }
+  const memberAtPort = new Map(slots.map((s) => [s.quorumPort, s.id]));
   const order = startOrder(t.nodes, t.cluster.initialLeader);
   return {
     image: 'zookeeper',
@@ -74,21 +106,28 @@ export async function planZkContainers(o: ContainerStartOptions): Promise<Contai
         DEBIAN_ZK_JARS.join(':'),
         '/config/log4j.properties',
         `/config/${m.id}.cfg`,
-        `/config/${m.id}.hosts`,
+        bySource ? null : `/config/${m.id}.hosts`,
       );
       // myid lives in the data dir, which is the container's own (it survives a kill and restart
       // of the container, as a crashed machine's disk does); the config dir is read-only.
       const script = `mkdir -p /data && cp /config/${m.id}.myid /data/myid && exec java "$@"`;
+      // A peer abroad by name at the relay; inside the data center, the network's DNS.
+      const abroad = t.nodes.filter((n) => n.datacenter !== t.node(m.id).datacenter);
       return {
         id: m.id,
         cmd: ['sh', '-c', script, 'zookeeper', ...java],
         translate: zkLogTranslator({
           memberId: m.id,
-          memberAtQuorumAddress: (a) => m.quorumAddresses.get(a),
+          // By source, a member's quorum port is its own (zkPortsByIndex); the address before it
+          // is a task's, unknown here, or the relay's.
+          memberAtQuorumAddress: bySource
+            ? (a) => memberAtPort.get(Number(a.slice(a.lastIndexOf(':') + 1)))
+            : (a) => m.quorumAddresses.get(a),
         }),
+        ...(bySource ? { etcHosts: abroad.map((n) => `${m.reach.get(n.id)!} ${addressOf(n.id)}`) } : {}),
       };
     }),
-    clientPort: ports.client,
+    clientPort: ZK_CONTAINER_PORTS.client,
     startOrder: {
       first: order.first,
       then: order.then,

@@ -6,6 +6,7 @@
 // What maps to what (ZooKeeper 3.8's QuorumPeer, Leader, Follower, Learner; see docs/zookeeper.md):
 //   the first "LOOKING" (QuorumPeer's main loop)  → started (the client port is bound by then)
 //   "LOOKING" after another state                → election-started (stepped-down after LEADING)
+//   "New election. My id = N, proposed zxid=0xZ"  → candidate {sid, zxid} (its own proposal: FLE's score)
 //   "Exception when following the leader"         → leader-lost (the follower noticed: detect)
 //   "LEADING - LEADER ELECTION TOOK - N MS"      → elected {leader: itself, tookMs}
 //   "FOLLOWING - LEADER ELECTION TOOK - N MS"    → elected {tookMs} (the leader is named by the next)
@@ -78,6 +79,8 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
         out.push(ev({ ev: 'election-started', reason: role ? `zk:${role}→looking` : 'start' }));
       }
       role = newRole;
+    } else if ((m = /^New election\. My id = (\d+), proposed zxid=0x([0-9a-f]+)/.exec(msg))) {
+      out.push(ev({ ev: 'candidate', sid: Number(m[1]), zxid: `0x${m[2]}` }));
     } else if (/^Exception when following the leader/.test(msg)) {
       out.push(ev({ ev: 'leader-lost', reason: 'zk:exception when following the leader' }));
     } else if ((m = /^Peer state changed: (\w+) - (\w+)/.exec(msg))) {

@@ -170,6 +170,8 @@ export interface ZkMemberPlan {
   readonly dataDir: string;
   readonly zooCfg: string;
   readonly hosts: string;
+  /** Where this member reaches each member (itself: where it binds), by id. */
+  readonly reach: ReadonlyMap<NodeId, string>;
   /** "ip:port" of each member's quorum port as this member reaches it → the member. */
   readonly quorumAddresses: ReadonlyMap<string, NodeId>;
 }
@@ -186,10 +188,13 @@ export function planZkMembers(
     dirOf: (id: NodeId) => string;
     fsync: boolean;
     extra?: readonly string[];
-    /** The address a member binds its ports to (default 127.0.0.1: every port on loopback). */
+    /** The address a member binds its client port to (default 127.0.0.1: every port on loopback). */
     selfHost?: (id: NodeId) => string;
+    /** The name a member goes by in the server lines (default pb-m<sid>, resolved by the hosts file). */
+    nameOf?: (slot: ZkSlot) => string;
   },
 ): ZkMemberPlan[] {
+  const nameOf = o.nameOf ?? ((p: ZkSlot) => memberHostName(p.sid));
   return slots.map((s) => {
     const self = o.selfHost?.(s.id) ?? HOST;
     // Where this member reaches each member: itself where it binds, the others where the shaping says.
@@ -205,18 +210,20 @@ export function planZkMembers(
     };
     const lines: ZkServerLine[] = slots.map((p) => ({
       sid: p.sid,
-      host: memberHostName(p.sid),
+      host: nameOf(p),
       quorumPort: p.quorumPort,
       electionPort: p.electionPort,
     }));
     const dataDir = o.dirOf(s.id);
+    const reach = new Map(slots.map((p) => [p.id, ipOf(p)]));
     return {
       id: s.id,
       sid: s.sid,
       dataDir,
       zooCfg: zooCfgOf(t, s, self, dataDir, lines, o.fsync, o.extra ?? []),
-      hosts: hostsFileText(slots.map((p) => ({ ip: ipOf(p), name: memberHostName(p.sid) }))),
-      quorumAddresses: new Map(slots.map((p) => [`${ipOf(p)}:${p.quorumPort}`, p.id])),
+      hosts: hostsFileText(slots.map((p) => ({ ip: reach.get(p.id)!, name: nameOf(p) }))),
+      reach,
+      quorumAddresses: new Map(slots.map((p) => [`${reach.get(p.id)!}:${p.quorumPort}`, p.id])),
     };
   });
 }
@@ -273,8 +280,18 @@ function jvmCommand(
   };
 }
 
-/** The JVM's options and main class for one member, after `java` (a process or a container). */
-export function zkJvmArgs(classpath: string, log4j: string, cfgFile: string, hostsFile: string): string[] {
+/**
+ * The JVM's options and main class for one member, after `java` (a process or a container).
+ * `hostsFile`: the member resolves names from it alone; null: from the system's resolver (its
+ * /etc/hosts, then DNS), with lookups cached for a second, so that a peer restarted at a new
+ * address (a swarm task) is found again (the JVM's default keeps a name for 30 s).
+ */
+export function zkJvmArgs(
+  classpath: string,
+  log4j: string,
+  cfgFile: string,
+  hostsFile: string | null,
+): string[] {
   return [
     ...JVM_HEAP,
     // POLE_BENCH_ZK_JVM_ARGS: further JVM options (GC, heap), space-separated, after ours.
@@ -282,7 +299,9 @@ export function zkJvmArgs(classpath: string, log4j: string, cfgFile: string, hos
     '-Duser.timezone=UTC',
     `-Dlog4j.configuration=file:${log4j}`,
     '-Dzookeeper.jmx.log4j.disable=true',
-    `-Djdk.net.hosts.file=${hostsFile}`,
+    ...(hostsFile !== null
+      ? [`-Djdk.net.hosts.file=${hostsFile}`]
+      : ['-Dsun.net.inetaddr.ttl=1', '-Dsun.net.inetaddr.negative.ttl=0']),
     '-cp',
     classpath,
     'org.apache.zookeeper.server.quorum.QuorumPeerMain',
