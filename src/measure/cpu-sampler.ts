@@ -27,6 +27,26 @@ export interface CpuProcess {
 
 export type CpuGroups = Readonly<Record<string, () => readonly CpuProcess[]>>;
 
+/**
+ * CPU of something this harness cannot read in /proc by pid (a container on a swarm node, read by
+ * that node's Docker), in the same ticks: what it used so far, under a key that stays the same
+ * across readings (a container id).
+ */
+export interface RemoteCpu {
+  readonly key: string;
+  readonly group: string;
+  readonly label: string;
+  readonly ticks: number;
+  /** On this machine's kernel: its ticks are part of what /proc/stat counted here ("ours"). */
+  readonly onThisMachine: boolean;
+}
+
+/** Where remote readings come from (the report says so), and a reading. */
+export interface RemoteCpuSource {
+  readonly what: string;
+  read(): Promise<readonly RemoteCpu[]>;
+}
+
 /** /proc/stat's first line (all cores together), ticks since boot, and how many cores it sums. */
 export interface ProcStat {
   readonly cpus: number;
@@ -52,6 +72,11 @@ export interface CpuSample {
   readonly groups: Readonly<Record<string, ReadonlyMap<number, number>>>;
   /** pid → label, for the processes seen in this sample (a restarted node keeps its label). */
   readonly labels?: ReadonlyMap<number, string>;
+  /**
+   * Stand-in pids (below 0) of remote readings whose ticks another machine's kernel counted: not
+   * part of this machine's busy share.
+   */
+  readonly elsewhere?: ReadonlySet<number>;
 }
 
 export interface CpuUse {
@@ -114,7 +139,17 @@ export interface CpuReport {
   /** Per group, % of one core (100 = one core flat out), and how many processes it had. */
   readonly groups: Readonly<Record<string, CpuUse & { readonly processes: number }>>;
   /** Per labelled process (a node, an agent), in group order; a restarted node is one entry. */
-  readonly processes: readonly (CpuUse & { readonly group: string; readonly label: string })[];
+  readonly processes: readonly (CpuUse & {
+    readonly group: string;
+    readonly label: string;
+    /** Set where it ran on another machine than the harness (its share is not in the machine's). */
+    readonly elsewhere?: boolean;
+  })[];
+  /**
+   * Where the figures of containers this harness cannot read by pid came from, read at the
+   * window's start and end (swarm: each node's Docker through the run's fault helpers); null: none.
+   */
+  readonly remote?: string | null;
   /**
    * Whatever else the machine ran meanwhile, % of one core: shares.notOursPct × cores (within
    * result@7 it was busy ticks against wall time less ours, which also held irq, softirq and steal).
@@ -168,6 +203,7 @@ export function cpuReport(
   /** CPU ms the shaping's threads had used at the first and the last sample. */
   shapingCpuMs?: { readonly from: number; readonly to: number },
   ackedWrites = 0,
+  remote: string | null = null,
 ): CpuReport {
   const first = samples[0];
   const last = samples.at(-1);
@@ -219,7 +255,8 @@ export function cpuReport(
     usPerWrite: ackedWrites > 0 ? ((ticks / USER_HZ) * 1e6) / ackedWrites : null,
   });
   const groups: Record<string, CpuUse & { processes: number }> = {};
-  const processes: (CpuUse & { group: string; label: string })[] = [];
+  const processes: (CpuUse & { group: string; label: string; elsewhere?: boolean })[] = [];
+  const elsewhere = new Set(samples.flatMap((x) => [...(x.elsewhere ?? [])]));
   let ours = 0;
   for (const name of Object.keys(last.groups)) {
     const seen = new Map<number, { from: number; to: number; label: string | undefined }>();
@@ -231,14 +268,23 @@ export function cpuReport(
       }
     let ticks = 0;
     const byLabel = new Map<string, number>();
-    for (const e of seen.values()) {
+    const labelsElsewhere = new Set<string>();
+    for (const [pid, e] of seen) {
       ticks += e.to - e.from;
-      if (e.label !== undefined) byLabel.set(e.label, (byLabel.get(e.label) ?? 0) + e.to - e.from);
+      if (!elsewhere.has(pid)) ours += e.to - e.from;
+      if (e.label !== undefined) {
+        byLabel.set(e.label, (byLabel.get(e.label) ?? 0) + e.to - e.from);
+        if (elsewhere.has(pid)) labelsElsewhere.add(e.label);
+      }
     }
-    ours += ticks;
     groups[name] = { ...use(ticks), processes: seen.size };
     for (const [label, t] of [...byLabel].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })))
-      processes.push({ group: name, label, ...use(t) });
+      processes.push({
+        group: name,
+        label,
+        ...use(t),
+        ...(labelsElsewhere.has(label) ? { elsewhere: true } : {}),
+      });
   }
   const machine = first.stat && last.stat ? machineCpu(first.stat, last.stat, allTicks) : null;
   const shares = machine ? cpuShares(machine, pctOfAll(ours)) : null;
@@ -273,6 +319,7 @@ export function cpuReport(
     machine,
     shares,
     perSecond,
+    remote,
   };
 }
 
@@ -327,18 +374,26 @@ export class CpuSampler {
   /** The shaping's CPU ms at the start and the end of the window, once stopped. */
   private shaping: { from: number; to: number } | undefined;
 
+  /** Stand-in pids of remote readings, by key (below 0: no real pid is). */
+  private readonly remoteIds = new Map<string, number>();
+
   constructor(
     private readonly groups: CpuGroups,
     /** CPU ms of the shaping's threads so far (the relay), read at the start and the end. */
     private readonly shapingCpuMs: () => Promise<number | null> = () => Promise.resolve(null),
     private readonly everyMs = 1000,
+    /**
+     * Containers read elsewhere, at the window's start and end only: a reading asks every node's
+     * Docker for each container's stats, too dear to do every second beside the load.
+     */
+    private readonly remote?: RemoteCpuSource,
   ) {}
 
   /** `originWallMs`: the wall-clock instant the samples' times count from (the load start). */
   async start(originWallMs?: number): Promise<void> {
     this.t0 = originWallMs === undefined ? performance.now() : originWallMs - performance.timeOrigin;
     this.shapingFrom = await this.shapingCpuMs().catch(() => null);
-    await this.sample();
+    await this.sample(await this.readRemote());
     this.timer = setInterval(() => {
       this.busy = this.busy.then(() => this.sample());
     }, this.everyMs);
@@ -349,7 +404,7 @@ export class CpuSampler {
   async stop(ackedWrites = 0): Promise<CpuReport> {
     clearInterval(this.timer);
     await this.busy;
-    await this.sample();
+    await this.sample(await this.readRemote());
     const to = this.shapingFrom === null ? null : await this.shapingCpuMs().catch(() => null);
     if (this.shapingFrom !== null && to !== null) this.shaping = { from: this.shapingFrom, to };
     return this.report(ackedWrites);
@@ -360,10 +415,20 @@ export class CpuSampler {
    * load are known only once the agents have drained them, after the window.
    */
   report(ackedWrites: number): CpuReport {
-    return cpuReport(this.samples, availableParallelism(), this.shaping, ackedWrites);
+    return cpuReport(
+      this.samples,
+      availableParallelism(),
+      this.shaping,
+      ackedWrites,
+      this.remote?.what ?? null,
+    );
   }
 
-  private async sample(): Promise<void> {
+  private async readRemote(): Promise<readonly RemoteCpu[]> {
+    return this.remote ? this.remote.read().catch(() => []) : [];
+  }
+
+  private async sample(remote: readonly RemoteCpu[] = []): Promise<void> {
     const m = await machineTicks();
     if (!m) return;
     // Stamped when the machine was read: the processes' reads follow within a few ms.
@@ -380,6 +445,14 @@ export class CpuSampler {
       }
       groups[name] = map;
     }
-    this.samples.push({ atMs, ...statTicks(m), stat: m, groups, labels });
+    const elsewhere = new Set<number>();
+    for (const r of remote) {
+      let pid = this.remoteIds.get(r.key);
+      if (pid === undefined) this.remoteIds.set(r.key, (pid = -1 - this.remoteIds.size));
+      (groups[r.group] ??= new Map()).set(pid, r.ticks);
+      labels.set(pid, r.label);
+      if (!r.onThisMachine) elsewhere.add(pid);
+    }
+    this.samples.push({ atMs, ...statTicks(m), stat: m, groups, labels, elsewhere });
   }
 }

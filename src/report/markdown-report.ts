@@ -689,19 +689,26 @@ function selfCheck(r: RunResult): string {
   const c = r.cpu;
   if (!c.sampled) return '## Self-check\n\nCPU was not sampled (no /proc, or the load did not run).';
   const names: Record<string, string> = {
-    harness: 'pole-bench harness (with the relay thread)',
+    harness: c.remote ? 'pole-bench harness' : 'pole-bench harness (with the relay thread)',
     nodes: 'nodes (the system under test)',
     agents: 'load agents',
+    relay: 'delay relay (a task)',
+    helpers: 'fault helpers (pole-bench, one per node)',
   };
-  const member: Record<string, string> = { nodes: 'node', agents: 'agent in' };
+  const member: Record<string, string> = { nodes: 'node', agents: 'agent in', helpers: 'helper on' };
   const perWrite = (us: number | null): string => (us === null ? NONE : `${us.toFixed(0)} µs`);
   const rows: string[][] = [];
   for (const [g, v] of Object.entries(c.groups)) {
     rows.push([names[g] ?? g, count(v.processes), percent(v.pctOfCore / 100), perWrite(v.usPerWrite)]);
     // One line per node and agent, so that the leader's cost shows apart from the followers'.
-    if (g !== 'harness')
+    if (g !== 'harness' && g !== 'relay')
       for (const p of c.processes.filter((x) => x.group === g))
-        rows.push([`${member[g] ?? g} ${p.label}`, NONE, percent(p.pctOfCore / 100), perWrite(p.usPerWrite)]);
+        rows.push([
+          `${member[g] ?? g} ${p.label}${p.elsewhere ? ' (another machine)' : ''}`,
+          NONE,
+          percent(p.pctOfCore / 100),
+          perWrite(p.usPerWrite),
+        ]);
     if (g === 'harness' && c.shapingPctOfCore !== null)
       rows.push([
         'of which the delay relay (two threads)',
@@ -720,6 +727,11 @@ function selfCheck(r: RunResult): string {
     '',
     `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}).`,
   ];
+  if (c.remote)
+    lines.push(
+      '',
+      `The containers' figures come from ${c.remote}; those marked "another machine" ran on a kernel other than the harness's, and are not part of this machine's busy share.`,
+    );
   if (shares && machine) {
     // Both columns are shares of the same ticks: the cores' ticks in the window, all or one core's part.
     const head = `% of all ${c.cores} cores`;

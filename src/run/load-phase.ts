@@ -108,6 +108,8 @@ async function startSamplers(
   const cpuSampler = new CpuSampler(
     { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
     () => rt.shaping.cpuMs(),
+    undefined,
+    rt.remoteCpu?.(),
   );
   state.cpuSampler = cpuSampler;
   await cpuSampler.start(state.loadStart);

@@ -8,7 +8,7 @@
 import type { AgentProcess } from '../load/agent-process.js';
 import type { IntervalMessage } from '../load/agent-protocol.js';
 import type { ClockReport } from '../measure/clock-offset.js';
-import type { CpuGroups } from '../measure/cpu-sampler.js';
+import type { CpuGroups, RemoteCpuSource } from '../measure/cpu-sampler.js';
 import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
 import type { NodeId } from '../node/core/types.js';
@@ -36,6 +36,11 @@ export interface Runtime extends MemberControl {
    * where they are not host processes this harness can read.
    */
   cpuGroups(): CpuGroups;
+  /**
+   * The run's containers this harness cannot read by pid (a swarm's, on its nodes), read at the
+   * load's start and end for the self-check; absent where cpuGroups covers everything.
+   */
+  remoteCpu?(): RemoteCpuSource;
   /**
    * Where members or agents run on other hosts: their clocks measured again (near the load's end) beside
    * the estimates their stamps were moved onto the harness's clocks by; null when none was.

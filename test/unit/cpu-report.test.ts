@@ -23,6 +23,53 @@ const sample = (
 });
 
 describe('cpuReport', () => {
+  it('remote containers read at the start and the end only: their own figures; those on another kernel are not "ours"', () => {
+    // 2 cores for 10 s = 2000 ticks; 1000 busy. -1: a member on this kernel (a local swarm's host),
+    // -2: one on another machine; both seen at the start and the end only, as the sampler reads them.
+    const s0 = sample(0, 0, 0, {
+      harness: [[1, 0]],
+      nodes: [
+        [-1, 50],
+        [-2, 70],
+      ],
+    });
+    const s1 = sample(5000, 500, 1000, { harness: [[1, 50]], nodes: [] });
+    const s2 = {
+      ...sample(10000, 1000, 2000, {
+        harness: [[1, 100]],
+        nodes: [
+          [-1, 250],
+          [-2, 470],
+        ],
+      }),
+      labels: new Map([
+        [-1, 'p1'],
+        [-2, 'p2'],
+      ]),
+      elsewhere: new Set([-2]),
+    };
+    const r = cpuReport(
+      [{ ...s0, labels: s2.labels, elsewhere: s2.elsewhere }, s1, s2],
+      2,
+      undefined,
+      1000,
+      'helpers',
+    );
+    // p1: 200 ticks in 10 s = 20 % of a core; p2: 400 = 40 %, on another machine.
+    assert.deepEqual(
+      r.processes.filter((p) => p.group === 'nodes'),
+      [
+        { group: 'nodes', label: 'p1', pctOfCore: 20, usPerWrite: 2000 },
+        { group: 'nodes', label: 'p2', pctOfCore: 40, usPerWrite: 4000, elsewhere: true },
+      ],
+    );
+    assert.equal(r.groups.nodes?.pctOfCore, 60);
+    // Ours here: the harness's 100 ticks and p1's 200 (30 % of a core) of the 1000 busy (100 %):
+    // 70 % of a core was something else. p2's 400 ticks were another kernel's: not taken off.
+    assert.equal(r.otherPctOfCore, 70);
+    assert.equal(r.remote, 'helpers');
+  });
+
   it('splits a busy machine into its groups and what else ran, and warns above 50 %', () => {
     // 2 cores for 10 s = 2000 ticks in all; 1800 busy (90 %).
     const samples = [

@@ -10,7 +10,7 @@
 // Mesh's chaos-daemon does) needs nothing of a node but its membership: it starts and goes with
 // the run, carries the run's labels like everything else, dials the harness back like the other
 // tasks, and acts only on containers and volumes labelled with its own run.
-import { mkdir, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import Docker from 'dockerode';
 import { probeClock, type ClockReading } from '../../measure/clock-probe.js';
@@ -119,12 +119,59 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
         ...(await removeGateDirs((r) => r === runId)),
       ];
     },
+    /**
+     * CPU used so far by every container of the run on this node (cgroup accounting, as the node's
+     * Docker reports it: every process of the container, its syscalls included), and whether this
+     * node is the harness's own kernel (its boot id is the one the run's labels carry).
+     */
+    cpu: async () => {
+      const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
+      const here = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then(
+        (t) => t.trim(),
+        () => 'unknown',
+      );
+      const list = await docker.listContainers({ filters });
+      const host = ((await docker.info().catch(() => ({}))) as { Name?: string }).Name ?? 'unknown';
+      const out: ContainerCpu[] = [];
+      for (const c of list) {
+        // One reading, not the two a second apart Docker takes by default to give a rate.
+        const st = await docker
+          .getContainer(c.Id)
+          .stats({ stream: false, 'one-shot': true })
+          .catch(() => null);
+        const ns = st?.cpu_stats?.cpu_usage?.total_usage;
+        if (typeof ns !== 'number') continue;
+        out.push({
+          id: c.Id,
+          role: c.Labels?.[DOCKER_LABELS.role] ?? '',
+          node: c.Labels?.[DOCKER_LABELS.node] ?? '',
+          host,
+          ns,
+          harnessKernel: c.Labels?.[DOCKER_LABELS.bootId] === here,
+        });
+      }
+      return out;
+    },
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
     reapVolumes: async (a: { liveRuns: string[] }) => [
       ...(await removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? ''))),
       ...(await removeGateDirs((r) => !a.liveRuns.includes(r))),
     ],
   });
+}
+
+/** One container's CPU so far, as a node's fault helper reads it. */
+export interface ContainerCpu {
+  readonly id: string;
+  /** Its role label (node, agent, relay, faults) and the member or data center it serves. */
+  readonly role: string;
+  readonly node: string;
+  /** The swarm node's hostname. */
+  readonly host: string;
+  /** CPU ns since the container started (cgroup). */
+  readonly ns: number;
+  /** The node runs on the harness's kernel (a local swarm's Docker-in-Docker host). */
+  readonly harnessKernel: boolean;
 }
 
 /** An RFC 3339 time with up to ns (Docker's), as epoch ms keeping the sub-ms digits; null if not one. */
@@ -224,6 +271,14 @@ export class FaultHelpers {
     for (const [node, rpc] of this.byNode)
       out.set(node, await probeClock(() => rpc.call<ClockReading>('clock', {}, 2_000)));
     return out;
+  }
+
+  /** Every container of the run on every node that answers, with its CPU so far. */
+  async cpu(): Promise<ContainerCpu[]> {
+    const each = await Promise.allSettled(
+      [...this.byNode.values()].map((r) => r.call<ContainerCpu[]>('cpu', {}, 5_000)),
+    );
+    return each.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
   }
 
   /** Every node's volumes of this run; resolves with what each removed. */

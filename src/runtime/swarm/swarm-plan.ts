@@ -306,7 +306,8 @@ export class SwarmPlan {
    * its priority, as in the docker runtime.
    */
   agent(dc: string): Docker.CreateServiceOptions {
-    const labels = this.labels('agent');
+    // The data center it loads, in the node label: the self-check names its CPU by it.
+    const labels = this.labels('agent', dc);
     return {
       Name: swarmName(this.i.runId, 'agent', dc),
       Labels: labels,

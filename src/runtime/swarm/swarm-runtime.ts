@@ -20,7 +20,8 @@ import Docker from 'dockerode';
 import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
-import type { CpuGroups } from '../../measure/cpu-sampler.js';
+import type { CpuGroups, RemoteCpuSource } from '../../measure/cpu-sampler.js';
+import { USER_HZ } from '../../measure/proc-cpu.js';
 import {
   clockReport,
   hostClocks,
@@ -665,6 +666,31 @@ export class SwarmRuntime implements Runtime {
   /** The members and agents run on the swarm's nodes, not as processes this harness can read. */
   cpuGroups(): CpuGroups {
     return { nodes: () => [], agents: () => [] };
+  }
+
+  /**
+   * Every container of the run, by its node's Docker (its cgroup: all its processes), through the
+   * fault helpers: the members, agents and relay, and the helpers themselves (pole-bench's cost
+   * on each node). A node on the harness's kernel (a local swarm's host) counts in this machine's
+   * busy share; one elsewhere does not.
+   */
+  remoteCpu(): RemoteCpuSource {
+    const groupOf: Record<string, string> = {
+      node: 'nodes',
+      agent: 'agents',
+      relay: 'relay',
+      faults: 'helpers',
+    };
+    return {
+      what: "each swarm node's Docker (the containers' cgroups), through the run's fault helpers, at the load's start and end",
+      read: async () =>
+        (await this.helpers.cpu()).flatMap((c) => {
+          const group = groupOf[c.role];
+          if (group === undefined) return [];
+          const label = c.role === 'relay' ? 'relay' : c.role === 'faults' ? c.host : c.node;
+          return [{ key: c.id, group, label, ticks: c.ns / (1e9 / USER_HZ), onThisMachine: c.harnessKernel }];
+        }),
+    };
   }
 
   /**
