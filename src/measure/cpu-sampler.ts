@@ -150,6 +150,8 @@ export interface CpuReport {
    * window's start and end (swarm: each node's Docker through the run's fault helpers); null: none.
    */
   readonly remote?: string | null;
+  /** Remote containers read only once (killed or started during the load): no figure. */
+  readonly unread?: readonly string[];
   /**
    * Whatever else the machine ran meanwhile, % of one core: shares.notOursPct × cores (within
    * result@7 it was busy ticks against wall time less ours, which also held irq, softirq and steal).
@@ -257,19 +259,38 @@ export function cpuReport(
   const groups: Record<string, CpuUse & { processes: number }> = {};
   const processes: (CpuUse & { group: string; label: string; elsewhere?: boolean })[] = [];
   const elsewhere = new Set(samples.flatMap((x) => [...(x.elsewhere ?? [])]));
+  const unread: string[] = [];
   let ours = 0;
-  for (const name of Object.keys(last.groups)) {
-    const seen = new Map<number, { from: number; to: number; label: string | undefined }>();
+  const groupNames = [...new Set(samples.flatMap((x) => Object.keys(x.groups)))];
+  for (const name of groupNames) {
+    const seen = new Map<
+      number,
+      { from: number; to: number; fromMs: number; toMs: number; label: string | undefined }
+    >();
     for (const s of samples)
       for (const [pid, ticks] of s.groups[name] ?? new Map<number, number>()) {
         const e = seen.get(pid);
-        if (e) e.to = ticks;
-        else seen.set(pid, { from: ticks, to: ticks, label: s.labels?.get(pid) });
+        if (e) {
+          e.to = ticks;
+          e.toMs = s.atMs;
+        } else
+          seen.set(pid, { from: ticks, to: ticks, fromMs: s.atMs, toMs: s.atMs, label: s.labels?.get(pid) });
       }
     let ticks = 0;
     const byLabel = new Map<string, number>();
     const labelsElsewhere = new Set<string>();
     for (const [pid, e] of seen) {
+      // A remote reading (pid below 0) is taken a few times only, not every second: its rate over
+      // the span between its first and last reading stands for the whole window. Read once (a
+      // member killed or started during the load), it says nothing.
+      if (pid < 0) {
+        if (e.toMs <= e.fromMs) {
+          seen.delete(pid);
+          if (e.label !== undefined) unread.push(e.label);
+          continue;
+        }
+        e.to = e.from + ((e.to - e.from) * (last.atMs - first.atMs)) / (e.toMs - e.fromMs);
+      }
       ticks += e.to - e.from;
       if (!elsewhere.has(pid)) ours += e.to - e.from;
       if (e.label !== undefined) {
@@ -277,6 +298,7 @@ export function cpuReport(
         if (elsewhere.has(pid)) labelsElsewhere.add(e.label);
       }
     }
+    if (seen.size === 0) continue;
     groups[name] = { ...use(ticks), processes: seen.size };
     for (const [label, t] of [...byLabel].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true })))
       processes.push({
@@ -320,6 +342,7 @@ export function cpuReport(
     shares,
     perSecond,
     remote,
+    ...(unread.length > 0 ? { unread } : {}),
   };
 }
 
@@ -376,6 +399,8 @@ export class CpuSampler {
 
   /** Stand-in pids of remote readings, by key (below 0: no real pid is). */
   private readonly remoteIds = new Map<string, number>();
+  /** The last good reading of each remote key. */
+  private readonly remoteLast = new Map<string, number>();
 
   constructor(
     private readonly groups: CpuGroups,
@@ -424,8 +449,28 @@ export class CpuSampler {
     );
   }
 
+  /**
+   * A sample with the remote readings, now (the run takes one a second before the load's end,
+   * while the load agents still run: each ends with its schedule, and a container that has ended
+   * reads as nothing).
+   */
+  async sampleRemoteNow(): Promise<void> {
+    if (!this.remote) return;
+    this.busy = this.busy.then(async () => this.sample(await this.readRemote()));
+    await this.busy;
+  }
+
   private async readRemote(): Promise<readonly RemoteCpu[]> {
-    return this.remote ? this.remote.read().catch(() => []) : [];
+    if (!this.remote) return [];
+    const got = await this.remote.read().catch(() => []);
+    // A reading below the last one of the same container is not a reading of it (a container
+    // stopping reads 0): the last good one stands.
+    return got.filter((r) => {
+      const prev = this.remoteLast.get(r.key);
+      if (prev !== undefined && r.ticks < prev) return false;
+      this.remoteLast.set(r.key, r.ticks);
+      return true;
+    });
   }
 
   private async sample(remote: readonly RemoteCpu[] = []): Promise<void> {

@@ -730,7 +730,10 @@ function selfCheck(r: RunResult): string {
   if (c.remote)
     lines.push(
       '',
-      `The containers' figures come from ${c.remote}; those marked "another machine" ran on a kernel other than the harness's, and are not part of this machine's busy share.`,
+      `The containers' figures come from ${c.remote}, each its rate between its first and last reading; those marked "another machine" ran on a kernel other than the harness's, and are not part of this machine's busy share.` +
+        (c.unread && c.unread.length > 0
+          ? ` Read only once (killed or started during the load), so without a figure: ${c.unread.join(', ')}.`
+          : ''),
     );
   if (shares && machine) {
     // Both columns are shares of the same ticks: the cores' ticks in the window, all or one core's part.

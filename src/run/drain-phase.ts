@@ -20,6 +20,8 @@ export async function drainLoad(run: RunContext, load: Load): Promise<void> {
     // that fails takes nothing from the run: its stamps stay moved by the estimates before the load.
     await run.sleepUntil(end - CLOCK_PROBE_LEAD_MS);
     state.clocks = (await run.rt.clockReport().catch(() => null)) ?? null;
+    // The containers read elsewhere, for the self-check, while the agents still run.
+    await load.cpuSampler.sampleRemoteNow();
   }
   await run.sleepUntil(end);
   await load.cpuSampler.stop();

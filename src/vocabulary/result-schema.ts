@@ -218,6 +218,7 @@ export const runResultSchema = z
         }),
       ),
       remote: z.string().nullable().optional(),
+      unread: z.array(z.string()).optional(),
       otherPctOfCore: z.number().min(0).nullable(),
       shapingPctOfCore: z.number().min(0).nullable(),
       shapingUsPerWrite: z.number().min(0).nullable(),

@@ -95,6 +95,21 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     }
     const clockViolations = result.selfCheck.violations.filter((v) => v.startsWith('one kernel'));
     assert.deepEqual(clockViolations, []);
+    // The self-check reads every container of the run through its node's helper: each member that
+    // lived through the load, each agent, the relay and the helpers use CPU; p5, killed, was read
+    // once and has no figure. All on this machine's kernel: none marked as elsewhere.
+    const cpu = result.cpu;
+    const used = (g: string): string[] =>
+      cpu.processes.filter((p) => p.group === g && p.pctOfCore > 0).map((p) => p.label);
+    assert.deepEqual(used('nodes').sort(), ['p1', 'p2', 'p3', 'p4'], JSON.stringify(cpu.processes));
+    assert.deepEqual(used('agents').sort(), ['caltech', 'fnal', 'slac']);
+    assert.deepEqual(used('relay'), ['relay']);
+    assert.equal(used('helpers').length, 3);
+    assert.deepEqual(cpu.unread, ['p5']);
+    assert.ok(!cpu.processes.some((p) => p.elsewhere), 'every host is this machine’s kernel');
+    t.diagnostic(
+      `CPU: nodes ${cpu.groups['nodes']?.pctOfCore.toFixed(1)} %, agents ${cpu.groups['agents']?.pctOfCore.toFixed(1)} %, relay ${cpu.groups['relay']?.pctOfCore.toFixed(1)} %, helpers ${cpu.groups['helpers']?.pctOfCore.toFixed(1)} % of a core; not ours ${cpu.shares?.notOursPct.toFixed(1)} % of all cores`,
+    );
     assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'result.json')), 'report written');
     // The relay's delays, measured through it from where it runs, are the topology's.
     for (const [a, b, rtt] of [

@@ -70,6 +70,29 @@ describe('cpuReport', () => {
     assert.equal(r.remote, 'helpers');
   });
 
+  it('a remote container read a second before the end counts at its rate over its span; one read once has no figure', () => {
+    // 10 s window; the agent (-3) read at 0 and at 9 s: 180 ticks in 9 s = 20 % of a core, 200
+    // ticks over the window. p5 (-4) read at the start only (killed): no figure, named as unread.
+    const labels = new Map([
+      [-3, 'caltech'],
+      [-4, 'p5'],
+    ]);
+    const r = cpuReport(
+      [
+        { ...sample(0, 0, 0, { agents: [[-3, 100]], nodes: [[-4, 40]] }), labels },
+        { ...sample(9000, 900, 1800, { agents: [[-3, 280]], nodes: [] }), labels },
+        { ...sample(10000, 1000, 2000, { agents: [], nodes: [] }), labels },
+      ],
+      2,
+      undefined,
+      100,
+      'helpers',
+    );
+    assert.deepEqual(r.processes, [{ group: 'agents', label: 'caltech', pctOfCore: 20, usPerWrite: 20_000 }]);
+    assert.equal(r.groups.nodes, undefined, 'no figure for a group read once');
+    assert.deepEqual(r.unread, ['p5']);
+  });
+
   it('splits a busy machine into its groups and what else ran, and warns above 50 %', () => {
     // 2 cores for 10 s = 2000 ticks in all; 1800 busy (90 %).
     const samples = [

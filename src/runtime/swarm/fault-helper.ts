@@ -140,7 +140,8 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
           .stats({ stream: false, 'one-shot': true })
           .catch(() => null);
         const ns = st?.cpu_stats?.cpu_usage?.total_usage;
-        if (typeof ns !== 'number') continue;
+        // A container that is ending reads 0: no reading.
+        if (typeof ns !== 'number' || ns <= 0) continue;
         out.push({
           id: c.Id,
           role: c.Labels?.[DOCKER_LABELS.role] ?? '',
