@@ -98,10 +98,15 @@ export function chooseShaping(
   if (asked === 'none') return { kind: 'none', reason: 'asked for: no added delay' };
   if (asked === 'relay') return { kind: 'relay', reason: 'asked for' };
   if (asked === 'netem') {
+    // On a swarm the members' hosts' kernels decide, not this machine's: each is tried when its
+    // members' tasks exist (swarm-netem-shaper.ts), and a host without netem fails the run saying so.
+    if (runtime === 'swarm')
+      return { kind: 'netem', reason: "asked for: in every member's task, by its node's fault helper" };
     if (runtime !== 'docker')
       throw new InputError({
         file: '--shaping',
-        problem: 'netem needs the docker runtime (each node its own network stack); use --shaping relay',
+        problem:
+          'netem needs the docker or swarm runtime (each node its own network stack); use --shaping relay',
       });
     if (!netem.available) throw new InputError({ file: '--shaping', problem: `netem: ${netem.reason}` });
     return { kind: 'netem', reason: 'asked for' };

@@ -7,8 +7,8 @@
 // and restarted: it keeps its log (its volume stays on its host) and rejoins by DIFF; last, a host
 // killed mid-run: the run ends on time with exit 3 naming the host, its report written, nothing
 // acknowledged lost and nothing of it left on the hosts still up. Between those, the same with
-// stock ZooKeeper: FLE's choice elected, the relay in the path abroad only. After `swarm down`,
-// nothing of the swarm.
+// stock ZooKeeper: FLE's choice elected, the relay in the path abroad only; and netem's tree in the
+// tasks, as far as this kernel (no netem) allows. After `swarm down`, nothing of the swarm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -22,8 +22,12 @@ import type { SwarmUpResult } from '../../src/swarm/local-swarm.js';
 import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 import type { RunResult } from '../../src/report/result.js';
 import { eventsOf } from '../support/partition-checks.js';
-import { dockerSkipReason, passedSwarmRun, swarmLeftovers } from './docker-env.js';
+import { dockerSkipReason, nodeImage, passedSwarmRun, swarmLeftovers } from './docker-env.js';
 import { topScored } from '../support/scores.js';
+import { loadTopology } from '../../src/topology/topology.js';
+import { SwarmRuntime } from '../../src/runtime/swarm/swarm-runtime.js';
+import { parseClassStats } from '../../src/shaping/netem/apply-plan.js';
+import { remoteClassId } from '../../src/shaping/netem/netem-plan.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
 
@@ -238,6 +242,97 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
             `${dc} before: mean ${s?.mean?.toFixed(2)} ms, p50 ${s?.p50?.toFixed(2)}, model ${model}`,
           );
           assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc}: p50 ${s?.p50} under the model ${model}`);
+        }
+        await nothingOfTheRunLeft(swarm);
+      },
+    );
+
+    await t.test(
+      'netem in the tasks: each peer’s packets in its data center’s class (pfifo leaf), a restarted member’s new address in its peers’ filters; a kernel without netem said plainly',
+      async () => {
+        // This kernel has no netem: asked for, the run fails at once saying so, and leaves nothing.
+        const r5 = await runCli(
+          [
+            'run',
+            TOPOLOGY,
+            '--runtime',
+            'swarm',
+            '--shaping',
+            'netem',
+            '--duration',
+            '10s',
+            '--out',
+            join(dir, 'run-netem'),
+          ],
+          { ...env, DOCKER_HOST: swarm.dockerHost },
+        );
+        assert.equal(r5.code, 3, r5.stdout + r5.stderr);
+        assert.match(
+          r5.stdout + r5.stderr,
+          /host kernel has no netem qdisc \(sch_netem\).*use --shaping relay/,
+        );
+        await nothingOfTheRunLeft(swarm);
+        // The plan's tree and filters with a pfifo leaf (as far as this kernel goes), in the tasks.
+        const topology = loadTopology(TOPOLOGY);
+        const rt = new SwarmRuntime(topology, {
+          shaping: { kind: 'netem', reason: 'test: the plan with pfifo leaves' },
+          seed: 11,
+          image: await nodeImage(),
+          netemLeaf: 'pfifo',
+          docker: engineAt(swarm.dockerHost),
+        });
+        try {
+          await rt.start();
+          await rt.waitFor((e) => e.ev === 'serving' && e.leader === undefined, 30_000);
+          // Heartbeats to every peer: a few seconds give every class packets.
+          await new Promise((r) => setTimeout(r, 3000));
+          const shapedDev = async (id: string): Promise<string> => {
+            const q = await rt.execInMember(id, ['tc', 'qdisc', 'show']);
+            const dev = /qdisc htb 1: dev (\S+) root/.exec(q)?.[1];
+            assert.ok(dev, `${id}: no htb root in ${q}`);
+            return dev;
+          };
+          const dev = await shapedDev('p4');
+          const stats = parseClassStats(
+            await rt.execInMember('p4', ['tc', '-s', 'class', 'show', 'dev', dev]),
+          );
+          t.diagnostic(`p4 (${dev}) classes: ${JSON.stringify(Object.fromEntries(stats))}`);
+          // p4 is in caltech (data center 0): slac {p2, p3} is class 1:11, fnal {p1} 1:12.
+          assert.ok((stats.get(remoteClassId(1))?.packets ?? 0) > 0, 'packets to slac in its class');
+          assert.ok((stats.get(remoteClassId(2))?.packets ?? 0) > 0, 'packets to fnal in its class');
+          // p1 (fnal) killed and restarted: a new task, a new address, in p4's filters again.
+          const filtersFor = async (): Promise<string> =>
+            rt.execInMember('p4', ['tc', 'filter', 'show', 'dev', dev]);
+          const hex = (ip: string): string =>
+            ip
+              .split('.')
+              .map((o) => Number(o).toString(16).padStart(2, '0'))
+              .join('');
+          const addressOf = async (id: string): Promise<string> => {
+            const out = await rt.execInMember(id, [
+              'ip',
+              '-o',
+              '-4',
+              'addr',
+              'show',
+              'dev',
+              await shapedDev(id),
+            ]);
+            return /inet ([\d.]+)\//.exec(out)![1]!;
+          };
+          const before = await addressOf('p1');
+          assert.match(await filtersFor(), new RegExp(`match ${hex(before)}/ffffffff`));
+          await rt.kill('p1');
+          await rt.restart('p1');
+          const after = await addressOf('p1');
+          t.diagnostic(`p1 at ${before}, after its restart at ${after}`);
+          assert.match(
+            await filtersFor(),
+            new RegExp(`match ${hex(after)}/ffffffff`),
+            'p4 classes p1’s new address',
+          );
+        } finally {
+          await rt.teardown();
         }
         await nothingOfTheRunLeft(swarm);
       },

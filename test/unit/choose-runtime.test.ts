@@ -25,7 +25,12 @@ test('--shaping netem without netem, or on the process runtime, is bad input wit
   );
   assert.throws(
     () => chooseShaping('netem', 'process', 3, NETEM),
-    (e: unknown) => e instanceof InputError && /docker runtime/.test(e.message),
+    (e: unknown) => e instanceof InputError && /docker or swarm runtime/.test(e.message),
   );
   assert.deepEqual(chooseShaping('relay', 'docker', 3, NETEM), { kind: 'relay', reason: 'asked for' });
+});
+
+test('--shaping netem on a swarm: the members’ hosts decide, not this machine’s kernel; auto stays the relay', () => {
+  assert.equal(chooseShaping('netem', 'swarm', 3, NO_NETEM).kind, 'netem');
+  assert.equal(chooseShaping('auto', 'swarm', 3, NETEM).kind, 'relay');
 });

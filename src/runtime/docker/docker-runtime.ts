@@ -26,6 +26,7 @@ import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import { cgroupProcsFile, procsIn } from '../../measure/container-procs.js';
 import type { Topology } from '../../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
+import { execIn } from './container-exec.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
@@ -398,25 +399,8 @@ export class DockerRuntime implements Runtime {
     return this.exec(holder, argv);
   }
 
-  private async exec(container: Docker.Container, argv: string[]): Promise<string> {
-    const e = await container.exec({ Cmd: argv, AttachStdout: true, AttachStderr: true });
-    const stream = await e.start({});
-    const out = new PassThrough();
-    const err = new PassThrough();
-    const chunks: Buffer[] = [];
-    const errChunks: Buffer[] = [];
-    out.on('data', (b: Buffer) => chunks.push(b));
-    err.on('data', (b: Buffer) => errChunks.push(b));
-    container.modem.demuxStream(stream, out, err);
-    await new Promise<void>((resolve) => stream.on('end', resolve));
-    const info = await e.inspect();
-    if (info.ExitCode !== 0) {
-      const said = Buffer.concat(errChunks).toString('utf8').trim();
-      throw new Error(
-        `${argv.join(' ')} failed in ${container.id.slice(0, 12)} (exit ${info.ExitCode}): ${said}`,
-      );
-    }
-    return Buffer.concat(chunks).toString('utf8');
+  private exec(container: Docker.Container, argv: string[]): Promise<string> {
+    return execIn(container, argv);
   }
 
   async teardown(): Promise<void> {

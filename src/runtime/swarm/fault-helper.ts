@@ -17,6 +17,7 @@ import { probeClock, type ClockReading } from '../../measure/clock-probe.js';
 import type { ClockEstimates } from '../../measure/clock-offset.js';
 import { monoMs } from '../../node/trace/write-tracer.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
+import { execIn } from '../docker/container-exec.js';
 import { GATES_ON_NODE, NODE_TMP_IN_HELPER, gateDirOnNode } from './swarm-plan.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
@@ -81,6 +82,8 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
       return finished !== null && finished >= at ? finished : at;
     },
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
+    /** A command in one of the run's containers (tc and ip for netem shaping): its stdout; throws on a non-zero exit. */
+    exec: async (a: { container: string; argv: string[] }) => execIn(await ours(a.container), a.argv),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
     /**
      * Opens a member's start gate (swarm-plan.ts gatedCommand): writes a line to its FIFO on the
@@ -248,6 +251,10 @@ export class FaultHelpers {
   /** Resolves with the wall ms of the kill, as the helper took it just before its kill. */
   kill(nodeId: string, container: string): Promise<number> {
     return this.on(nodeId).call<number>('kill', { container });
+  }
+
+  exec(nodeId: string, container: string, argv: string[]): Promise<string> {
+    return this.on(nodeId).call<string>('exec', { container, argv }, 15_000);
   }
 
   pause(nodeId: string, container: string): Promise<void> {

@@ -48,6 +48,8 @@ import { SwarmPlan, type MemberFile } from './swarm-plan.js';
 import { harnessHost, probeSwarm } from './swarm-probe.js';
 import { Rendezvous, type TaskConnection } from './swarm-rendezvous.js';
 import { swarmRelayShaper } from './swarm-relay-shaper.js';
+import { swarmNetemShaper, type SwarmNetemShaper } from './swarm-netem-shaper.js';
+import type { NetemLeaf } from '../../shaping/netem/netem-plan.js';
 import { TaskRpc } from './task-rpc.js';
 
 export interface SwarmRuntimeOptions {
@@ -62,6 +64,8 @@ export interface SwarmRuntimeOptions {
   /** --place: data center → node (hostname or id), over the nodes' pole-bench.dc labels. */
   readonly place?: ReadonlyMap<string, string>;
   readonly docker?: Docker;
+  /** netem shaping's leaf: `pfifo` keeps its tree and filters testable on a kernel without netem. */
+  readonly netemLeaf?: NetemLeaf;
 }
 
 /** How long the swarm may take to schedule a task and its container to start. */
@@ -123,6 +127,8 @@ export class SwarmRuntime implements Runtime {
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
   private relayService: string | undefined;
+  /** The netem shaping, where the run asked for it (applied in the tasks once they exist). */
+  private netem: SwarmNetemShaper | undefined;
   /** Every usable node's helper has dialled in, so every node's gate folder exists (a member's bind needs it). */
   private helpersDialled: Promise<void> = Promise.resolve();
   /** ... and has reaped dead runs' volumes, and every node's clocks are probed. */
@@ -167,9 +173,12 @@ export class SwarmRuntime implements Runtime {
             relayTask: () => this.relayTask(),
             relayAddress: () => this.relayAddress(),
           })
-        : createShaper(opts.shaping, topology, { seed: opts.seed });
-    if (this.shaping.kind === 'netem')
-      throw new Error('the swarm runtime shapes with the relay (or none); netem is the docker runtime’s');
+        : opts.shaping.kind === 'netem'
+          ? (this.netem = swarmNetemShaper(topology, {
+              reason: opts.shaping.reason,
+              ...(opts.netemLeaf ? { leaf: opts.netemLeaf } : {}),
+            }))
+          : createShaper(opts.shaping, topology, { seed: opts.seed });
   }
 
   private sp(): SwarmPlan {
@@ -265,11 +274,15 @@ export class SwarmRuntime implements Runtime {
       dialled.catch(() => undefined); // said when spawnAgent awaits it
       this.agents.set(d.name, dialled);
     }
-    await this.startMembers(first, files);
+    // Every member's task made and held at its gate, the later ones too: their addresses are
+    // then known for netem's filters, and the swarm's scheduling is not waited for twice.
+    await this.createMembers([...first, ...then], files);
+    if (this.netem) await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
+    await this.releaseMembers(first);
     if (then.length > 0) {
       if (after !== undefined)
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
-      await this.startMembers(then, files);
+      await this.releaseMembers(then);
     }
     // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
@@ -306,11 +319,8 @@ export class SwarmRuntime implements Runtime {
     return this.plan;
   }
 
-  /**
-   * Creates the members' services, waits until each one's task runs (its command held at the start
-   * gate), then opens every gate at once and waits for each member's `started`.
-   */
-  private async startMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
+  /** Creates the members' services and waits until each one's task runs (its command held at the start gate). */
+  private async createMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
     const plan = this.started();
     // A member's task binds its node's gate folder, which that node's helper makes before it dials
     // in: created sooner, the swarm rejects the task ("bind source path does not exist").
@@ -333,10 +343,31 @@ export class SwarmRuntime implements Runtime {
         await this.awaitTask(s);
       }),
     );
+  }
+
+  /** Opens the gates of members whose tasks run, all at once, and waits for each one's `started`. */
+  private async releaseMembers(ids: readonly NodeId[]): Promise<void> {
     await this.helpersReady;
     const since = this.events.length;
     await Promise.all(ids.map((id) => this.release(this.slot(id), since)));
   }
+
+  /** Each member's task address on the run's network (the tasks that run, or wait at their gates). */
+  private memberAddresses(): Map<NodeId, string> {
+    const network = this.sp().networkName;
+    const out = new Map<NodeId, string>();
+    for (const s of this.slots.values()) {
+      const a = s.task?.NetworksAttachments?.find((n) => n.Network?.Spec?.Name === network)?.Addresses?.[0];
+      if (a) out.set(s.id, a.split('/')[0]!);
+    }
+    return out;
+  }
+
+  /** A command in a member's task container, by its node's fault helper (tc, ip). */
+  readonly execInMember = (id: NodeId, argv: string[]): Promise<string> => {
+    const { node, container } = this.containerOf(id);
+    return this.helpers.exec(node, container, argv);
+  };
 
   /**
    * Waits until the member's service runs a task it has not run before (held at the start gate),
@@ -533,6 +564,11 @@ export class SwarmRuntime implements Runtime {
     spec.TaskTemplate.ForceUpdate = (spec.TaskTemplate.ForceUpdate ?? 0) + 1;
     await s.service!.update({ _query: { version: svc.Version.Index }, _body: spec });
     await this.awaitTask(s);
+    if (this.netem) {
+      // Its new task has a new address: every tree that names it is made again, its own too.
+      const running = [...this.slots.values()].filter((x) => x.running).map((x) => x.id);
+      await this.netem.apply(this.memberAddresses(), this.execInMember, [...running, id]);
+    }
     await this.release(s, this.events.length);
   }
 
