@@ -260,6 +260,8 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
             '--shaping',
             'netem',
             '--duration',
+            '20s',
+            '--kill-at',
             '10s',
             '--out',
             join(dir, 'run-netem'),

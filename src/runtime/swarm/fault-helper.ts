@@ -111,6 +111,21 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      */
     clock: async () => ({ wallMs: performance.timeOrigin + performance.now(), monoMs: monoMs() }),
     /**
+     * The run's containers on this node, but the helpers', removed at once (SIGKILL): at the
+     * teardown, once their services are removed. The swarm's own shutdown of a removed service's
+     * tasks reached the nodes 4-5 s after the removal on the local swarm, then took seconds more;
+     * nothing in them is wanted by then (a member's log is fsynced as it goes, and its volume stays
+     * until removeVolumes).
+     */
+    removeContainers: async () => {
+      const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
+      const list = (await docker.listContainers({ all: true, filters })).filter(
+        (c) => c.Labels?.[DOCKER_LABELS.role] !== 'faults',
+      );
+      await Promise.allSettled(list.map((c) => docker.getContainer(c.Id).remove({ force: true })));
+      return list.length;
+    },
+    /**
      * Once the run's other containers on this node are gone (its services removed, the node takes a
      * moment to remove their containers: a teardown that returned before counted an agent's as left),
      * the run's members' volumes on this node, and its gate folder.
@@ -287,6 +302,11 @@ export class FaultHelpers {
       [...this.byNode.values()].map((r) => r.call<ContainerCpu[]>('cpu', {}, 5_000)),
     );
     return each.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  }
+
+  /** Every node's containers of this run but the helpers', removed at once. */
+  async removeContainers(): Promise<void> {
+    await Promise.allSettled([...this.byNode.values()].map((r) => r.call('removeContainers', {}, 30_000)));
   }
 
   /** Every node's volumes of this run; resolves with what each removed. */

@@ -160,6 +160,13 @@ export function gatedCommand(
   ];
 }
 
+/**
+ * How long a task's container has between SIGTERM and SIGKILL when its service is removed (ns).
+ * Its service goes at the run's teardown, when nothing it holds is wanted any more (a member's log
+ * is fsynced as it goes): the swarm's default 10 s was most of a teardown.
+ */
+export const STOP_GRACE_NS = 1_000_000_000;
+
 /** Docker object names: the run's prefix and a DNS-safe suffix (service names are DNS names). */
 export function swarmName(runId: string, ...parts: string[]): string {
   const safe = parts.map((p) => p.toLowerCase().replace(/[^a-z0-9-]/g, '-'));
@@ -271,6 +278,7 @@ export class SwarmPlan {
           Env: m.files.map((f, i) => `${memberFileEnv(i)}=${f.data.toString('base64')}`),
           Labels: labels,
           Hostname: this.memberHost(m.id),
+          StopGracePeriod: STOP_GRACE_NS,
           ...(m.hosts && m.hosts.length > 0 ? { Hosts: [...m.hosts] } : {}),
           Init: true,
           CapabilityAdd: ['NET_ADMIN'],
@@ -315,6 +323,7 @@ export class SwarmPlan {
         ContainerSpec: {
           Image: this.i.image,
           Args: ['swarm-task', 'agent'],
+          StopGracePeriod: STOP_GRACE_NS,
           Env: [...this.harnessEnv(), `${TASK_ENV.dc}=${dc}`],
           Labels: labels,
           Init: true,
@@ -342,6 +351,7 @@ export class SwarmPlan {
         ContainerSpec: {
           Image: this.i.image,
           Args: ['swarm-task', 'relay'],
+          StopGracePeriod: STOP_GRACE_NS,
           Env: this.harnessEnv(),
           Labels: labels,
           Hostname: this.relayHost,

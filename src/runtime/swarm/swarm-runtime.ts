@@ -756,12 +756,22 @@ export class SwarmRuntime implements Runtime {
    * service's task containers a moment after the service. Other nodes' go with their services too;
    * the harness sees only its own daemon's.
    */
-  private async tasksGone(): Promise<void> {
+  /**
+   * Waits (bounded) until the swarm has no task of the run's services left, on any node, and the
+   * manager's engine no container of the run. A removed service's task leaves the swarm's list once
+   * its node has removed its container (seen: both at 1.8 s after a removal), so this covers the
+   * nodes this harness has no engine of; a removed service can no longer be named in a task filter,
+   * so the tasks are matched by service id.
+   */
+  private async tasksGone(serviceIds: ReadonlySet<string>): Promise<void> {
     const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     const deadline = Date.now() + CONTAINERS_GONE_MS;
     while (Date.now() < deadline) {
+      const tasks = ((await this.docker.listTasks().catch(() => [])) as Array<{ ServiceID?: string }>).filter(
+        (t) => serviceIds.has(t.ServiceID ?? ''),
+      );
       const left = await this.docker.listContainers({ all: true, filters }).catch(() => []);
-      if (left.length === 0) return;
+      if (tasks.length === 0 && left.length === 0) return;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -782,11 +792,13 @@ export class SwarmRuntime implements Runtime {
         .filter((s) => s.Spec.Labels?.[DOCKER_LABELS.role] !== 'faults')
         .map((s) => this.docker.getService(s.ID).remove()),
     );
+    // Their containers are not waited for: each node's helper removes them now.
+    await this.helpers.removeContainers().catch(() => undefined);
     await this.helpers.removeVolumes().catch(() => []);
     this.helpers.close();
     if (this.relayRpc) await this.relayRpc.then((r) => r.close()).catch(() => undefined);
     await cleanSwarm({ docker: this.docker, runId: this.runId }).catch(() => undefined);
-    await this.tasksGone();
+    await this.tasksGone(new Set(services.map((s) => s.ID)));
     await this.rendezvous?.close();
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
