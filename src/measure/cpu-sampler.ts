@@ -450,7 +450,7 @@ export class CpuSampler {
   }
 
   /**
-   * A sample with the remote readings, now (the run takes one a second before the load's end,
+   * A sample with the remote readings, now (the run takes one two seconds before the load's end,
    * while the load agents still run: each ends with its schedule, and a container that has ended
    * reads as nothing).
    */

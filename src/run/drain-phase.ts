@@ -6,8 +6,11 @@ import { withTimeout } from './abortable.js';
 import type { Load } from './load-phase.js';
 import type { RunContext } from './run-context.js';
 
-/** How long before the load's end the other hosts' clocks are probed again (a burst takes ms). */
-const CLOCK_PROBE_LEAD_MS = 1_000;
+/**
+ * How long before the load's end the other hosts' containers are read and their clocks probed
+ * again (a burst takes ms, the reading of every node's containers a few hundred on a busy machine).
+ */
+const CLOCK_PROBE_LEAD_MS = 2_000;
 /** How long an agent may take to send `done` once told to stop. */
 const DONE_TIMEOUT_MS = 30_000;
 
@@ -19,9 +22,10 @@ export async function drainLoad(run: RunContext, load: Load): Promise<void> {
     // before the load's end, while the agents still answer (each ends with its schedule). A probe
     // that fails takes nothing from the run: its stamps stay moved by the estimates before the load.
     await run.sleepUntil(end - CLOCK_PROBE_LEAD_MS);
-    state.clocks = (await run.rt.clockReport().catch(() => null)) ?? null;
-    // The containers read elsewhere, for the self-check, while the agents still run.
+    // First the containers read elsewhere, for the self-check, while the agents still run (an
+    // ended container reads as nothing; a clock report on a busy machine took over a second).
     await load.cpuSampler.sampleRemoteNow();
+    state.clocks = (await run.rt.clockReport().catch(() => null)) ?? null;
   }
   await run.sleepUntil(end);
   await load.cpuSampler.stop();

@@ -718,7 +718,7 @@ export class SwarmRuntime implements Runtime {
       faults: 'helpers',
     };
     return {
-      what: "each swarm node's Docker (the containers' cgroups), through the run's fault helpers, at the load's start, a second before its end, and at its end",
+      what: "each swarm node's Docker (the containers' cgroups), through the run's fault helpers, at the load's start, two seconds before its end, and at its end",
       read: async () =>
         (await this.helpers.cpu()).flatMap((c) => {
           const group = groupOf[c.role];
