@@ -127,6 +127,8 @@ export class SwarmRuntime implements Runtime {
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
   private relayService: string | undefined;
+  /** Swarm nodes whose helper went away mid-run: their tasks are never removed, so not waited for. */
+  private readonly goneNodes = new Set<string>();
   /** The netem shaping, where the run asked for it (applied in the tasks once they exist). */
   private netem: SwarmNetemShaper | undefined;
   /** Every usable node's helper has dialled in, so every node's gate folder exists (a member's bind needs it). */
@@ -597,6 +599,7 @@ export class SwarmRuntime implements Runtime {
    */
   private helperGone(node: string, hostname: string): void {
     if (this.tornDown) return;
+    this.goneNodes.add(node);
     const members = [...this.slots.values()].filter((s) => s.task?.NodeID === node);
     const down = members.filter((s) => s.running).map((s) => s.id);
     for (const s of members) s.running = false;
@@ -767,9 +770,10 @@ export class SwarmRuntime implements Runtime {
     const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     const deadline = Date.now() + CONTAINERS_GONE_MS;
     while (Date.now() < deadline) {
-      const tasks = ((await this.docker.listTasks().catch(() => [])) as Array<{ ServiceID?: string }>).filter(
-        (t) => serviceIds.has(t.ServiceID ?? ''),
-      );
+      // A node that went away mid-run never reports its tasks removed: they are not waited for.
+      const tasks = (
+        (await this.docker.listTasks().catch(() => [])) as Array<{ ServiceID?: string; NodeID?: string }>
+      ).filter((t) => serviceIds.has(t.ServiceID ?? '') && !this.goneNodes.has(t.NodeID ?? ''));
       const left = await this.docker.listContainers({ all: true, filters }).catch(() => []);
       if (tasks.length === 0 && left.length === 0) return;
       await new Promise((r) => setTimeout(r, 200));
