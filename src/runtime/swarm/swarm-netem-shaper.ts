@@ -12,7 +12,8 @@
 import type { NodeId } from '../../node/core/types.js';
 import { applyPlan } from '../../shaping/netem/apply-plan.js';
 import { planNetem, type NetemLeaf } from '../../shaping/netem/netem-plan.js';
-import { directDial, unmeasuredLinks, type Shaper } from '../../shaping/shaper.js';
+import { netemControls } from '../../shaping/netem/netem-shaper.js';
+import { directDial, type Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 
 /** Runs a command in a member's task container; resolves with its stdout, rejects on a non-zero exit. */
@@ -67,14 +68,7 @@ export function swarmNetemShaper(t: Topology, o: { reason: string; leaf?: NetemL
         shaped.add(id);
       }
     },
-    // As the docker runtime's netem: htb cannot be changed in place, and the plan is not redone
-    // for a change during a run (yet).
-    change: () => Promise.resolve(false),
-    cut: () => Promise.resolve(false),
-    setRtt: () => Promise.resolve(false),
-    measure: () => Promise.resolve(unmeasuredLinks(t)),
-    cpuMs: () => Promise.resolve(null),
-    // The trees go with the tasks' network namespaces.
-    close: () => Promise.resolve(),
+    // As the docker runtime's netem: nothing changes once it is in.
+    ...netemControls(t),
   };
 }

@@ -28,9 +28,18 @@ export function netemShaper(
       for (const [id, commands] of plan) await applyPlan(commands, (argv) => exec(id, argv));
       return directDial(req.members);
     },
-    // htb cannot be changed in place, and the plan is not redone during a run (yet).
+    ...netemControls(t),
+  };
+}
+
+/**
+ * What a run may ask of netem shaping once it is in: nothing yet. htb cannot be changed in place and
+ * the plan is not redone for a change during a run; a cut would be a drop filter per pair, a delay
+ * change a netem change (not planned yet); the trees go with the members' network namespaces.
+ */
+export function netemControls(t: Topology): Omit<Shaper, 'kind' | 'reason' | 'install'> {
+  return {
     change: () => Promise.resolve(false),
-    // Not planned yet: a cut would be a drop filter per pair, a delay change a netem change.
     cut: () => Promise.resolve(false),
     setRtt: () => Promise.resolve(false),
     measure: () => Promise.resolve(unmeasuredLinks(t)),
