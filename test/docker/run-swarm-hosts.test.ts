@@ -47,6 +47,9 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     );
     assert.equal(up.code, 0, up.stderr);
     const swarm = JSON.parse(up.stdout) as SwarmUpResult;
+    /** `pole-bench run ARGS --runtime swarm` against this swarm's manager. */
+    const swarmRun = (args: string[]): ReturnType<typeof runCli> =>
+      runCli(['run', ...args, '--runtime', 'swarm'], { ...env, DOCKER_HOST: swarm.dockerHost });
     t.diagnostic(
       `swarm up (3 hosts, node and ZooKeeper images): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
@@ -58,28 +61,22 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
 
     const out = join(dir, 'run');
     const t1 = performance.now();
-    const r = await runCli(
-      [
-        'run',
-        TOPOLOGY,
-        '--runtime',
-        'swarm',
-        '--oracle',
-        'history',
-        '--rate',
-        '200',
-        '--duration',
-        '30s',
-        '--kill-at',
-        '12s',
-        '--seed',
-        '3',
-        '--json',
-        '--out',
-        out,
-      ],
-      { ...env, DOCKER_HOST: swarm.dockerHost },
-    );
+    const r = await swarmRun([
+      TOPOLOGY,
+      '--oracle',
+      'history',
+      '--rate',
+      '200',
+      '--duration',
+      '30s',
+      '--kill-at',
+      '12s',
+      '--seed',
+      '3',
+      '--json',
+      '--out',
+      out,
+    ]);
     t.diagnostic(`run took ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     const result = passedSwarmRun(r);
     // history: the survivor with the newest log, ties to the highest id (ZooKeeper's rule). p4, in
@@ -147,24 +144,18 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
           { at: '11s', restart: 'p1' },
         ]);
         const out2 = join(dir, 'run-restart');
-        const r2 = await runCli(
-          [
-            'run',
-            file,
-            '--runtime',
-            'swarm',
-            '--rate',
-            '200',
-            '--duration',
-            '18s',
-            '--seed',
-            '5',
-            '--json',
-            '--out',
-            out2,
-          ],
-          { ...env, DOCKER_HOST: swarm.dockerHost },
-        );
+        const r2 = await swarmRun([
+          file,
+          '--rate',
+          '200',
+          '--duration',
+          '18s',
+          '--seed',
+          '5',
+          '--json',
+          '--out',
+          out2,
+        ]);
         assert.equal(r2.code, 0, `${r2.stderr}\n${r2.stdout.slice(0, 2000)}`);
         const res = JSON.parse(r2.stdout) as RunResult;
         assert.equal(res.verdict, 'passed', res.errors.join('; '));
@@ -191,28 +182,22 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       'the same with --target zookeeper: p5 killed, FLE’s choice elected, the relay in the path abroad only, nothing lost or left',
       async () => {
         const out4 = join(dir, 'run-zookeeper');
-        const r4 = await runCli(
-          [
-            'run',
-            TOPOLOGY,
-            '--runtime',
-            'swarm',
-            '--target',
-            'zookeeper',
-            '--rate',
-            '200',
-            '--duration',
-            '25s',
-            '--kill-at',
-            '10s',
-            '--seed',
-            '3',
-            '--json',
-            '--out',
-            out4,
-          ],
-          { ...env, DOCKER_HOST: swarm.dockerHost },
-        );
+        const r4 = await swarmRun([
+          TOPOLOGY,
+          '--target',
+          'zookeeper',
+          '--rate',
+          '200',
+          '--duration',
+          '25s',
+          '--kill-at',
+          '10s',
+          '--seed',
+          '3',
+          '--json',
+          '--out',
+          out4,
+        ]);
         const res = passedSwarmRun(r4);
         assert.equal(res.target, 'zookeeper');
         assert.equal(res.writes.lost, 0);
@@ -251,23 +236,17 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       'netem in the tasks: each peer’s packets in its data center’s class (pfifo leaf), a restarted member’s new address in its peers’ filters; a kernel without netem said plainly',
       async () => {
         // This kernel has no netem: asked for, the run fails at once saying so, and leaves nothing.
-        const r5 = await runCli(
-          [
-            'run',
-            TOPOLOGY,
-            '--runtime',
-            'swarm',
-            '--shaping',
-            'netem',
-            '--duration',
-            '20s',
-            '--kill-at',
-            '10s',
-            '--out',
-            join(dir, 'run-netem'),
-          ],
-          { ...env, DOCKER_HOST: swarm.dockerHost },
-        );
+        const r5 = await swarmRun([
+          TOPOLOGY,
+          '--shaping',
+          'netem',
+          '--duration',
+          '20s',
+          '--kill-at',
+          '10s',
+          '--out',
+          join(dir, 'run-netem'),
+        ]);
         assert.equal(r5.code, 3, r5.stdout + r5.stderr);
         assert.match(
           r5.stdout + r5.stderr,

@@ -59,6 +59,9 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
       throw new Error(`container ${id.slice(0, 12)} is not of run ${runId}`);
     return c;
   };
+  const runFilter = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
+  /** The node's hostname, asked of its Docker once. */
+  let hostName: Promise<string> | undefined;
   await serveRpc(socket, {
     /**
      * Resolves with the wall ms, on this node's clock, when the member died: its container's exit
@@ -118,8 +121,7 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      * until removeVolumes).
      */
     removeContainers: async () => {
-      const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
-      const list = (await docker.listContainers({ all: true, filters })).filter(
+      const list = (await docker.listContainers({ all: true, filters: runFilter })).filter(
         (c) => c.Labels?.[DOCKER_LABELS.role] !== 'faults',
       );
       await Promise.allSettled(list.map((c) => docker.getContainer(c.Id).remove({ force: true })));
@@ -143,33 +145,37 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      * node is the harness's own kernel (its boot id is the one the run's labels carry).
      */
     cpu: async () => {
-      const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
       const here = await readFile('/proc/sys/kernel/random/boot_id', 'utf8').then(
         (t) => t.trim(),
         () => 'unknown',
       );
-      const list = await docker.listContainers({ filters });
-      const host = ((await docker.info().catch(() => ({}))) as { Name?: string }).Name ?? 'unknown';
-      const out: ContainerCpu[] = [];
-      for (const c of list) {
-        // One reading, not the two a second apart Docker takes by default to give a rate.
-        const st = await docker
-          .getContainer(c.Id)
-          .stats({ stream: false, 'one-shot': true })
-          .catch(() => null);
-        const ns = st?.cpu_stats?.cpu_usage?.total_usage;
-        // A container that is ending reads 0: no reading.
-        if (typeof ns !== 'number' || ns <= 0) continue;
-        out.push({
-          id: c.Id,
-          role: c.Labels?.[DOCKER_LABELS.role] ?? '',
-          node: c.Labels?.[DOCKER_LABELS.node] ?? '',
-          host,
-          ns,
-          harnessKernel: c.Labels?.[DOCKER_LABELS.bootId] === here,
-        });
-      }
-      return out;
+      hostName ??= docker.info().then(
+        (i: { Name?: string }) => i.Name ?? 'unknown',
+        () => 'unknown',
+      );
+      const host = await hostName;
+      const list = await docker.listContainers({ filters: runFilter });
+      const read = await Promise.all(
+        list.map(async (c): Promise<ContainerCpu | null> => {
+          // One reading, not the two a second apart Docker takes by default to give a rate.
+          const st = await docker
+            .getContainer(c.Id)
+            .stats({ stream: false, 'one-shot': true })
+            .catch(() => null);
+          const ns = st?.cpu_stats?.cpu_usage?.total_usage;
+          // A container that is ending reads 0: no reading.
+          if (typeof ns !== 'number' || ns <= 0) return null;
+          return {
+            id: c.Id,
+            role: c.Labels?.[DOCKER_LABELS.role] ?? '',
+            node: c.Labels?.[DOCKER_LABELS.node] ?? '',
+            host,
+            ns,
+            harnessKernel: c.Labels?.[DOCKER_LABELS.bootId] === here,
+          };
+        }),
+      );
+      return read.filter((c): c is ContainerCpu => c !== null);
     },
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
     reapVolumes: async (a: { liveRuns: string[] }) => [

@@ -92,6 +92,12 @@ interface TaskInfo {
   };
 }
 
+/** A task's address on a network (its attachment's first, without the prefix length). */
+function addressOn(task: TaskInfo, network: string): string | undefined {
+  const cidr = task.NetworksAttachments?.find((n) => n.Network?.Spec?.Name === network)?.Addresses?.[0];
+  return cidr?.split('/')[0];
+}
+
 interface Slot {
   readonly id: NodeId;
   service?: Docker.Service;
@@ -359,8 +365,8 @@ export class SwarmRuntime implements Runtime {
     const network = this.sp().networkName;
     const out = new Map<NodeId, string>();
     for (const s of this.slots.values()) {
-      const a = s.task?.NetworksAttachments?.find((n) => n.Network?.Spec?.Name === network)?.Addresses?.[0];
-      if (a) out.set(s.id, a.split('/')[0]!);
+      const a = s.task ? addressOn(s.task, network) : undefined;
+      if (a) out.set(s.id, a);
     }
     return out;
   }
@@ -743,9 +749,10 @@ export class SwarmRuntime implements Runtime {
     const tasks = (await this.docker.listTasks({
       filters: JSON.stringify({ service: [this.relayService!], 'desired-state': ['running'] }),
     })) as TaskInfo[];
-    for (const task of tasks)
-      for (const a of task.NetworksAttachments ?? [])
-        if (a.Network?.Spec?.Name === network && a.Addresses?.[0]) return a.Addresses[0].split('/')[0]!;
+    for (const task of tasks) {
+      const a = addressOn(task, network);
+      if (a) return a;
+    }
     throw new Error(`the relay task has no address on the run's network ${network}`);
   }
 
@@ -786,8 +793,8 @@ export class SwarmRuntime implements Runtime {
     this.book.clearWaiters();
     for (const s of this.slots.values()) closeLogs(s);
     await this.shaping.close().catch(() => undefined);
-    // Members, agents and the relay first; then each node's volumes of the run, by its helper
-    // (they are free once the members' containers are gone); then everything else of the run.
+    // Members, agents and the relay first (their services, and their containers by each node's
+    // helper); then each node's volumes of the run, by its helper; then everything else of the run.
     const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     type Svc = { ID: string; Spec: { Labels?: Record<string, string> } };
     const services = (await this.docker.listServices({ filters }).catch(() => [])) as unknown as Svc[];
