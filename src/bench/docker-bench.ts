@@ -20,6 +20,8 @@ export interface DockerBenchRow {
   readonly teardownMs: number;
   /** Containers and networks still carrying the run's labels after tear-down (should be 0). */
   readonly leftovers: number;
+  /** The swarm runtime's bring-up, step by step (ms from its start): where the seconds go. */
+  readonly steps?: ReadonlyArray<{ readonly step: string; readonly ms: number }>;
 }
 
 export async function runDockerBench(o: {
@@ -58,11 +60,14 @@ export async function runDockerBench(o: {
       await rt.teardown();
       const teardownMs = performance.now() - t1;
       const left = runtime === 'swarm' ? await swarmLeftovers(rt.runId) : await runLeftovers(rt.runId);
-      const row = { upMs, servingMs, teardownMs, leftovers: left };
+      const steps = rt instanceof SwarmRuntime ? [...rt.startSteps] : undefined;
+      const row = { upMs, servingMs, teardownMs, leftovers: left, ...(steps ? { steps } : {}) };
       runs.push(row);
       o.log?.(
         `run ${i + 1}: up ${upMs.toFixed(0)} ms, serving ${servingMs.toFixed(0)} ms, tear-down ${teardownMs.toFixed(0)} ms, leftovers ${row.leftovers}`,
       );
+      if (steps)
+        o.log?.(`  bring-up: ${steps.map((s) => `${s.step} ${(s.ms / 1000).toFixed(1)} s`).join('; ')}`);
     }
   }
   return { runtime, image: status.image, runs };

@@ -43,6 +43,7 @@ function fixture(): { root: string; sources: ContextSources; cleanup: () => void
     JSON.stringify({ version: '2.0.0' }),
   );
   write(join(root, 'node_modules/dev-b/package.json'), JSON.stringify({ version: '3.0.0' }));
+  write(join(root, 'oclif.manifest.json'), '{"version":"9.9.9","commands":{}}\n');
   write(join(root, 'bin/run.js'), '#!/usr/bin/env node\n');
   chmodSync(join(root, 'bin/run.js'), 0o755);
   write(join(root, 'topologies/a.yaml'), 'name: a\n');
@@ -109,6 +110,7 @@ test('the plan holds exactly what the image needs, and staging reproduces it', (
         'node_modules/prod-a/index.js',
         'node_modules/prod-a/node_modules/inner/package.json',
         'node_modules/prod-a/package.json',
+        'oclif.manifest.json',
         'package.json',
         'topologies/a.yaml',
       ],
@@ -123,6 +125,16 @@ test('the plan holds exactly what the image needs, and staging reproduces it', (
     assert.equal(readFileSync(join(stage, 'dist/src/commands/x.js'), 'utf8'), 'export {};\n');
   } finally {
     rmSync(stage, { recursive: true, force: true });
+    f.cleanup();
+  }
+});
+
+test('an unbuilt project (no oclif.manifest.json) is refused by name, not shipped slow', () => {
+  const f = fixture();
+  try {
+    rmSync(join(f.root, 'oclif.manifest.json'));
+    assert.throws(() => planContext(f.sources), /oclif\.manifest\.json is missing: run npm run build/);
+  } finally {
     f.cleanup();
   }
 });

@@ -40,6 +40,7 @@ import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/na
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
 import { eventOnHarnessClock } from '../event-clock.js';
+import { TaskPoller, taskStates, type TaskInfo } from './task-poller.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import type { Runtime, RuntimeTrouble } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
@@ -79,19 +80,6 @@ const TAIL_LINES = 20;
 /** Task states past which a task will never run. */
 const ENDED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);
 
-interface TaskInfo {
-  ID: string;
-  NodeID?: string;
-  NetworksAttachments?: Array<{ Network?: { Spec?: { Name?: string } }; Addresses?: string[] }>;
-  DesiredState?: string;
-  Status?: {
-    State?: string;
-    Err?: string;
-    ContainerStatus?: { ContainerID?: string };
-    PortStatus?: { Ports?: Array<{ TargetPort?: number; PublishedPort?: number }> };
-  };
-}
-
 /** A task's address on a network (its attachment's first, without the prefix length). */
 function addressOn(task: TaskInfo, network: string): string | undefined {
   const cidr = task.NetworksAttachments?.find((n) => n.Network?.Spec?.Name === network)?.Addresses?.[0];
@@ -130,6 +118,10 @@ export class SwarmRuntime implements Runtime {
   private readonly docker: Docker;
   private readonly slots = new Map<NodeId, Slot>();
   private readonly helpers = new FaultHelpers();
+  /** Every wait on the run's tasks, served by one list call per period. */
+  private readonly taskPoller = new TaskPoller(
+    async (ids) => (await this.docker.listTasks({ filters: JSON.stringify({ service: ids }) })) as TaskInfo[],
+  );
   private rendezvous: Rendezvous | undefined;
   private relayRpc: Promise<TaskRpc> | undefined;
   private relayService: string | undefined;
@@ -161,6 +153,15 @@ export class SwarmRuntime implements Runtime {
   private readonly agentNodes = new Map<string, string>();
   private tornDown = false;
   private readonly lost: RuntimeTrouble[] = [];
+  /**
+   * When each step of the bring-up ended, in ms from start()'s call: where the seconds go
+   * (`bench docker --runtime swarm` prints it), the steps that run in parallel each with its own.
+   */
+  readonly startSteps: Array<{ readonly step: string; readonly ms: number }> = [];
+  private startedAt = 0;
+  private step(step: string): void {
+    this.startSteps.push({ step, ms: performance.now() - this.startedAt });
+  }
 
   constructor(
     private readonly topology: Topology,
@@ -205,8 +206,10 @@ export class SwarmRuntime implements Runtime {
 
   async start(): Promise<void> {
     const t = this.topology;
+    this.startedAt = performance.now();
     // What runs whose harness died left behind goes now, before anything new.
     const left = await cleanSwarm({ docker: this.docker, orphansOnly: true });
+    this.step('dead runs cleaned');
     const ready = await probeSwarm(
       {
         datacenters: t.datacenters.map((d) => d.name),
@@ -215,6 +218,7 @@ export class SwarmRuntime implements Runtime {
       },
       this.docker,
     );
+    this.step('swarm probed');
     this.rendezvous = await Rendezvous.listen(await harnessHost(this.docker));
     const sp = (this.swarmPlan = new SwarmPlan({
       topology: t,
@@ -227,6 +231,7 @@ export class SwarmRuntime implements Runtime {
       if (n.Status?.Addr) this.nodeAddrs.set(n.ID, n.Status.Addr);
     for (const n of ready.nodes) this.nodeNames.set(n.id, n.hostname);
     await this.docker.createNetwork(sp.network());
+    this.step('network made');
     // A fault helper on every usable node and the relay, started together: the relay is wanted
     // for the members' plan, the helpers' gate folders for the members' tasks (startMembers).
     const helperSvc = await this.docker.createService(sp.faultHelper());
@@ -241,7 +246,7 @@ export class SwarmRuntime implements Runtime {
           this.helpers.add(n.id, rpc);
           void rpc.closed.then(() => this.helperGone(n.id, n.hostname));
         }),
-    ).then(() => undefined);
+    ).then(() => this.step('fault helpers dialled in'));
     this.helpersDialled.catch(() => undefined); // said when the members' start awaits it
     this.helpersReady = this.helpersDialled
       .then(() => this.helpers.reapVolumes([...left.liveRuns, this.runId]))
@@ -249,6 +254,7 @@ export class SwarmRuntime implements Runtime {
       // harness's clocks as it comes in.
       .then(async () => {
         for (const [node, c] of await this.helpers.probeClocks()) this.nodeClocks.set(node, c);
+        this.step("nodes' clocks probed");
       });
     this.helpersReady.catch(() => undefined); // said when the members' start awaits it
     if (this.shaping.kind === 'relay') {
@@ -256,9 +262,13 @@ export class SwarmRuntime implements Runtime {
       this.relayService = relaySvc.id;
       this.relayRpc = this.rendezvous
         .waitFor('relay', '', TASK_START_MS, () => this.taskState(relaySvc.id))
-        .then((c) => new TaskRpc(c.socket, 'the relay task'));
+        .then((c) => {
+          this.step('relay dialled in');
+          return new TaskRpc(c.socket, 'the relay task');
+        });
       this.relayRpc.catch(() => undefined);
     }
+    this.step('helpers and relay created');
     this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-'));
     const plan = await this.target.planContainers!({
       topology: t,
@@ -285,16 +295,23 @@ export class SwarmRuntime implements Runtime {
     // Every member's task made and held at its gate, the later ones too: their addresses are
     // then known for netem's filters, and the swarm's scheduling is not waited for twice.
     await this.createMembers([...first, ...then], files);
-    if (this.netem) await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
+    this.step("members' tasks at their gates");
+    if (this.netem) {
+      await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
+      this.step('netem applied');
+    }
     await this.releaseMembers(first);
+    this.step('members started');
     if (then.length > 0) {
       if (after !== undefined)
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
       await this.releaseMembers(then);
+      this.step('later members started');
     }
     // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
     await Promise.all(this.agents.values());
+    this.step('agents dialled in');
   }
 
   /** Every file the target wrote to its config directory, to be written at /config/<file> in each member. */
@@ -330,6 +347,7 @@ export class SwarmRuntime implements Runtime {
   /** Creates the members' services and waits until each one's task runs (its command held at the start gate). */
   private async createMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
     const plan = this.started();
+    this.step("members' plan made");
     // A member's task binds its node's gate folder, which that node's helper makes before it dials
     // in: created sooner, the swarm rejects the task ("bind source path does not exist").
     await this.helpersDialled;
@@ -349,6 +367,7 @@ export class SwarmRuntime implements Runtime {
           }),
         );
         await this.awaitTask(s);
+        this.step(`${id}'s task at its gate`);
       }),
     );
   }
@@ -431,6 +450,7 @@ export class SwarmRuntime implements Runtime {
       settled = true;
       died.catch(() => undefined);
     }
+    if (this.startSteps.at(-1)?.step !== 'agents dialled in') this.step(`${s.id} started`);
     s.running = true;
   }
 
@@ -438,26 +458,13 @@ export class SwarmRuntime implements Runtime {
    * Polls the service's tasks until `pick` finds one (it may throw to give up); bounded. Once
    * `stop` says so, never resolves (a watcher that is no longer wanted).
    */
-  private async pollTasks(
+  private pollTasks(
     serviceId: string,
     pick: (tasks: TaskInfo[]) => TaskInfo | undefined,
     timeoutMs = TASK_START_MS,
     stop: () => boolean = () => false,
   ): Promise<TaskInfo> {
-    const deadline = Date.now() + timeoutMs;
-    let last = 'no task yet';
-    while (Date.now() < deadline && !stop()) {
-      const tasks = (await this.docker.listTasks({
-        filters: JSON.stringify({ service: [serviceId] }),
-      })) as TaskInfo[];
-      const hit = pick(tasks);
-      if (hit) return hit;
-      last =
-        tasks.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') || last;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    if (stop()) return new Promise<never>(() => undefined);
-    throw new Error(`no task of service ${serviceId.slice(0, 12)} got there within ${timeoutMs} ms: ${last}`);
+    return this.taskPoller.until(serviceId, pick, timeoutMs, stop);
   }
 
   /** What the service's tasks are doing, for an error. */
@@ -465,10 +472,7 @@ export class SwarmRuntime implements Runtime {
     const tasks = (await this.docker
       .listTasks({ filters: JSON.stringify({ service: [serviceId] }) })
       .catch(() => [])) as TaskInfo[];
-    return (
-      tasks.map((t) => `${t.Status?.State}${t.Status?.Err ? ` (${t.Status.Err})` : ''}`).join(', ') ||
-      'no task'
-    );
+    return taskStates(tasks) || 'no task';
   }
 
   private taskState(serviceId: string): string {
