@@ -268,6 +268,15 @@ export class SwarmRuntime implements Runtime {
         });
       this.relayRpc.catch(() => undefined);
     }
+    // The agents start once the relay has dialled in (the members' plan waits for the relay, the
+    // CPU its start needs is not shared with three more), and wait for their `start` (the swarm
+    // takes seconds per task: one by one, at the load's start, they would delay it by that much).
+    const relayFirst = this.relayRpc ?? Promise.resolve();
+    for (const d of t.datacenters) {
+      const dialled = relayFirst.then(() => this.createAgent(d.name));
+      dialled.catch(() => undefined); // said when spawnAgent awaits it
+      this.agents.set(d.name, dialled);
+    }
     this.step('helpers and relay created');
     this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-'));
     const plan = await this.target.planContainers!({
@@ -285,13 +294,6 @@ export class SwarmRuntime implements Runtime {
     const files = await this.readConfigFiles(this.configDir);
     for (const m of plan.members) this.slot(m.id).member = m;
     const { first, then, after } = plan.startOrder;
-    // The agents start now, in parallel with the members, and wait for their `start` (the swarm
-    // takes seconds per task: one by one, at the load's start, they would delay it by that much).
-    for (const d of t.datacenters) {
-      const dialled = this.createAgent(d.name);
-      dialled.catch(() => undefined); // said when spawnAgent awaits it
-      this.agents.set(d.name, dialled);
-    }
     // Every member's task made and held at its gate, the later ones too: their addresses are
     // then known for netem's filters, and the swarm's scheduling is not waited for twice.
     await this.createMembers([...first, ...then], files);
