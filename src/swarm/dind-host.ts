@@ -148,6 +148,8 @@ export function hostRunArgs(h: SwarmHostPlan, o: Omit<HostStart, 'signal'>): str
     '/var/lib/docker:exec',
     '--volume',
     `${o.socketDir}:${SOCKET_MOUNT}`,
+    // The entrypoint runs the engine in a time namespace of its own, its clocks this much ahead.
+    ...(h.monoShiftS !== undefined ? ['--env', `POLE_BENCH_MONO_SHIFT_S=${h.monoShiftS}`] : []),
     o.image,
     String(o.gid),
   ];

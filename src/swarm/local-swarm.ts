@@ -284,6 +284,7 @@ async function create(
       name: h.name,
       dc: h.dc,
       role: h.role,
+      ...(h.monoShiftS !== undefined ? { monoShiftS: h.monoShiftS } : {}),
       containerId: containerIds.hosts.find((c) => c.name === h.name)?.id ?? '',
       address: h.address,
       nodeId: h.nodeId,

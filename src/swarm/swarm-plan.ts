@@ -26,6 +26,12 @@ export interface SwarmHostPlan {
   /** The data center it emulates: the swarm node's pole-bench.dc label. */
   readonly dc: string;
   readonly role: SwarmRole;
+  /**
+   * Seconds its containers' monotonic and boot-time clocks are ahead of the machine's (a time
+   * namespace around its engine; --mono-shift): a host booted at another time, for testing the
+   * harness's clock corrections. Absent: the machine's clocks.
+   */
+  readonly monoShiftS?: number;
 }
 
 export interface SwarmPlan {
@@ -44,6 +50,8 @@ export interface SwarmUpInput {
   readonly topologyDcs?: readonly string[];
   /** --images as typed: a comma-separated list of SWARM_IMAGE_KINDS, or `none`. */
   readonly images?: string;
+  /** --mono-shift as typed: `dc=seconds`, comma-separated. */
+  readonly monoShift?: string;
 }
 
 /** With no --nodes, --dcs nor --topology: three hosts, as many as the 3-DC topologies have. */
@@ -102,12 +110,43 @@ export function planSwarm(input: SwarmUpInput): SwarmPlan {
   // Host i emulates data center i mod k: one data center per host when there are as many hosts
   // as data centers (the default), round robin when there are more. The first host, in the first
   // data center, is the one manager (docs/swarm.md says why one).
-  const hosts = Array.from({ length: nodes }, (_, i) => ({
-    name: hostName(i),
-    dc: dcs[i % dcs.length]!,
-    role: (i === 0 ? 'manager' : 'worker') as SwarmRole,
-  }));
+  const shifts =
+    input.monoShift !== undefined ? parseMonoShift(input.monoShift, dcs) : new Map<string, number>();
+  const hosts = Array.from({ length: nodes }, (_, i) => {
+    const dc = dcs[i % dcs.length]!;
+    const shift = shifts.get(dc);
+    return {
+      name: hostName(i),
+      dc,
+      role: (i === 0 ? 'manager' : 'worker') as SwarmRole,
+      ...(shift !== undefined ? { monoShiftS: shift } : {}),
+    };
+  });
   return { hosts, dcs, images };
+}
+
+/**
+ * `dc=seconds,…`: whole seconds, 1 to 10^7 (a time namespace's offset must keep the clock
+ * positive, and a forward shift always does), each data center named once and one of `dcs`.
+ */
+export function parseMonoShift(text: string, dcs: readonly string[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const part of text.split(',').map((s) => s.trim())) {
+    const m = /^([^=]+)=(\d+)s?$/.exec(part);
+    if (!m) throw new SwarmInputError('--mono-shift', `expected dc=seconds (comma-separated), got "${part}"`);
+    const [, dc, secs] = m;
+    const s = Number(secs);
+    if (!dcs.includes(dc!))
+      throw new SwarmInputError(
+        '--mono-shift',
+        `no host emulates data center "${dc}" (hosts: ${dcs.join(', ')})`,
+      );
+    if (out.has(dc!)) throw new SwarmInputError('--mono-shift', `data center "${dc}" is named twice`);
+    if (s < 1 || s > 10_000_000)
+      throw new SwarmInputError('--mono-shift', `"${part}": a shift of 1 to 10000000 seconds`);
+    out.set(dc!, s);
+  }
+  return out;
 }
 
 export function parseDcs(text: string): string[] {
@@ -154,13 +193,24 @@ export function parseImages(text: string | undefined): SwarmImageKind[] {
 /** Whether an existing swarm has the shape a plan asks for (same hosts, same data centers). */
 export function sameShape(
   plan: SwarmPlan,
-  existing: readonly { readonly name: string; readonly dc: string; readonly role: SwarmRole }[],
+  existing: readonly {
+    readonly name: string;
+    readonly dc: string;
+    readonly role: SwarmRole;
+    readonly monoShiftS?: number | undefined;
+  }[],
 ): boolean {
   return (
     plan.hosts.length === existing.length &&
     plan.hosts.every((h, i) => {
       const e = existing[i];
-      return e !== undefined && e.name === h.name && e.dc === h.dc && e.role === h.role;
+      return (
+        e !== undefined &&
+        e.name === h.name &&
+        e.dc === h.dc &&
+        e.role === h.role &&
+        e.monoShiftS === h.monoShiftS
+      );
     })
   );
 }

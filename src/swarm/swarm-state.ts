@@ -70,6 +70,8 @@ const HostState = z.object({
   name: z.string().min(1),
   dc: z.string().min(1),
   role: z.enum(['manager', 'worker']),
+  /** Its containers' monotonic clocks ahead of the machine's by this many seconds (--mono-shift). */
+  monoShiftS: z.number().int().positive().optional(),
   containerId: z.string().min(1),
   /** The host's address on the swarm's bridge network (swarm traffic, published ports). */
   address: z.string().min(1),

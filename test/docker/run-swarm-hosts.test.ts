@@ -30,6 +30,7 @@ import { parseClassStats } from '../../src/shaping/netem/apply-plan.js';
 import { remoteClassId } from '../../src/shaping/netem/netem-plan.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
+const MONO_SHIFT_S = 1000;
 
 test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5 killed, the oracle’s leader elected, nothing lost or left', async (t) => {
   const skip = await dockerSkipReason();
@@ -42,7 +43,19 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
   try {
     const t0 = performance.now();
     const up = await runCli(
-      ['swarm', 'up', '--topology', TOPOLOGY, '--images', 'node,zookeeper', '--json'],
+      // caltech's host as if booted 1000 s earlier than the others: its containers' monotonic
+      // clocks are ahead by that much, and every stamp of its members must be moved back.
+      [
+        'swarm',
+        'up',
+        '--topology',
+        TOPOLOGY,
+        '--images',
+        'node,zookeeper',
+        '--mono-shift',
+        `caltech=${MONO_SHIFT_S}`,
+        '--json',
+      ],
       env,
     );
     assert.equal(up.code, 0, up.stderr);
@@ -96,6 +109,26 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     }
     const clockViolations = result.selfCheck.violations.filter((v) => v.startsWith('one kernel'));
     assert.deepEqual(clockViolations, []);
+    // caltech's host, shifted by a known amount, is measured so within the stated uncertainty,
+    // before and after the load, against slac's (same kernel, same wall clock, no shift).
+    const [shifted, plain] = ['caltech', 'slac'].map((dc) => {
+      const name = swarm.state.hosts.find((h) => h.dc === dc)?.name ?? dc;
+      const c = hosts[name];
+      assert.ok(c?.before && c.after, `${name}'s clocks measured before and after the load`);
+      return c;
+    });
+    for (const w of ['before', 'after'] as const) {
+      const a = shifted![w]!;
+      const b = plain![w]!;
+      const within = a.uncertaintyMs + b.uncertaintyMs;
+      const mono = a.monoOffsetMs - b.monoOffsetMs - MONO_SHIFT_S * 1000;
+      const wall = a.offsetMs - b.offsetMs;
+      t.diagnostic(
+        `clocks ${w}: caltech's monotonic shift measured ${(MONO_SHIFT_S * 1000 + mono).toFixed(3)} ms (set ${MONO_SHIFT_S * 1000}), wall ${wall.toFixed(3)} ms, ± ${within.toFixed(3)} ms`,
+      );
+      assert.ok(Math.abs(mono) <= within, `${w}: monotonic shift off by ${mono} ms, ± ${within}`);
+      assert.ok(Math.abs(wall) <= within, `${w}: wall clocks differ by ${wall} ms, ± ${within}`);
+    }
     // The self-check reads every container of the run through its node's helper: each member that
     // lived through the load, each agent, the relay and the helpers use CPU; p5, killed, was read
     // once and has no figure. All on this machine's kernel: none marked as elsewhere.

@@ -78,6 +78,31 @@ test('sameShape compares hosts, data centers and roles', () => {
   assert.equal(sameShape(p, planSwarm({ dcs: 'd1,x' }).hosts), false);
 });
 
+test("--mono-shift: a data center's hosts get their shift, into the shape and the engine's environment; bad input blamed on the flag", () => {
+  const p = planSwarm({ nodes: 4, dcs: 'a,b,c', monoShift: 'a=1000, c=5s' });
+  assert.deepEqual(
+    p.hosts.map((h) => `${h.name}:${h.dc}:${h.monoShiftS ?? '-'}`),
+    [
+      'pole-bench-swarm-1:a:1000',
+      'pole-bench-swarm-2:b:-',
+      'pole-bench-swarm-3:c:5',
+      'pole-bench-swarm-4:a:1000',
+    ],
+  );
+  assert.equal(
+    sameShape(p, planSwarm({ nodes: 4, dcs: 'a,b,c' }).hosts),
+    false,
+    'a shift is part of the shape',
+  );
+  const opts = { image: 'i', network: 'n', socketDir: '/s', gid: 0 };
+  assert.ok(hostRunArgs(p.hosts[0]!, opts).join(' ').includes('--env POLE_BENCH_MONO_SHIFT_S=1000'));
+  assert.ok(!hostRunArgs(p.hosts[1]!, opts).join(' ').includes('MONO_SHIFT'));
+  rejects({ dcs: 'a,b', monoShift: 'x=10' }, '--mono-shift', /no host emulates data center "x"/);
+  rejects({ dcs: 'a,b', monoShift: 'a=-3' }, '--mono-shift', /expected dc=seconds/);
+  rejects({ dcs: 'a,b', monoShift: 'a=0' }, '--mono-shift', /1 to 10000000 seconds/);
+  rejects({ dcs: 'a,b', monoShift: 'a=1,a=2' }, '--mono-shift', /named twice/);
+});
+
 test('a host runs with the DinD options, the swarm labels and its socket folder; it is never an orphan', () => {
   const h = planSwarm({ dcs: 'east,west' }).hosts[1]!;
   const args = hostRunArgs(h, {

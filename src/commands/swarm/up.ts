@@ -53,6 +53,12 @@ export default class SwarmUp extends Command {
       description: 'images to load into the hosts: node, zookeeper (comma-separated), or none',
       default: 'node,zookeeper',
     }),
+    'mono-shift': Flags.string({
+      description:
+        "start a data center's hosts with their containers' monotonic and boot-time clocks this many seconds " +
+        "ahead (dc=seconds, comma-separated; a time namespace): hosts booted at other times, to test the run's " +
+        'clock corrections. The wall clock is one per kernel: it cannot be shifted for a host here',
+    }),
     replace: Flags.boolean({
       description: 'replace a local swarm that is up, whatever its shape',
       default: false,
@@ -74,6 +80,7 @@ export default class SwarmUp extends Command {
           ? { topologyDcs: loadTopology(flags.topology).datacenters.map((d) => d.name) }
           : {}),
         images: flags.images,
+        ...(flags['mono-shift'] !== undefined ? { monoShift: flags['mono-shift'] } : {}),
       });
     } catch (err) {
       if (err instanceof SwarmInputError || err instanceof InputError) this.error(err.message, { exit: 2 });
@@ -84,7 +91,11 @@ export default class SwarmUp extends Command {
     try {
       r = await swarmUp({
         plan,
-        shapeGiven: flags.nodes !== undefined || flags.dcs !== undefined || flags.topology !== undefined,
+        shapeGiven:
+          flags.nodes !== undefined ||
+          flags.dcs !== undefined ||
+          flags.topology !== undefined ||
+          flags['mono-shift'] !== undefined,
         replace: flags.replace,
         progress,
         signal: guard.signal,
