@@ -41,8 +41,7 @@ export default class SwarmTask extends Command {
       } else {
         const run = env[TASK_ENV.run];
         if (!run) this.error(`${TASK_ENV.run} must be set`, { exit: 2 });
-        const { makeGateDir, serveFaults } = await import('../runtime/swarm/fault-helper.js');
-        await makeGateDir(run);
+        const { serveFaults } = await import('../runtime/swarm/fault-helper.js');
         await serveFaults(await dialHarness('faults', env[TASK_ENV.node] ?? ''), run);
       }
     } catch (err) {

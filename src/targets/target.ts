@@ -138,6 +138,16 @@ export interface Target {
   startProcesses(o: ProcessStartOptions): Promise<ProcessMembers>;
   /** Plans its members as containers (docker runtime); absent where the target has no image. */
   readonly planContainers?: (o: ContainerStartOptions) => Promise<ContainerPlan>;
+  /**
+   * What planContainers' members run and publish, known before the plan (which waits for the
+   * shaping): the swarm runtime makes its members' services while its relay starts, and gives
+   * each its command and files when it opens its gate. The plan must say the same.
+   */
+  readonly containers?: {
+    readonly image: ContainerImage;
+    readonly clientPort: number;
+    readonly httpPort?: number;
+  };
   /** The final read: every acknowledged write on every live member. */
   checkAckedWrites(o: {
     readonly leader: Endpoint;

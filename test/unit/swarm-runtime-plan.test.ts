@@ -3,7 +3,8 @@
 // placement constraints, the run's labels everywhere, dnsrr, restart none, NET_ADMIN, the volume.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +13,10 @@ import { loadTopology } from '../../src/topology/topology.js';
 import {
   PlacementError,
   SwarmPlan,
-  memberFileEnv,
+  gatedCommand,
+  memberStartScript,
   parsePlaceFlag,
   resolvePlacement,
-  writeFilesScript,
   type SwarmNodeView,
 } from '../../src/runtime/swarm/swarm-plan.js';
 import type { ContainerTaskSpec } from 'dockerode';
@@ -90,14 +91,8 @@ const plan = new SwarmPlan({
   harness: { host: '192.0.2.2', port: 4000, token: 'tok' },
 });
 
-test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and files, labelled, placed in its data center', () => {
-  const spec = plan.member({
-    id: 'p5',
-    image: 'pole-bench-node:0.1.0',
-    cmd: ['node', '/opt/pole-bench/bin/run.js', 'node', '--config', '/config/p5.json'],
-    files: [{ path: '/config/p5.json', data: Buffer.from('{"id":"p5"}') }],
-    ports: [7001, 7002],
-  });
+test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume, labelled, placed in its data center, behind its gate', () => {
+  const spec = plan.member({ id: 'p5', image: 'pole-bench-node:0.1.0', ports: [7001, 7002] });
   assert.equal(spec.Name, 'pb-r1-x-p5');
   assert.deepEqual(spec.Mode, { Replicated: { Replicas: 1 } });
   assert.equal(spec.EndpointSpec?.Mode, 'dnsrr');
@@ -113,33 +108,18 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and file
   assert.deepEqual(task.Placement?.Constraints, ['node.labels.pole-bench.dc==cern']);
   assert.deepEqual(task.Networks, [{ Target: 'pb-r1-x', Aliases: [] }]);
   const c = task.ContainerSpec!;
-  assert.deepEqual(c.Command?.slice(0, 2), ['sh', '-c'], 'behind the start gate');
-  assert.match(
-    c.Command![2]!,
-    /^mkdir -p \/config && .* && rm -f \/gate\/p5\.fifo && mkfifo \/gate\/p5\.fifo && read _ < \/gate\/p5\.fifo && rm -f \/gate\/p5\.fifo && exec "\$@"$/,
-    'its files written first, then the gate',
-  );
-  assert.deepEqual(c.Command?.slice(3), [
-    'gate',
-    'node',
-    '/opt/pole-bench/bin/run.js',
-    'node',
-    '--config',
-    '/config/p5.json',
-  ]);
+  assert.deepEqual(c.Command, gatedCommand('p5'), 'behind the start gate');
   assert.deepEqual(c.CapabilityAdd, ['NET_ADMIN']);
   assert.equal(c.Init, true);
   assert.deepEqual(
     c.Mounts?.map((m) => [m.Type, m.Source, m.Target]),
-    [
-      ['volume', 'pb-r1-x-p5-data', '/data'],
-      // The node's gate folder of the run (made by its helper), not a volume: see swarm-plan.ts.
-      ['bind', '/tmp/pole-bench-gates/r1-x', '/gate'],
-    ],
+    [['volume', 'pb-r1-x-p5-data', '/data']],
   );
-  // No swarm config (its read-only tmpfs fails to remount now and then): the file rides in the env.
+  // No swarm config (its read-only tmpfs fails to remount now and then), no Hosts: the start
+  // script brings both. The gate dials the harness named in the environment.
   assert.equal(c.Configs, undefined);
-  assert.deepEqual(c.Env, [`POLE_BENCH_FILE_0=${Buffer.from('{"id":"p5"}').toString('base64')}`]);
+  assert.equal(c.Hosts, undefined);
+  assert.ok(c.Env?.includes('POLE_BENCH_HARNESS=192.0.2.2:4000') && c.Env.includes('POLE_BENCH_TOKEN=tok'));
   for (const labels of [spec.Labels, c.Labels, c.Mounts?.[0]?.VolumeOptions?.Labels]) {
     assert.equal(labels?.[DOCKER_LABELS.managed], 'true');
     assert.equal(labels?.[DOCKER_LABELS.run], 'r1-x');
@@ -147,36 +127,64 @@ test('a member: one replica, restart none, dnsrr, NET_ADMIN, its volume and file
     assert.equal(labels?.[DOCKER_LABELS.role], 'node');
   }
   // A restart pins the member to the node its volume is on.
-  const pinned = plan.member({
-    ...{ id: 'p1', image: 'i', cmd: ['x'], files: [], ports: [] },
-    pinnedNode: 'n1',
-  });
+  const pinned = plan.member({ ...{ id: 'p1', image: 'i', ports: [] }, pinnedNode: 'n1' });
   const pt = pinned.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(pt.Placement?.Constraints, ['node.labels.pole-bench.dc==tud', 'node.id==n1']);
-  assert.deepEqual(pt.ContainerSpec?.Command?.slice(3), ['gate', 'x']);
+  assert.throws(() => gatedCommand('p1"; rm'), /plain/);
 });
 
-test("a member's files: the gate's shell writes each from its environment variable, byte for byte, read-only", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'pb-files-'));
+test("a member's gate in bash: dials the harness, says who it is, runs the script it is sent: files byte for byte and read-only, the command's words as sent", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pb-gate-'));
+  const server = createServer();
   try {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
     const bytes = Buffer.from([0, 1, 2, 0x27, 0x22, 0x24, 0x0a, 0xff, ...Buffer.from('{"peers":["p1"]}\n')]);
     const files = [
       { path: `${dir}/config/p1.json`, data: Buffer.from('{"id":"p1"}') },
       { path: `${dir}/config/sub/odd.bin`, data: bytes },
     ];
-    const env = {
-      PATH: process.env.PATH,
-      ...Object.fromEntries(files.map((f, i) => [memberFileEnv(i), f.data.toString('base64')])),
-    };
-    execFileSync('sh', ['-c', writeFilesScript(files)], { env });
+    const words = ["it's", 'a b', '$HOME', '`x`', ''];
+    const script = memberStartScript({
+      cmd: ['sh', '-c', `printf '%s|' "$@" > ${dir}/args`, 'sh', ...words],
+      files,
+    });
+    let hello = '';
+    server.on('connection', (socket) => {
+      socket.once('data', (d) => {
+        hello = d.toString();
+        socket.end(script);
+      });
+    });
+    const [cmd, ...args] = gatedCommand('p1', `${dir}/start.sh`);
+    const child = spawn(cmd!, args, {
+      env: { PATH: process.env.PATH, POLE_BENCH_HARNESS: `127.0.0.1:${port}`, POLE_BENCH_TOKEN: 'tok' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(JSON.parse(hello), { token: 'tok', role: 'gate', key: 'p1' });
     for (const f of files) {
       assert.deepEqual(readFileSync(f.path), f.data);
       assert.equal(statSync(f.path).mode & 0o777, 0o444);
     }
-    assert.equal(writeFilesScript([]), '');
-    assert.throws(() => writeFilesScript([{ path: "/config/a b'.json", data: Buffer.alloc(0) }]), /plain/);
-    assert.throws(() => writeFilesScript([{ path: 'config/p1.json', data: Buffer.alloc(0) }]), /absolute/);
+    assert.equal(readFileSync(join(dir, 'args'), 'utf8'), words.map((w) => `${w}|`).join(''));
+    assert.match(
+      memberStartScript({ cmd: ['x'], files: [], hosts: ['10.0.0.9 pb-r-p1', "odd ' line"] }),
+      /^printf '%s\\n' '10\.0\.0\.9 pb-r-p1' 'odd '\\'' line' >> \/etc\/hosts$/m,
+    );
+    assert.throws(
+      () => memberStartScript({ cmd: ['x'], files: [{ path: "/config/a b'.json", data: Buffer.alloc(0) }] }),
+      /plain/,
+    );
+    assert.throws(
+      () => memberStartScript({ cmd: ['x'], files: [{ path: 'config/p1.json', data: Buffer.alloc(0) }] }),
+      /absolute/,
+    );
   } finally {
+    server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -199,11 +207,8 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   assert.deepEqual(faults.Mode, { Global: {} });
   assert.deepEqual(
     ft.ContainerSpec?.Mounts?.map((m) => [m.Source, m.Target]),
-    [
-      ['/var/run/docker.sock', '/var/run/docker.sock'],
-      ['/tmp', '/node-tmp'],
-    ],
-    "the node's Docker socket, and its /tmp, where it makes and removes the run's gate folder",
+    [['/var/run/docker.sock', '/var/run/docker.sock']],
+    "the node's Docker socket, nothing else of the node's",
   );
   assert.ok(ft.ContainerSpec?.Env?.includes('POLE_BENCH_SWARM_NODE={{.Node.ID}}'));
   for (const s of [agent, relay, faults]) assert.equal(s.Labels?.[DOCKER_LABELS.run], 'r1-x');

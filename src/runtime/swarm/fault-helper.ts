@@ -10,7 +10,7 @@
 // Mesh's chaos-daemon does) needs nothing of a node but its membership: it starts and goes with
 // the run, carries the run's labels like everything else, dials the harness back like the other
 // tasks, and acts only on containers and volumes labelled with its own run.
-import { mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import Docker from 'dockerode';
 import { probeClock, type ClockReading } from '../../measure/clock-probe.js';
@@ -18,37 +18,13 @@ import type { ClockEstimates } from '../../measure/clock-offset.js';
 import { monoMs } from '../../node/trace/write-tracer.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import { execIn } from '../docker/container-exec.js';
-import { GATES_ON_NODE, NODE_TMP_IN_HELPER, gateDirOnNode } from './swarm-plan.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
-/** How long a member's shell may take to make its gate once its task runs. */
-const GATE_WAIT_MS = 10_000;
 /** How long a volume may stay in use after its member's service is removed (its container going). */
 const VOLUME_FREE_MS = 20_000;
 
 /** The roles of the volumes a run makes: members' data (and start gates, in runs before the gate folders). */
 export const RUN_VOLUME_ROLES = ['node', 'gate'];
-
-/** A path on the node as this helper sees it (the node's /tmp is bound into it). */
-const onNode = (path: string): string => path.replace(/^\/tmp\//, `${NODE_TMP_IN_HELPER}/`);
-
-/**
- * Makes the node's gate folder of run `runId`: before the helper dials in, since the harness starts
- * members once every helper has, and a member's task is refused where its bind source is missing.
- */
-export async function makeGateDir(runId: string): Promise<void> {
-  await mkdir(onNode(gateDirOnNode(runId)), { recursive: true, mode: 0o700 });
-}
-
-/** The gate folders of the runs `wanted` picks, removed; resolves with their paths on the node. */
-async function removeGateDirs(wanted: (runId: string) => boolean): Promise<string[]> {
-  const runs = await readdir(onNode(GATES_ON_NODE)).catch(() => [] as string[]);
-  const gone = runs.filter(wanted);
-  for (const r of gone) await rm(onNode(gateDirOnNode(r)), { recursive: true, force: true });
-  // The parent too once no run has a folder in it (another run's keeps it: rmdir refuses).
-  await rmdir(onNode(GATES_ON_NODE)).catch(() => undefined);
-  return gone.map((r) => `${gateDirOnNode(r)}/`);
-}
 
 /** The task's side: the node's daemon, acting on the run `runId`'s containers and volumes only. */
 export async function serveFaults(socket: Socket, runId: string, docker = new Docker()): Promise<void> {
@@ -89,25 +65,6 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     exec: async (a: { container: string; argv: string[] }) => execIn(await ours(a.container), a.argv),
     unpause: async (a: { container: string }) => void (await (await ours(a.container)).unpause()),
     /**
-     * Opens a member's start gate (swarm-plan.ts gatedCommand): writes a line to its FIFO on the
-     * gate volume, once its shell has made it; its command runs now.
-     */
-    release: async (a: { id: string }) => {
-      const f = `${onNode(gateDirOnNode(runId))}/${a.id}.fifo`;
-      const deadline = Date.now() + GATE_WAIT_MS;
-      while (
-        !(await stat(f).then(
-          (st) => st.isFIFO(),
-          () => false,
-        ))
-      ) {
-        if (Date.now() > deadline) throw new Error(`no start gate ${f} within ${GATE_WAIT_MS} ms`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      // Opening a FIFO to write waits for its reader, which is there: the member's shell.
-      await writeFile(f, 'go\n');
-    },
-    /**
      * This node's clocks, for the harness's offset probes (measure/clock-probe.ts): the helper is a
      * process of the node's kernel, so its monotonic clock is every member's on the node, and its
      * wall clock theirs unless the node's clock is stepped while the run lasts.
@@ -130,14 +87,11 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
     /**
      * Once the run's other containers on this node are gone (its services removed, the node takes a
      * moment to remove their containers: a teardown that returned before counted an agent's as left),
-     * the run's members' volumes on this node, and its gate folder.
+     * the run's members' volumes on this node.
      */
     removeVolumes: async () => {
       await containersGone(docker, runId);
-      return [
-        ...(await removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId)),
-        ...(await removeGateDirs((r) => r === runId)),
-      ];
+      return removeVolumes(docker, (labels) => labels[DOCKER_LABELS.run] === runId);
     },
     /**
      * CPU used so far by every container of the run on this node (cgroup accounting, as the node's
@@ -178,10 +132,8 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
       return read.filter((c): c is ContainerCpu => c !== null);
     },
     /** Volumes of runs the swarm no longer has a service of (a harness that died left them). */
-    reapVolumes: async (a: { liveRuns: string[] }) => [
-      ...(await removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? ''))),
-      ...(await removeGateDirs((r) => !a.liveRuns.includes(r))),
-    ],
+    reapVolumes: (a: { liveRuns: string[] }) =>
+      removeVolumes(docker, (labels) => !a.liveRuns.includes(labels[DOCKER_LABELS.run] ?? '')),
   });
 }
 
@@ -280,10 +232,6 @@ export class FaultHelpers {
 
   pause(nodeId: string, container: string): Promise<void> {
     return this.on(nodeId).call('pause', { container });
-  }
-
-  release(nodeId: string, id: string): Promise<void> {
-    return this.on(nodeId).call('release', { id });
   }
 
   unpause(nodeId: string, container: string): Promise<void> {

@@ -87,22 +87,8 @@ export function parsePlaceFlag(value: string): Map<string, string> {
 }
 
 /**
- * Where the start gates are: on each node a folder of the run under GATES_ON_NODE, made by its
- * fault helper before it dials in, bound into the node's members at GATE_DIR. A folder of the
- * node's, not a volume: the helper, which opens the gates, would hold a volume mounted until its
- * own service is removed, and nothing would be left on the node to remove it then (the manager's
- * API removes volumes of its own node only). A folder the helper removes before it goes.
- */
-export const GATE_DIR = '/gate';
-export const GATES_ON_NODE = '/tmp/pole-bench-gates';
-/** The node's /tmp in its fault helper, where the helper makes and removes the runs' gate folders. */
-export const NODE_TMP_IN_HELPER = '/node-tmp';
-export const gateFifo = (id: NodeId): string => `${GATE_DIR}/${id}.fifo`;
-export const gateDirOnNode = (runId: string): string => `${GATES_ON_NODE}/${runId}`;
-
-/**
- * A file a member's command reads (the target's config directory), carried in its task's
- * environment and written by its gate before the command runs. Not a swarm config: a task with a
+ * A file a member's command reads (the target's config directory), written in its container by
+ * its start script (memberStartScript) before the command runs. Not a swarm config: a task with a
  * config gets a tmpfs the daemon remounts read-only after writing it, and that remount fails now
  * and then with EBUSY ("unable to remount dir as readonly", moby issue 48783), which failed a
  * member's task, and with it a CI run, here.
@@ -113,50 +99,75 @@ export interface MemberFile {
   readonly data: Buffer;
 }
 
-/** The environment variable carrying the i-th file's bytes, base64. */
-export const memberFileEnv = (i: number): string => `POLE_BENCH_FILE_${i}`;
+/** What a member runs once its gate opens: its files, its /etc/hosts lines, its command. */
+export interface MemberStart {
+  /** The whole command line, the image's entrypoint included. */
+  readonly cmd: readonly string[];
+  readonly files: readonly MemberFile[];
+  /** Lines for its /etc/hosts ("address name"): the target's peers abroad at the relay. */
+  readonly hosts?: readonly string[];
+}
 
-// A path goes into the gate's shell script as it is: only characters needing no quoting.
+// A path goes into the start script as it is: only characters needing no quoting.
 const PLAIN_PATH = /^\/[A-Za-z0-9._/-]+$/;
 
-/**
- * The shell that writes a member's files from its environment (memberFileEnv), each readable by
- * all and by nobody writable, as a swarm config would be; `&&`-joined, empty for no files.
- */
-export function writeFilesScript(files: readonly MemberFile[]): string {
-  return files
-    .map((f, i) => {
-      if (!PLAIN_PATH.test(f.path) || f.path.includes('..'))
-        throw new Error(
-          `a member's file path must be absolute and plain (letters, digits, . _ - /): '${f.path}'`,
-        );
-      const dir = f.path.slice(0, f.path.lastIndexOf('/')) || '/';
-      return `mkdir -p ${dir} && printf %s "$${memberFileEnv(i)}" | base64 -d > ${f.path} && chmod 444 ${f.path}`;
-    })
-    .join(' && ');
+/** One word for sh, whatever its bytes (single quotes; a quote inside as '\''). */
+export function shellWord(w: string): string {
+  return `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
- * A member's command behind a gate: its container writes its files, then blocks reading its FIFO
- * on the node's gate folder (no CPU, no polling) until the node's fault helper, which mounts the
- * same folder, writes a line to it; then it becomes the command. The swarm starts tasks one by one
- * over seconds; the gate lets the harness start every member at one instant, as the docker runtime
- * does (a POLE node that starts seconds after its peers loses the first election it should have
- * won). A `docker exec` per member to open it was seen to take seconds each on a busy daemon.
+ * The script a member's gate runs (sh): writes each file (base64 in the script, decoded; readable
+ * by all, writable by none, as a swarm config would be), appends the hosts lines, then becomes the
+ * command.
  */
-export function gatedCommand(
-  id: NodeId,
-  cmd: readonly string[],
-  files: readonly MemberFile[] = [],
-): string[] {
-  const f = gateFifo(id);
-  const write = writeFilesScript(files);
+export function memberStartScript(m: MemberStart): string {
+  const lines = ['set -e'];
+  for (const f of m.files) {
+    if (!PLAIN_PATH.test(f.path) || f.path.includes('..'))
+      throw new Error(
+        `a member's file path must be absolute and plain (letters, digits, . _ - /): '${f.path}'`,
+      );
+    const dir = f.path.slice(0, f.path.lastIndexOf('/')) || '/';
+    lines.push(
+      `mkdir -p ${dir}`,
+      `printf %s '${f.data.toString('base64')}' | base64 -d > ${f.path}`,
+      `chmod 444 ${f.path}`,
+    );
+  }
+  if (m.hosts && m.hosts.length > 0)
+    lines.push(`printf '%s\\n' ${m.hosts.map(shellWord).join(' ')} >> /etc/hosts`);
+  lines.push(`exec ${m.cmd.map(shellWord).join(' ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Where the gate keeps the script it was sent, in the member's own file system. */
+export const START_SCRIPT = '/tmp/pole-bench-start.sh';
+
+/**
+ * A member's command before it is known: a gate that dials the harness (bash's /dev/tcp: every
+ * image here has bash, not every one has a client), says it is member `id`, reads its start
+ * script until the harness closes the connection, and runs it. The harness sends every member's
+ * script at one instant: the swarm starts tasks one by one over seconds, and the gate lets every
+ * member start together, as the docker runtime does (a POLE node that starts seconds after its
+ * peers loses the first election it should have won). And the service can be made before the
+ * script exists: the relay it names, the shaping, are not waited for (the swarm takes seconds to
+ * run a task).
+ */
+export function gatedCommand(id: NodeId, script = START_SCRIPT): string[] {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) throw new Error(`a member id for the gate must be plain: '${id}'`);
+  const h = TASK_ENV.harness;
+  const hello = `{"token":"%s","role":"gate","key":"${id}"}\n`;
   return [
-    'sh',
+    'bash',
     '-c',
-    `${write ? `${write} && ` : ''}rm -f ${f} && mkfifo ${f} && read _ < ${f} && rm -f ${f} && exec "$@"`,
-    'gate',
-    ...cmd,
+    [
+      `exec 3<>"/dev/tcp/\${${h}%:*}/\${${h}##*:}"`,
+      `printf '${hello}' "$${TASK_ENV.token}" >&3`,
+      `cat <&3 > ${script}`,
+      'exec 3<&-',
+      `exec sh ${script}`,
+    ].join(' && '),
   ];
 }
 
@@ -188,14 +199,8 @@ export interface SwarmPlanInput {
 export interface MemberServiceInput {
   readonly id: NodeId;
   readonly image: string;
-  /** The whole command line, the image's entrypoint included (the gate runs it). */
-  readonly cmd: readonly string[];
-  /** Files its command reads, written in the container before it runs (MemberFile says why not configs). */
-  readonly files: readonly MemberFile[];
   /** Container ports the harness reaches (client, status page): published on the node, mode host. */
   readonly ports: readonly number[];
-  /** Lines for its /etc/hosts ("address name"): the target's peers abroad at the relay. */
-  readonly hosts?: readonly string[];
   /** Extra placement constraint (the node the member first ran on, kept across restarts). */
   readonly pinnedNode?: string;
 }
@@ -229,11 +234,6 @@ export class SwarmPlan {
   /** A member's stable DNS name on the overlay (its service's name, dnsrr: the task's own address). */
   memberHost(id: NodeId): string {
     return swarmName(this.i.runId, id);
-  }
-
-  /** The node's gate folder of the run, made by its helper (GATES_ON_NODE says why a folder). */
-  private gateMount(): Docker.MountSettings {
-    return { Type: 'bind', Source: gateDirOnNode(this.i.runId), Target: GATE_DIR };
   }
 
   volumeName(id: NodeId): string {
@@ -274,12 +274,11 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: m.image,
-          Command: gatedCommand(m.id, m.cmd, m.files),
-          Env: m.files.map((f, i) => `${memberFileEnv(i)}=${f.data.toString('base64')}`),
+          Command: gatedCommand(m.id),
+          Env: this.harnessEnv(),
           Labels: labels,
           Hostname: this.memberHost(m.id),
           StopGracePeriod: STOP_GRACE_NS,
-          ...(m.hosts && m.hosts.length > 0 ? { Hosts: [...m.hosts] } : {}),
           Init: true,
           CapabilityAdd: ['NET_ADMIN'],
           Mounts: [
@@ -289,7 +288,6 @@ export class SwarmPlan {
               Target: '/data',
               VolumeOptions: { NoCopy: false, Labels: labels, DriverConfig: { Name: 'local', Options: {} } },
             },
-            this.gateMount(),
           ],
         },
         RestartPolicy: { Condition: 'none' },
@@ -384,10 +382,7 @@ export class SwarmPlan {
           Env: [...this.harnessEnv(), `${TASK_ENV.node}={{.Node.ID}}`],
           Labels: labels,
           Init: true,
-          Mounts: [
-            { Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' },
-            { Type: 'bind', Source: '/tmp', Target: NODE_TMP_IN_HELPER },
-          ],
+          Mounts: [{ Type: 'bind', Source: '/var/run/docker.sock', Target: '/var/run/docker.sock' }],
         },
         RestartPolicy: { Condition: 'none' },
       },

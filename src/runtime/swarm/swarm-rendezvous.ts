@@ -1,5 +1,5 @@
 // How the swarm's tasks and the harness find each other: every task this runtime starts (a load
-// agent, the relay, a node's fault helper) dials one TCP listener of the harness and says who it
+// agent, the relay, a node's fault helper, a member at its start gate) dials one TCP listener of the harness and says who it
 // is in its first line; the harness then talks to it over that connection in JSON lines.
 //
 // Why the task dials and not the harness: a task on the run's overlay has no address the harness
@@ -14,9 +14,12 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { TASK_ENV } from './swarm-plan.js';
 
-export type TaskRole = 'agent' | 'relay' | 'faults';
+export type TaskRole = 'agent' | 'relay' | 'faults' | 'gate';
 
-/** A task's first line. `key`: an agent's data center, a fault helper's node id, '' for the relay. */
+/**
+ * A task's first line. `key`: an agent's data center, a fault helper's node id, a member's id at
+ * its start gate (swarm-plan.ts gatedCommand), '' for the relay.
+ */
 export interface TaskHello {
   readonly token: string;
   readonly role: TaskRole;
@@ -109,7 +112,7 @@ export class Rendezvous {
         socket.destroy();
         return;
       }
-      if (hello.token !== this.token || !['agent', 'relay', 'faults'].includes(hello.role)) {
+      if (hello.token !== this.token || !['agent', 'relay', 'faults', 'gate'].includes(hello.role)) {
         socket.destroy();
         return;
       }

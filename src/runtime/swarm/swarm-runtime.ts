@@ -4,8 +4,9 @@
 // Each member is a service of one replica on an attachable overlay made for the run, placed by its
 // data center (node label pole-bench.dc=<dc>, or --place), never restarted by the swarm, with a
 // stable name (dnsrr: the name is its task's own address) and its data on a named volume. Its
-// files (the target's config directory) ride in its task's environment and are written by its
-// start gate (MemberFile in swarm-plan.ts says why not swarm configs); its output comes from its task's
+// service is made before its command is known: its start gate dials the harness and is sent a
+// script with its files (the target's config directory; MemberFile in swarm-plan.ts says why not
+// swarm configs) and its command when the members start; its output comes from its task's
 // log stream and its client and status ports are published on its node (mode host) for the
 // harness. Agents, the relay and the fault helpers dial the harness back (swarm-rendezvous.ts).
 // A kill, pause or resume goes to the fault helper of the member's node (fault-helper.ts); a
@@ -45,7 +46,7 @@ import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import type { Runtime, RuntimeTrouble } from '../runtime.js';
 import { FaultHelpers } from './fault-helper.js';
 import { cleanSwarm } from './swarm-clean.js';
-import { SwarmPlan, type MemberFile } from './swarm-plan.js';
+import { memberStartScript, SwarmPlan, type MemberFile } from './swarm-plan.js';
 import { harnessHost, probeSwarm } from './swarm-probe.js';
 import { Rendezvous, type TaskConnection } from './swarm-rendezvous.js';
 import { swarmRelayShaper } from './swarm-relay-shaper.js';
@@ -96,6 +97,8 @@ interface Slot {
   ports: Map<number, number>;
   running: boolean;
   logs?: NodeJS.ReadableStream;
+  /** Its task's start gate, dialled in and waiting for its script (awaitTask; release sends it). */
+  gate?: TaskConnection;
   /** Every task of its service so far (a restart waits for one it has not seen). */
   readonly seen: Set<string>;
   readonly tail: string[];
@@ -136,6 +139,8 @@ export class SwarmRuntime implements Runtime {
   private swarmPlan: SwarmPlan | undefined;
   private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
+  /** The target's config files, written in every member by its start script. */
+  private files: MemberFile[] = [];
   private readonly nodeAddrs = new Map<string, string>();
   /** Swarm node id → hostname, for the clocks' report. */
   private readonly nodeNames = new Map<string, string>();
@@ -169,7 +174,7 @@ export class SwarmRuntime implements Runtime {
   ) {
     this.docker = opts.docker ?? new Docker();
     this.target = opts.target ?? poleTarget;
-    if (!this.target.planContainers)
+    if (!this.target.planContainers || !this.target.containers)
       throw new Error(`the ${this.target.name} target has no container image for the swarm runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes)
@@ -268,16 +273,21 @@ export class SwarmRuntime implements Runtime {
         });
       this.relayRpc.catch(() => undefined);
     }
-    // The agents start once the relay has dialled in (the members' plan waits for the relay, the
-    // CPU its start needs is not shared with three more), and wait for their `start` (the swarm
-    // takes seconds per task: one by one, at the load's start, they would delay it by that much).
-    const relayFirst = this.relayRpc ?? Promise.resolve();
+    // The agents start now too, and wait for their `start` (the swarm takes seconds per task: one
+    // by one, at the load's start, they would delay it by that much). Made after the relay's
+    // dial-in instead, or after the members' plan, bring-up took as long within the noise: the
+    // two cores are busy throughout, whatever the order.
     for (const d of t.datacenters) {
-      const dialled = relayFirst.then(() => this.createAgent(d.name));
+      const dialled = this.createAgent(d.name);
       dialled.catch(() => undefined); // said when spawnAgent awaits it
       this.agents.set(d.name, dialled);
     }
-    this.step('helpers and relay created');
+    this.step('helpers, relay and agents created');
+    // Every member's service now, its task held at its gate (which needs nothing of the plan):
+    // the swarm's seconds per task run while the relay starts and the plan is made. Their
+    // addresses are then known for netem's filters, and the swarm is not waited for twice.
+    const atGates = this.createMembers(t.nodes.map((n) => n.id));
+    atGates.catch(() => undefined); // said when awaited below
     this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-'));
     const plan = await this.target.planContainers!({
       topology: t,
@@ -291,14 +301,19 @@ export class SwarmRuntime implements Runtime {
       peerRoutes: { kind: 'by-source' },
     });
     this.plan = plan;
-    const files = await this.readConfigFiles(this.configDir);
+    this.step("members' plan made");
+    const made = this.target.containers!;
+    if (plan.image !== made.image || plan.clientPort !== made.clientPort || plan.httpPort !== made.httpPort)
+      throw new Error(
+        `the ${this.target.name} target's plan runs ${plan.image} on ${plan.clientPort}/${plan.httpPort}, its services ${made.image} on ${made.clientPort}/${made.httpPort}`,
+      );
+    this.files = await this.readConfigFiles(this.configDir);
     for (const m of plan.members) this.slot(m.id).member = m;
     const { first, then, after } = plan.startOrder;
-    // Every member's task made and held at its gate, the later ones too: their addresses are
-    // then known for netem's filters, and the swarm's scheduling is not waited for twice.
-    await this.createMembers([...first, ...then], files);
+    await atGates;
     this.step("members' tasks at their gates");
     if (this.netem) {
+      await this.helpersDialled;
       await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
       this.step('netem applied');
     }
@@ -346,32 +361,35 @@ export class SwarmRuntime implements Runtime {
     return this.plan;
   }
 
-  /** Creates the members' services and waits until each one's task runs (its command held at the start gate). */
-  private async createMembers(ids: readonly NodeId[], files: readonly MemberFile[]): Promise<void> {
-    const plan = this.started();
-    this.step("members' plan made");
-    // A member's task binds its node's gate folder, which that node's helper makes before it dials
-    // in: created sooner, the swarm rejects the task ("bind source path does not exist").
-    await this.helpersDialled;
+  /**
+   * Creates the members' services and waits until each one's task runs and its gate has dialled
+   * in (its command not yet known: the gate waits for it).
+   */
+  private async createMembers(ids: readonly NodeId[]): Promise<void> {
+    const made = this.target.containers!;
     await Promise.all(
       ids.map(async (id) => {
         const s = this.slot(id);
-        // The node image's entrypoint is its CLI; another image's command is the whole command line.
-        const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...s.member!.cmd] : s.member!.cmd;
         s.service = await this.docker.createService(
           this.sp().member({
             id,
-            image: this.imageOf(plan.image),
-            cmd,
-            files,
-            hosts: s.member!.etcHosts ?? [],
-            ports: [plan.clientPort, ...(plan.httpPort !== undefined ? [plan.httpPort] : [])],
+            image: this.imageOf(made.image),
+            ports: [made.clientPort, ...(made.httpPort !== undefined ? [made.httpPort] : [])],
           }),
         );
         await this.awaitTask(s);
         this.step(`${id}'s task at its gate`);
       }),
     );
+  }
+
+  /** A member's start script: its command (the node image's entrypoint first), files, hosts lines. */
+  private startScript(s: Slot): string {
+    const plan = this.started();
+    const m = s.member!;
+    // The node image's entrypoint is its CLI; another image's command is the whole command line.
+    const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...m.cmd] : m.cmd;
+    return memberStartScript({ cmd, files: this.files, hosts: m.etcHosts ?? [] });
   }
 
   /** Opens the gates of members whose tasks run, all at once, and waits for each one's `started`. */
@@ -422,6 +440,27 @@ export class SwarmRuntime implements Runtime {
     s.ports = new Map(
       (running.Status?.PortStatus?.Ports ?? []).map((p) => [p.TargetPort ?? 0, p.PublishedPort ?? 0]),
     );
+    // Its gate, dialled in: a task that ends first (bash failed to reach the harness) says why.
+    let settled = false;
+    const ended = this.pollTasks(
+      s.service!.id,
+      (ts) => ts.find((t) => t.ID === running.ID && ENDED.has(t.Status?.State ?? '')),
+      TASK_START_MS,
+      () => settled,
+    ).then((t) => {
+      throw new Error(
+        `${s.id}'s task ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) at its start gate; output: ${s.tail.join(' | ')}`,
+      );
+    });
+    try {
+      s.gate = await Promise.race([
+        this.rendezvous!.waitFor('gate', s.id, TASK_START_MS, () => this.taskState(s.service!.id)),
+        ended,
+      ]);
+    } finally {
+      settled = true;
+      ended.catch(() => undefined);
+    }
   }
 
   /**
@@ -431,7 +470,11 @@ export class SwarmRuntime implements Runtime {
   private async release(s: Slot, since: number): Promise<void> {
     const plan = this.started();
     const task = s.task!;
-    await this.helpers.release(task.NodeID!, s.id);
+    const gate = s.gate;
+    if (!gate) throw new Error(`${s.id}'s start gate has not dialled in`);
+    s.gate = undefined;
+    // The script, then the end of the connection: the gate reads to the end and runs it.
+    gate.socket.end(this.startScript(s));
     let settled = false;
     const died = this.pollTasks(
       s.service!.id,
@@ -492,7 +535,6 @@ export class SwarmRuntime implements Runtime {
   private followLogs(s: Slot, taskId: string): void {
     // A former task's stream (a restart's predecessor) ends here: it would hold the harness open.
     closeLogs(s);
-    const member = s.member!;
     const keep = (line: string): void => {
       if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
       s.tail.push(line);
@@ -522,7 +564,8 @@ export class SwarmRuntime implements Runtime {
         const errOut = new PassThrough();
         this.docker.modem.demuxStream(stream, out, errOut);
         createInterface({ input: out }).on('line', (line) => {
-          const evs = member.translate(line);
+          // Before its plan is made (the gate's own words, if any) a line has no translator.
+          const evs = s.member?.translate(line) ?? [];
           if (evs.length === 0 && !line.startsWith('{')) keep(line);
           for (const e of evs) this.book.push(this.onHarnessClock(e, s.task?.NodeID));
         });

@@ -6,7 +6,7 @@
 import { ProcessCluster } from '../../runtime/process/process-cluster.js';
 import { checkAckedWrites } from './pole-checker.js';
 import { connectPoleWriter } from '../../load/write-client.js';
-import { planPoleContainers } from './pole-containers.js';
+import { planPoleContainers, POLE_CONTAINER_PORTS } from './pole-containers.js';
 import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
 
 export const poleTarget: Target = {
@@ -23,6 +23,7 @@ export const poleTarget: Target = {
   prepareWrites: () => Promise.resolve(),
   startProcesses: (o) => startPoleProcesses(o),
   planContainers: (o) => planPoleContainers(o),
+  containers: { image: 'node', clientPort: POLE_CONTAINER_PORTS.client, httpPort: POLE_CONTAINER_PORTS.http },
   checkAckedWrites: (o) =>
     checkAckedWrites({ leader: o.leader, nodes: o.nodes, acked: o.acked, runId: o.runId }),
 };

@@ -6,7 +6,7 @@
 // harness's own client (client/), and checked by sync + reads on every live member.
 import type { Target } from '../target.js';
 import { checkZkAckedWrites } from './zk-checker.js';
-import { planZkContainers } from './zk-container-ensemble.js';
+import { planZkContainers, ZK_CONTAINER_PORTS } from './zk-container-ensemble.js';
 import { startZkProcesses } from './zk-process-ensemble.js';
 import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
@@ -24,5 +24,6 @@ export const zookeeperTarget: Target = {
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),
   startProcesses: (o) => startZkProcesses(o),
   planContainers: (o) => planZkContainers(o),
+  containers: { image: 'zookeeper', clientPort: ZK_CONTAINER_PORTS.client },
   checkAckedWrites: (o) => checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };
