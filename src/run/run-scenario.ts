@@ -28,17 +28,25 @@ export { RunAborted };
 
 export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOutput> {
   const run = openRun(o);
+  // Named in an error: "connection closed" alone does not say whether the load, the check of the
+  // acknowledged writes or the calibration after it lost its connection.
+  let step = 'bring-up';
   try {
     const initial = await bringUp(run);
+    step = 'warm-up';
     await warmUpCluster(run, initial);
+    step = 'the load';
     const load = await startLoad(run, initial);
     await runFaults(chaosContext(run, load), run.state.faults);
+    step = "the load's end";
     await drainLoad(run, load);
+    step = 'the check of the acknowledged writes';
     const leader = await checkWrites(run);
+    step = 'the calibration after the load';
     await calibrate(run, leader);
   } catch (err) {
     if (err instanceof RunAborted) throw err;
-    run.state.errors.push((err as Error).message);
+    run.state.errors.push(`${step}: ${(err as Error).message}`);
   } finally {
     await releaseLoad(run);
   }
