@@ -85,6 +85,8 @@ export const startMessageSchema = z.object({
   nice: z.number().int().min(-20).max(19).nullable().optional(),
   /** How the send loop sleeps (see load-agent.ts wakeModeFor); default: chosen by the rate. */
   wake: z.enum(['thread', 'timeout']).optional(),
+  /** Writes traced for the anatomy: requestId a multiple of this (default TRACE_EVERY; the nodes' own). */
+  traceEvery: z.number().int().positive().optional(),
   /** The client protocol of the target under load (default: the POLE node's). */
   protocol: z.enum(['pole', 'zookeeper', 'etcd']).optional(),
 });

@@ -296,7 +296,7 @@ export class LoadAgent {
       recordMs(this.interval.corrected, now - f.intended);
       this.acks.add(f.seq, o.zxid.epoch, o.zxid.counter);
       // The nodes stamp the same writes (by requestId = seq) on the same monotonic clock.
-      if (f.attempts === 1 && isTraced(f.seq))
+      if (f.attempts === 1 && isTraced(f.seq, this.spec.traceEvery))
         this.traces.push([f.seq, phase, round3(f.intended), round3(f.sentAt), round3(now)]);
       if (!this.firstAck.has(phase)) this.firstAck.set(phase, wall(now));
       if (!this.firstAckByEpoch.has(o.zxid.epoch)) this.firstAckByEpoch.set(o.zxid.epoch, wall(now));

@@ -9,6 +9,7 @@ import type { HeartbeatOptions } from './core/measure/heartbeat-monitor.js';
 import type { Member, NodeId } from './core/types.js';
 import type { CatchUpFrom } from './core/node-core.js';
 import type { ElectionWaitFor } from './core/election.js';
+import { TRACE_EVERY } from './trace/write-tracer.js';
 
 export interface ListenConfig {
   readonly host: string;
@@ -92,6 +93,8 @@ export interface NodeConfig {
   readonly resign?: ResignConfig;
   /** Take a snapshot after this many transactions. */
   readonly snapshotEvery: number;
+  /** One write in this many is traced for the latency anatomy (by requestId; trace/write-tracer.ts). */
+  readonly traceEvery: number;
   /** A follower further behind than this many txns is synced with a snapshot (default: unlimited). */
   readonly syncDiffLimit?: number;
   /** Whom a new leader behind its quorum catches up from among equals (default: the first to answer). */
@@ -162,6 +165,7 @@ const rawSchema = z.strictObject({
     })
     .optional(),
   snapshotEvery: positiveInt.default(100_000),
+  traceEvery: positiveInt.default(TRACE_EVERY),
   syncDiffLimit: positiveInt.optional(),
   catchUpFrom: z.enum(['first-answer', 'highest-id']).optional(),
   electionWaitFor: z.enum(['all', 'live']).optional(),
@@ -265,6 +269,7 @@ function resolveConfig(raw: RawConfig, issues: Issue[]): NodeConfig {
       waitMs: raw.measure.waitMs ?? 10 * (raw.timers.heartbeatMs || 1000),
     },
     snapshotEvery: raw.snapshotEvery,
+    traceEvery: raw.traceEvery,
     ...(raw.syncDiffLimit !== undefined ? { syncDiffLimit: raw.syncDiffLimit } : {}),
     ...(raw.catchUpFrom !== undefined ? { catchUpFrom: raw.catchUpFrom } : {}),
     ...(raw.electionWaitFor !== undefined ? { electionWaitFor: raw.electionWaitFor } : {}),

@@ -20,7 +20,7 @@ import { ClientApiServer, type WriteOutcome } from './net/client-server.js';
 import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
-import { WriteTracer } from './trace/write-tracer.js';
+import { monoMs, WriteTracer } from './trace/write-tracer.js';
 import { HeldSends, lastAppended, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
 import { watchLoopStalls } from './loop-stall-watch.js';
@@ -72,7 +72,7 @@ export class NodeServer {
     private clients: ClientApiServer | undefined,
     private http: StatusServer | undefined,
   ) {
-    this.tracer = new WriteTracer((f) => this.events.emit('trace', f));
+    this.tracer = new WriteTracer((f) => this.events.emit('trace', f), monoMs, config.traceEvery);
     this.stallWatch = watchLoopStalls((ms) => this.events.emit('loop-stalled', { ms }));
     this.clusterSize = membersOf(config).length;
     const opts = oracleOptions(config);

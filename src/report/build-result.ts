@@ -10,7 +10,7 @@ import type { NodeFloor } from '../measure/node-floor.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
 import type { NodeId } from '../node/core/types.js';
 import { LOOP_STALL_MS } from '../node/loop-stall-watch.js';
-import { TRACE_EVERY } from '../node/trace/write-tracer.js';
+import { traceEveryOf } from '../topology/trace-sampling.js';
 import { isEvent, type ClusterEvent } from '../vocabulary/node-events.js';
 import type { Topology } from '../topology/topology.js';
 import { summariseElections, type Deposition } from './elections.js';
@@ -242,7 +242,7 @@ export function anatomyOf(
       oneWayMs: (a, b) => (unshaped ? 0 : t.oneWayDelayMs(a, b)),
       members: t.nodes.length,
     },
-    TRACE_EVERY,
+    traceEveryOf(t),
   );
 }
 

@@ -11,6 +11,7 @@ import { wallNow } from '../runtime/process/process-cluster.js';
 import type { LoadPhases } from '../chaos/fault-schedule.js';
 import { currentLeader } from '../chaos/current-leader.js';
 import { RESOURCE_EVERY_MS, type RunContext } from './run-context.js';
+import { traceEveryOf } from '../topology/trace-sampling.js';
 
 /** The load's paths: `${PATH_PREFIX}/${dc}/${seq}`. */
 export const PATH_PREFIX = '/pb';
@@ -91,6 +92,7 @@ function startAgents(run: RunContext): void {
       pathPrefix: PATH_PREFIX,
       ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
       protocol: rt.target.protocol,
+      traceEvery: traceEveryOf(t),
       phase: 'warmup',
       startAtMs: state.loadStart,
     });

@@ -1,7 +1,8 @@
 // The node's half of the latency anatomy: which writes it stamps, which steps, and when it reports.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { WriteTracer } from '../../src/node/trace/write-tracer.js';
+import { traceEveryFor, WriteTracer } from '../../src/node/trace/write-tracer.js';
+import { nodeConfigSchema } from '../../src/node/config.js';
 import type { TraceEventFields } from '../../src/vocabulary/node-events.js';
 import type { Txn } from '../../src/node/core/types.js';
 
@@ -82,6 +83,39 @@ describe('WriteTracer', () => {
     t.replied(1);
     assert.equal(t.open, 0);
     assert.equal(out.length, 0);
+  });
+
+  it("traces one write in the run's `every`: a slow load more of its writes, never more than one in 64 apart", () => {
+    let now = 0;
+    const out: TraceEventFields[] = [];
+    const t = new WriteTracer(
+      (f) => out.push(f),
+      () => now,
+      16,
+    );
+    for (const req of [15, 16, 17, 32, 48]) {
+      t.clientWrite(req, 'c', req);
+      now += 1;
+      t.replied(req);
+    }
+    assert.deepEqual(
+      out.map((f) => f.req),
+      [16, 32, 48],
+    );
+    // 8-16 traced writes a second in all, as a power of two, one in 64 at the most.
+    assert.deepEqual([1, 8, 50, 200, 400, 1000, 5000].map(traceEveryFor), [1, 1, 4, 16, 32, 64, 64]);
+    const base = {
+      id: 'p1',
+      listen: { peerPort: 0, clientPort: 0, httpPort: 0 },
+      peers: [
+        { id: 'p2', host: '127.0.0.1', port: 1 },
+        { id: 'p3', host: '127.0.0.1', port: 2 },
+      ],
+      dataDir: '/d',
+    };
+    assert.equal(nodeConfigSchema.parse(base).traceEvery, 64, 'the default');
+    assert.equal(nodeConfigSchema.parse({ ...base, traceEvery: 16 }).traceEvery, 16);
+    assert.throws(() => nodeConfigSchema.parse({ ...base, traceEvery: 0 }));
   });
 
   it('as leader: the first ACK per follower, the decision, and a report at the first COMMIT out', () => {

@@ -6,7 +6,8 @@
 // on one kernel (containers too). The harness joins the stamps of all nodes and of the load agent
 // into one timeline per write (report/latency-anatomy.ts).
 //
-// Which writes: those whose requestId is a multiple of TRACE_EVERY. Every node decides alone from
+// Which writes: those whose requestId is a multiple of the run's `every` (TRACE_EVERY unless the
+// node's config says otherwise: the harness traces more of a slow load, traceEveryFor). Every node decides alone from
 // the (clientId, requestId) that travels with the write (in REQUEST and in the PROPOSAL's txn), so
 // nothing is added to any message. The tracer only looks at what the server already handles, and
 // only does map work for a traced write; for the rest a modulo per message.
@@ -20,11 +21,24 @@ import type { PeerMessage } from '../core/zab-messages.js';
 import type { Zxid } from '../core/zxid.js';
 import type { TraceEventFields, TraceStep } from '../../vocabulary/node-events.js';
 
-/** One write in this many is traced (by requestId): ~16 a second at 1,000 writes/s. */
+/** One write in this many is traced (by requestId) by default: ~16 a second at 1,000 writes/s. */
 export const TRACE_EVERY = 64;
 
-export function isTraced(requestId: number): boolean {
-  return requestId % TRACE_EVERY === 0;
+export function isTraced(requestId: number, every = TRACE_EVERY): boolean {
+  return requestId % every === 0;
+}
+
+/**
+ * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 8-16
+ * traced a second, one in 64 at the most. At 200 writes/s one in 64 gave a data center 7-10 traced
+ * writes in a 15 s window, and one slow write moved that window's floor by milliseconds: the
+ * anatomy's floor is a mean, and a mean of ten is noise. A power of two, so the traced writes of
+ * a slower run include a faster one's.
+ */
+export function traceEveryFor(writesPerSecond: number): number {
+  let every = 1;
+  while (every * 2 <= Math.min(TRACE_EVERY, writesPerSecond / 8)) every *= 2;
+  return every;
 }
 
 /** ms on CLOCK_MONOTONIC, the same clock in every process on the machine. */
@@ -58,11 +72,16 @@ export class WriteTracer {
   constructor(
     private readonly emit: (fields: TraceEventFields) => void,
     private readonly now: () => number = monoMs,
+    private readonly every = TRACE_EVERY,
   ) {}
+
+  private traced(requestId: number): boolean {
+    return requestId % this.every === 0;
+  }
 
   /** Contact server: a client's write arrived (handle: the server's id for its reply). */
   clientWrite(handle: number, clientId: string, requestId: number): void {
-    if (!isTraced(requestId)) return;
+    if (!this.traced(requestId)) return;
     const r = this.record(clientId, requestId);
     r.contact = true;
     r.handle = handle;
@@ -73,10 +92,10 @@ export class WriteTracer {
   peerIn(from: NodeId, msg: PeerMessage): void {
     switch (msg.type) {
       case 'REQUEST':
-        if (isTraced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'leaderRecv');
+        if (this.traced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'leaderRecv');
         return;
       case 'PROPOSAL':
-        for (const t of msg.txns) if (isTraced(t.requestId)) this.stamp(this.linked(t), 'proposalRecv');
+        for (const t of msg.txns) if (this.traced(t.requestId)) this.stamp(this.linked(t), 'proposalRecv');
         return;
       case 'ACK':
         this.covered(msg.zxid, (r) => {
@@ -93,10 +112,10 @@ export class WriteTracer {
   peerOut(msg: PeerMessage): void {
     switch (msg.type) {
       case 'REQUEST':
-        if (isTraced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'forwardSent');
+        if (this.traced(msg.requestId)) this.stamp(this.record(msg.clientId, msg.requestId), 'forwardSent');
         return;
       case 'PROPOSAL':
-        for (const t of msg.txns) if (isTraced(t.requestId)) this.stamp(this.linked(t), 'proposalSent');
+        for (const t of msg.txns) if (this.traced(t.requestId)) this.stamp(this.linked(t), 'proposalSent');
         return;
       case 'ACK':
         this.covered(msg.zxid, (r) => this.stamp(r, 'ackSent'));
@@ -130,7 +149,7 @@ export class WriteTracer {
     for (const op of ops) {
       if (op.op !== 'append') continue;
       for (const t of op.txns) {
-        if (!isTraced(t.requestId)) continue;
+        if (!this.traced(t.requestId)) continue;
         const r = this.linked(t);
         this.stamp(r, 'persistStart');
         (out ??= []).push(r);

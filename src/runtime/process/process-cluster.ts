@@ -48,6 +48,8 @@ export interface ProcessClusterOptions {
     nodes: ReadonlyArray<{ id: NodeId; sid: number; peerPort: number }>,
   ) => Promise<(from: NodeId, to: NodeId) => { host: string; port: number }>;
   readonly snapshotEvery?: number;
+  /** One write in this many traced (default: the node's, TRACE_EVERY). */
+  readonly traceEvery?: number;
   /** Parent of the run's temp dir (default: the OS temp dir). */
   readonly baseDir?: string;
 }
@@ -133,6 +135,7 @@ export class ProcessCluster implements ProcessMembers {
           ...(opts.catchUpFrom !== undefined ? { catchUpFrom: opts.catchUpFrom } : {}),
           ...(opts.electionWaitFor !== undefined ? { electionWaitFor: opts.electionWaitFor } : {}),
           ...(opts.snapshotEvery ? { snapshotEvery: opts.snapshotEvery } : {}),
+          ...(opts.traceEvery ? { traceEvery: opts.traceEvery } : {}),
         };
         await writeFile(s.configFile, JSON.stringify(config, null, 2));
       }

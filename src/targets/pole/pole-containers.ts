@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseNodeEventLine } from '../../vocabulary/node-events.js';
 import type { ContainerPlan, ContainerStartOptions } from '../target.js';
+import { traceEveryOf } from '../../topology/trace-sampling.js';
 
 /** Ports inside every node's own network namespace. */
 export const POLE_CONTAINER_PORTS = { peer: 7000, client: 7001, http: 7002 } as const;
@@ -41,6 +42,7 @@ export async function planPoleContainers(o: ContainerStartOptions): Promise<Cont
       ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
       ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
       ...(c.electionWaitFor !== undefined ? { electionWaitFor: c.electionWaitFor } : {}),
+      traceEvery: traceEveryOf(t),
     };
     await writeFile(join(o.configDir, `${n.id}.json`), JSON.stringify(config, null, 2));
   }

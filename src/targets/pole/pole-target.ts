@@ -7,6 +7,7 @@ import { ProcessCluster } from '../../runtime/process/process-cluster.js';
 import { checkAckedWrites } from './pole-checker.js';
 import { connectPoleWriter } from '../../load/write-client.js';
 import { planPoleContainers, POLE_CONTAINER_PORTS } from './pole-containers.js';
+import { traceEveryOf } from '../../topology/trace-sampling.js';
 import type { ProcessMembers, ProcessStartOptions, Target } from '../target.js';
 
 export const poleTarget: Target = {
@@ -44,6 +45,7 @@ async function startPoleProcesses(o: ProcessStartOptions): Promise<ProcessMember
     ...(c.syncDiffLimit !== undefined ? { syncDiffLimit: c.syncDiffLimit } : {}),
     ...(c.catchUpFrom !== undefined ? { catchUpFrom: c.catchUpFrom } : {}),
     ...(c.electionWaitFor !== undefined ? { electionWaitFor: c.electionWaitFor } : {}),
+    traceEvery: traceEveryOf(t),
     // A POLE node's peer link is dialled by the higher sid.
     dialVia: (nodes) =>
       o.shape(
