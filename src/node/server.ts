@@ -72,7 +72,14 @@ export class NodeServer {
     private clients: ClientApiServer | undefined,
     private http: StatusServer | undefined,
   ) {
-    this.tracer = new WriteTracer((f) => this.events.emit('trace', f), monoMs, config.traceEvery);
+    // Written after this turn's coalesced sends (net/coalescing-writer.ts flushes in the check
+    // phase too, scheduled first): a traced write's COMMIT or reply does not wait behind its own
+    // trace line, which would make the traced writes, and the anatomy's floor, slower than the rest.
+    this.tracer = new WriteTracer(
+      (f) => setImmediate(() => this.events.emit('trace', f)),
+      monoMs,
+      config.traceEvery,
+    );
     this.stallWatch = watchLoopStalls((ms) => this.events.emit('loop-stalled', { ms }));
     this.clusterSize = membersOf(config).length;
     const opts = oracleOptions(config);
