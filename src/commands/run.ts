@@ -130,13 +130,19 @@ export default class Run extends Command {
             ? await probeNetem()
             : { available: false, reason: 'not probed' };
       shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
-      const linkFault = topology.scenario.faults.find((f) =>
-        (LINK_FAULTS as readonly string[]).includes(f.action),
+      // netem cuts and heals (filters to a dropping class) but cannot change a delay during a run.
+      const canDo = (action: string): boolean =>
+        shaping.kind === 'relay' || (shaping.kind === 'netem' && action !== 'link');
+      const linkFault = topology.scenario.faults.find(
+        (f) => (LINK_FAULTS as readonly string[]).includes(f.action) && !canDo(f.action),
       );
-      if (linkFault && shaping.kind !== 'relay')
+      if (linkFault)
         throw new InputError({
           file: '--shaping',
-          problem: `the scenario's ${linkFault.action} fault needs the relay shaping (the ${shaping.kind} shaping cannot cut or change links during a run); use --shaping relay`,
+          problem:
+            shaping.kind === 'netem'
+              ? `the scenario's ${linkFault.action} fault needs the relay shaping (netem shaping cuts and heals links, but cannot change a delay during a run); use --shaping relay`
+              : `the scenario's ${linkFault.action} fault needs the relay or netem shaping (the ${shaping.kind} shaping cannot cut or change links during a run); use --shaping relay`,
         });
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });

@@ -266,7 +266,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     );
 
     await t.test(
-      'netem in the tasks: each peer’s packets in its data center’s class (pfifo leaf), a restarted member’s new address in its peers’ filters; a kernel without netem said plainly',
+      'netem in the tasks: each peer’s packets in its data center’s class (pfifo leaf), a partition by filters that outlasts a restart at a new address, then heals; a kernel without netem said plainly',
       async () => {
         // This kernel has no netem: asked for, the run fails at once saying so, and leaves nothing.
         const r5 = await swarmRun([
@@ -335,15 +335,34 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
             return /inet ([\d.]+)\//.exec(out)![1]!;
           };
           const before = await addressOf('p1');
-          assert.match(await filtersFor(), new RegExp(`match ${hex(before)}/ffffffff`));
+          /** p4's filter for `ip` sends it to `classid`. */
+          const classOf = (ip: string, classid: string): RegExp =>
+            new RegExp(`flowid ${classid}\\b[^\\n]*\\n\\s+match ${hex(ip)}/ffffffff`);
+          assert.match(await filtersFor(), classOf(before, remoteClassId(2)));
+          // A partition p4 | p1 by filters to the dropping class (no netem needed): the heartbeats
+          // between them are dropped; it outlasts p1's restart at a new address; a heal undoes it.
+          assert.equal(await rt.shaping.cut(['p4'], ['p1'], true), true);
+          assert.match(await filtersFor(), classOf(before, '1:2'), 'cut: p1 in the dropping class');
+          const droppedAt = async (id: string): Promise<number> => {
+            const q = await rt.execInMember(id, ['tc', '-s', 'qdisc', 'show', 'dev', await shapedDev(id)]);
+            return Number(
+              /qdisc pfifo 2: parent 1:2 limit 0p\s+Sent \d+ bytes \d+ pkt \(dropped (\d+)/.exec(q)?.[1] ?? 0,
+            );
+          };
+          await new Promise((r) => setTimeout(r, 2000));
+          const drops = [await droppedAt('p4'), await droppedAt('p1')];
+          t.diagnostic(`cut p4 | p1: p4 dropped ${drops[0]}, p1 dropped ${drops[1]} in 2 s`);
+          assert.ok(drops[0]! > 0 && drops[1]! > 0, `both ends drop: ${drops.join(', ')}`);
           await rt.kill('p1');
           await rt.restart('p1');
           const after = await addressOf('p1');
           t.diagnostic(`p1 at ${before}, after its restart at ${after}`);
+          assert.match(await filtersFor(), classOf(after, '1:2'), 'p4 still cuts p1, at its new address');
+          assert.equal(await rt.shaping.cut(['p4'], ['p1'], false), true);
           assert.match(
             await filtersFor(),
-            new RegExp(`match ${hex(after)}/ffffffff`),
-            'p4 classes p1’s new address',
+            classOf(after, remoteClassId(2)),
+            'healed: p4 classes p1’s new address as fnal again',
           );
         } finally {
           await rt.teardown();

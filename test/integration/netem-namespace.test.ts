@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { applyPlan, readClassStats, type ClassStats } from '../../src/shaping/netem/apply-plan.js';
 import { planNetem, remoteClassId, type NetemLeaf } from '../../src/shaping/netem/netem-plan.js';
 import { probeNetem } from '../../src/shaping/netem/netem-probe.js';
+import { netemControls } from '../../src/shaping/netem/netem-shaper.js';
 import { inNetns, runChecked, runCommand } from '../../src/shaping/netem/run-command.js';
 import { loadTopology } from '../../src/topology/topology.js';
 
@@ -186,6 +187,51 @@ describe('netem plan in network namespaces', { skip }, () => {
       if (classid === '1:1') assert.ok((d.get('1:1') ?? 0) >= count, `default class: ${d.get('1:1')}`);
       else assert.equal(d.get(classid), count, `packets to ${peer} in ${classid}`);
     }
+  });
+
+  it('cuts a partition by filters to a dropping class, both ways, with no netem; heals it back', async () => {
+    // p1 (fnal) and p5 (caltech, p4's own data center) get their trees too: a cut is both ends'.
+    for (const n of ['p1', 'p5'])
+      await applyPlan(
+        planNetem(topology, addresses, { dev: DEV, leaf: 'pfifo' }).get(n) ?? assert.fail(`no plan for ${n}`),
+        tcIn(nsOf(n)),
+      );
+    const controls = netemControls(topology, () => ({
+      addresses,
+      exec: (id, argv) => runChecked(inNetns(nsOf(id), argv)),
+      dev: () => DEV,
+    }));
+    const dropped = async (node: string): Promise<number> => {
+      const q = await runChecked(inNetns(nsOf(node), ['tc', '-s', 'qdisc', 'show', 'dev', DEV]));
+      const m = /qdisc pfifo 2: parent 1:2 limit 0p\s+Sent \d+ bytes \d+ pkt \(dropped (\d+)/.exec(q);
+      return m ? Number(m[1]) : 0;
+    };
+    const fnal = remoteClassId(dcIndex('fnal'));
+    assert.equal(await controls.cut(['p4'], ['p1', 'p5'], true), true);
+    const d0 = await dropped('p4');
+    const before = await statsOf('p4');
+    await sendUdp('p4', addr('p1'), 5);
+    await sendUdp('p4', addr('p5'), 6);
+    const d1 = await dropped('p4');
+    assert.ok(d1 - d0 >= 11, `p4 dropped ${d1 - d0} of the 11 packets to p1 and p5`);
+    assert.equal(delta(await statsOf('p4'), before).get(fnal), 0, 'nothing to p1 through fnal’s class');
+    // The other end too: p1's packets to p4.
+    const p1d = await dropped('p1');
+    await sendUdp('p1', addr('p4'), 4);
+    assert.ok((await dropped('p1')) - p1d >= 4, 'p1 drops what it sends p4');
+
+    assert.equal(await controls.cut(['p4'], ['p1', 'p5'], false), true);
+    const healed = await statsOf('p4');
+    await sendUdp('p4', addr('p1'), 5);
+    await sendUdp('p4', addr('p5'), 6);
+    await waitForStats(
+      'p4',
+      (s) => (delta(s, healed).get(fnal) ?? 0) >= 5 && (delta(s, healed).get('1:1') ?? 0) >= 6,
+      'healed: p1 through fnal’s class, p5 through the default one',
+    );
+    assert.equal(await dropped('p4'), d1, 'nothing dropped once healed');
+    const filters = await runChecked(inNetns(nsOf('p4'), ['tc', 'filter', 'show', 'dev', DEV]));
+    assert.equal(filters.match(/flowid/g)?.length, 3, `p5's filter went with the heal: ${filters}`);
   });
 
   it('probes for netem: unavailable here with an actionable reason, or else a netem plan applies', async () => {

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { applyPlan, parseClassStats } from '../../src/shaping/netem/apply-plan.js';
-import { planNetem, remoteClassId, renderPlan } from '../../src/shaping/netem/netem-plan.js';
+import { planCut, planNetem, remoteClassId, renderPlan } from '../../src/shaping/netem/netem-plan.js';
 import { loadTopology, parseTopology, type Topology } from '../../src/topology/topology.js';
 
 function repoRoot(): string {
@@ -88,6 +88,37 @@ describe('planNetem on paper-3dc-deployment-1', () => {
         'tc filter replace dev eth0 parent 1: protocol ip prio 1 handle 800::3 u32 match ip dst 10.231.3.1/32 flowid 1:12',
       ),
     ]);
+  });
+
+  it("cuts p4's egress to a peer abroad and one at home by filters to the dropping class, and heals them", () => {
+    // Topology order: p1 (fnal) is node 0, p5 (caltech, p4's own) node 4: its filter handle 0x801 + 4.
+    const cut = planCut(deployment1, addresses, 'p4', ['p1', 'p5'], true);
+    assert.deepEqual(cut, [
+      line(
+        'tc class replace dev eth0 parent 1: classid 1:2 htb rate 10000mbit ceil 10000mbit burst 1250000 cburst 1250000 quantum 1514',
+      ),
+      line('tc qdisc replace dev eth0 parent 1:2 handle 2: pfifo limit 0'),
+      line(
+        'tc filter replace dev eth0 parent 1: protocol ip prio 1 handle 800::3 u32 match ip dst 10.231.3.1/32 flowid 1:2',
+      ),
+      line(
+        'tc filter replace dev eth0 parent 1: protocol ip prio 1 handle 800::805 u32 match ip dst 10.231.1.5/32 flowid 1:2',
+      ),
+    ]);
+    // The filter abroad is the plan's own (same handle): a heal points it back at fnal's class.
+    assert.deepEqual(
+      commandsOf(plan, 'p4')
+        .find((c) => c.includes('800::3'))
+        ?.slice(0, 13),
+      cut[2]!.slice(0, 13),
+    );
+    assert.deepEqual(planCut(deployment1, addresses, 'p4', ['p1', 'p5', 'p4'], false), [
+      line(
+        'tc filter replace dev eth0 parent 1: protocol ip prio 1 handle 800::3 u32 match ip dst 10.231.3.1/32 flowid 1:12',
+      ),
+      line('tc filter del dev eth0 parent 1: protocol ip prio 1 handle 800::805 u32'),
+    ]);
+    assert.throws(() => planCut(deployment1, new Map(), 'p4', ['p1'], true), /no address for p1/);
   });
 
   it('gives every node one class per remote data center and one filter per remote peer', () => {

@@ -12,7 +12,7 @@
 import type { NodeId } from '../../node/core/types.js';
 import { applyPlan } from '../../shaping/netem/apply-plan.js';
 import { planNetem, type NetemLeaf } from '../../shaping/netem/netem-plan.js';
-import { netemControls } from '../../shaping/netem/netem-shaper.js';
+import { netemControls, type NetemTrees } from '../../shaping/netem/netem-shaper.js';
 import { directDial, type Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 
@@ -38,6 +38,10 @@ export function devWithAddress(ipAddrText: string, address: string): string | nu
 
 export function swarmNetemShaper(t: Topology, o: { reason: string; leaf?: NetemLeaf }): SwarmNetemShaper {
   const shaped = new Set<NodeId>();
+  /** The interface each member's tree is on, and the latest addresses and exec (for cuts). */
+  const devs = new Map<NodeId, string>();
+  let trees: NetemTrees | undefined;
+  const controls = netemControls(t, () => trees);
   /** Whether a node's kernel has netem, by the first member tried there. */
   const probed = new Set<string>();
   return {
@@ -66,9 +70,13 @@ export function swarmNetemShaper(t: Topology, o: { reason: string; leaf?: NetemL
         const commands = planNetem(t, addresses, { dev, ...(o.leaf ? { leaf: o.leaf } : {}) }).get(id) ?? [];
         await applyPlan(commands, (argv) => exec(id, argv));
         shaped.add(id);
+        devs.set(id, dev);
+        trees = { addresses, exec, dev: (m) => devs.get(m) ?? dev };
+        // A tree made anew (a restart's new address) lost its cuts: a partition still on stays on.
+        await controls.reapplyCuts(id);
       }
     },
-    // As the docker runtime's netem: nothing changes once it is in.
-    ...netemControls(t),
+    // As the docker runtime's netem: partitions by filters, no delay change yet.
+    ...controls,
   };
 }

@@ -90,6 +90,7 @@ export function planNetem(
       ),
     ];
     const filters: string[][] = [];
+    const handles = filterHandles(topology, self.id);
     topology.datacenters.forEach((dc, i) => {
       if (dc.name === self.datacenter) return;
       const classid = remoteClassId(i);
@@ -102,33 +103,124 @@ export function planNetem(
           ? ['pfifo', 'limit', limit]
           : netemArgs(delayMs, jitterMs, topology.shaping.distribution, limit, rateMbit);
       cmds.push(tc('qdisc', 'replace', 'dev', dev, 'parent', classid, 'handle', `${10 + i}:`, ...leafArgs));
-      for (const peer of dc.nodes) {
-        // u32 node handles are hex, 1..fff within the default hash table 800:.
-        const handle = `800::${(filters.length + 1).toString(16)}`;
-        const dst = `${addresses.get(peer.id) ?? ''}/32`;
-        const target = ['u32', 'match', 'ip', 'dst', dst, 'flowid', classid];
-        filters.push(
-          tc(
-            'filter',
-            'replace',
-            'dev',
-            dev,
-            'parent',
-            '1:',
-            'protocol',
-            'ip',
-            'prio',
-            '1',
-            'handle',
-            handle,
-            ...target,
-          ),
-        );
-      }
+      for (const peer of dc.nodes)
+        filters.push(filterTo(dev, handles.get(peer.id)!, addresses.get(peer.id) ?? '', classid));
     });
     plan.set(self.id, [...cmds, ...filters]);
   }
   return plan;
+}
+
+/**
+ * Each peer's u32 filter handle in `self`'s tree (hex node ids within the default hash table
+ * 800:, 1..fff): the peers abroad numbered from 1 in topology order, as planNetem gives them; the
+ * peers at home, which have a filter only while cut, from 0x801 by their index in the topology.
+ */
+export function filterHandles(topology: Topology, self: NodeId): Map<NodeId, string> {
+  const home = topology.node(self).datacenter;
+  const out = new Map<NodeId, string>();
+  let abroad = 0;
+  for (const dc of topology.datacenters)
+    if (dc.name !== home) for (const peer of dc.nodes) out.set(peer.id, `800::${(++abroad).toString(16)}`);
+  topology.nodes.forEach((n, i) => {
+    if (n.datacenter === home && n.id !== self) out.set(n.id, `800::${(0x801 + i).toString(16)}`);
+  });
+  return out;
+}
+
+function filterTo(dev: string, handle: string, address: string, classid: string): string[] {
+  return [
+    'tc',
+    'filter',
+    'replace',
+    'dev',
+    dev,
+    'parent',
+    '1:',
+    'protocol',
+    'ip',
+    'prio',
+    '1',
+    'handle',
+    handle,
+    'u32',
+    'match',
+    'ip',
+    'dst',
+    `${address}/32`,
+    'flowid',
+    classid,
+  ];
+}
+
+/** The class every cut peer's packets go to: its leaf, a pfifo of length 0, drops them all. */
+export const CUT_CLASSID = '1:2';
+
+/**
+ * The tc commands that cut (or heal) `self`'s egress to `peers`: a cut points each peer's filter
+ * at CUT_CLASSID, whose `pfifo limit 0` drops every packet (no netem needed: a partition works on
+ * any kernel with htb, this machine's too), so connections stall as on a severed link; a heal
+ * points it back at its data center's class (a peer abroad) or removes it (a peer at home, which
+ * the default class carries). Only self's egress: the caller cuts both ends.
+ */
+export function planCut(
+  topology: Topology,
+  addresses: ReadonlyMap<NodeId, string>,
+  self: NodeId,
+  peers: readonly NodeId[],
+  cut: boolean,
+  dev = DEFAULT_DEV,
+): string[][] {
+  const handles = filterHandles(topology, self);
+  const home = topology.node(self).datacenter;
+  const cmds: string[][] = cut
+    ? [
+        [
+          'tc',
+          'class',
+          'replace',
+          'dev',
+          dev,
+          'parent',
+          '1:',
+          'classid',
+          CUT_CLASSID,
+          ...htbRate(DEFAULT_CLASS_RATE_MBIT),
+        ],
+        ['tc', 'qdisc', 'replace', 'dev', dev, 'parent', CUT_CLASSID, 'handle', '2:', 'pfifo', 'limit', '0'],
+      ]
+    : [];
+  for (const peer of peers) {
+    if (peer === self) continue;
+    const handle = handles.get(peer);
+    const address = addresses.get(peer);
+    if (handle === undefined || address === undefined || !IPV4.test(address))
+      throw new Error(`netem cut: no address for ${peer} in ${self}'s tree`);
+    const dc = topology.node(peer).datacenter;
+    if (cut) cmds.push(filterTo(dev, handle, address, CUT_CLASSID));
+    else if (dc !== home)
+      cmds.push(
+        filterTo(dev, handle, address, remoteClassId(topology.datacenters.findIndex((d) => d.name === dc))),
+      );
+    else
+      cmds.push([
+        'tc',
+        'filter',
+        'del',
+        'dev',
+        dev,
+        'parent',
+        '1:',
+        'protocol',
+        'ip',
+        'prio',
+        '1',
+        'handle',
+        handle,
+        'u32',
+      ]);
+  }
+  return cmds;
 }
 
 /** The plan as shell lines, node by node (what `--dry-run` prints). */
