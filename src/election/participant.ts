@@ -5,10 +5,11 @@
 //
 // Leadership beliefs are events, so that "no two participants believe they lead at once" can be
 // checked afterwards from their own timestamps (all participants run on one machine, one clock).
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** Wall-clock ms with µs resolution, the clock every participant stamps with. */
 export function wallNow(): number {
-  return performance.timeOrigin + performance.now();
+  return wallNowMs();
 }
 
 export type ElectionEvent =

@@ -7,6 +7,7 @@ import { AGENT_PROTOCOL_VERSION, DEFAULT_AGENT_NICE, msg, parseHarnessMessage } 
 import type { AgentMessage, DoneMessage, HarnessMessage } from './agent-protocol.js';
 import { raiseProcessPriority } from './process-priority.js';
 import { hrMs } from './wake-clock.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** The part of a child process's `process` this needs (an interface, so tests can fake it). */
 export interface IpcChannel {
@@ -47,7 +48,7 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
     // The clock is read before the message is parsed: what parsing costs would only move the
     // answer off the middle of the harness's round trip.
     const monoMs = hrMs();
-    const wallMs = performance.timeOrigin + performance.now();
+    const wallMs = wallNowMs();
     let m: HarnessMessage;
     try {
       m = parseHarnessMessage(raw);
@@ -118,7 +119,7 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
 }
 
 function emptyDone(): DoneMessage {
-  const now = performance.timeOrigin + performance.now();
+  const now = wallNowMs();
   const zero = { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
   return {
     v: AGENT_PROTOCOL_VERSION,

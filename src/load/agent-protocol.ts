@@ -15,7 +15,7 @@
 //   harness → clock, agent → clock   (any time from ready to done: the agent's wall clock, for the
 //                            harness's clock-offset probes, measure/clock-probe.ts)
 //
-// Times named *Ms that are instants are wall-clock ms (performance.timeOrigin + performance.now()),
+// Times named *Ms that are instants are wall-clock ms (util/wall-clock.ts wallNowMs),
 // comparable with the node events' `t`. Latencies are ms. Histograms hold microseconds.
 //
 // Write accounting: attempted = acked + failed once `done` is sent. `failed` counts every write

@@ -24,6 +24,7 @@ import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-
 import { WakeClock, hrMs } from './wake-clock.js';
 import { isTraced } from '../node/trace/write-tracer.js';
 import { writeClientFor } from '../targets/clients.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 export const DEFAULT_MAX_IN_FLIGHT = 10_000;
 export const DEFAULT_INTERVAL_MS = 1_000;
@@ -59,7 +60,7 @@ export function wakeModeFor(rate: number): WakeMode {
 
 /** Monotonic ms, the agent's clock, and the offset that turns it into wall-clock ms. */
 const mono = hrMs;
-const WALL_OFFSET = performance.timeOrigin + performance.now() - hrMs();
+const WALL_OFFSET = wallNowMs() - hrMs();
 const wall = (m: number): number => WALL_OFFSET + m;
 
 interface PhaseRecorders {

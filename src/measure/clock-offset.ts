@@ -17,7 +17,8 @@
 // by an assumed drift rate (ASSUMED_DRIFT_PPM) with the distance from it.
 //
 // Two clocks are stamped with, and each is estimated the same way from the same round trips:
-// - wall: performance.timeOrigin + performance.now(), what the members' events and the agents'
+// - wall: util/wall-clock.ts wallNowMs (monotonic time + an offset calibrated at the process's
+//   start), what the members' events and the agents'
 //   instants carry: the host's real-time clock when the process started plus monotonic time since.
 //   It follows the host's NTP rate corrections but not a step of the host's clock after the process
 //   started, so an offset belongs to a process, strictly: processes on one host share it unless

@@ -11,10 +11,11 @@
 // (start time + monotonic time) does not follow a step, ZooKeeper's does.
 import { Agent, request } from 'node:http';
 import { estimateOffset, type ClockEstimates, type ClockProbe } from './clock-offset.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** The harness's wall clock: the one its own stamps (fault marks, wallNow) are read from. */
 export function harnessWallMs(): number {
-  return performance.timeOrigin + performance.now();
+  return wallNowMs();
 }
 
 /** A remote's two clocks, read together: wall (its events') and monotonic (its traces'), ms. */

@@ -15,6 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { processCpuTicks, USER_HZ } from './proc-cpu.js';
+import { wallToPerfNow } from '../util/wall-clock.js';
 
 /** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
 export const BUSY_WARN_PCT = 50;
@@ -416,7 +417,7 @@ export class CpuSampler {
 
   /** `originWallMs`: the wall-clock instant the samples' times count from (the load start). */
   async start(originWallMs?: number): Promise<void> {
-    this.t0 = originWallMs === undefined ? performance.now() : originWallMs - performance.timeOrigin;
+    this.t0 = originWallMs === undefined ? performance.now() : wallToPerfNow(originWallMs);
     this.shapingFrom = await this.shapingCpuMs().catch(() => null);
     await this.sample(await this.readRemote());
     this.timer = setInterval(() => {

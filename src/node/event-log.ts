@@ -4,8 +4,8 @@
 // backpressure (a slow reader makes us buffer, never block the node or drop), and whatever is still
 // buffered when the process exits is written synchronously from the 'exit' hook.
 import { writeSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import type { NodeId, WallMs } from './core/types.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** One line of the event stream. */
 export interface EventRecord {
@@ -25,11 +25,11 @@ export interface EventSink {
 }
 
 /**
- * Wall-clock milliseconds with microsecond resolution. timeOrigin + now() rather than Date.now():
+ * Wall-clock milliseconds with microsecond resolution (util/wall-clock.ts) rather than Date.now():
  * sub-millisecond and never steps backwards within a process.
  */
 export function wallClockMs(): WallMs {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000;
+  return Math.round(wallNowMs() * 1000) / 1000;
 }
 
 export interface EventLogOptions {

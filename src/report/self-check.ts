@@ -10,7 +10,8 @@ export type CheckedResult = Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdic
 
 /**
  * The outage is measured by the agents, the first commit by the new leader: different processes,
- * whose wall clocks (each `performance.timeOrigin` + monotonic time) differ by well under this.
+ * whose wall clocks (each the kernel's monotonic clock + an offset calibrated at its start,
+ * util/wall-clock.ts) differ by well under this.
  */
 export const CLOCK_SLACK_MS = 1;
 /** The parts of a traced write are consecutive stamps: their means add up to the mean to rounding. */

@@ -9,6 +9,7 @@ import { EventBook } from '../event-book.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { Endpoint } from '../../load/write-client.js';
 import type { ProcessMembers } from '../../targets/target.js';
+import { wallNowMs } from '../../util/wall-clock.js';
 
 export interface MemberCommand {
   readonly command: string;
@@ -257,5 +258,5 @@ export class MemberProcesses {
 }
 
 export function wallNow(): number {
-  return performance.timeOrigin + performance.now();
+  return wallNowMs();
 }

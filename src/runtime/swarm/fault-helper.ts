@@ -19,6 +19,7 @@ import { monoMs } from '../../node/trace/write-tracer.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import { execIn } from '../docker/container-exec.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
+import { wallNowMs } from '../../util/wall-clock.js';
 
 /** How long a volume may stay in use after its member's service is removed (its container going). */
 const VOLUME_FREE_MS = 20_000;
@@ -49,7 +50,7 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      */
     kill: async (a: { container: string }) => {
       const c = await ours(a.container);
-      const at = performance.timeOrigin + performance.now();
+      const at = wallNowMs();
       await c.kill({ signal: 'SIGKILL' }).catch((err: Error) => {
         // Already dead (it crashed, or an earlier kill): what a kill wants.
         if (!/is not running/.test(err.message)) throw err;
@@ -69,7 +70,7 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
      * process of the node's kernel, so its monotonic clock is every member's on the node, and its
      * wall clock theirs unless the node's clock is stepped while the run lasts.
      */
-    clock: async () => ({ wallMs: performance.timeOrigin + performance.now(), monoMs: monoMs() }),
+    clock: async () => ({ wallMs: wallNowMs(), monoMs: monoMs() }),
     /**
      * The run's containers on this node, but the helpers', removed at once (SIGKILL): at the
      * teardown, once their services are removed. The swarm's own shutdown of a removed service's

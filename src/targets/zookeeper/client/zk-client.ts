@@ -38,6 +38,7 @@ import {
   type Stat,
   type WatcherEvent,
 } from './zk-protocol.js';
+import { wallNowMs } from '../../../util/wall-clock.js';
 
 export type ZkClientCode = 'DISCONNECTED' | 'TIMEOUT' | 'CLOSED' | 'PROTOCOL';
 
@@ -90,7 +91,7 @@ const MAX_FRAME = 1024 * 1024 + 4096;
 
 /** Wall-clock ms with µs resolution: the clock the harness stamps events with (event-log.ts). */
 function wallMs(): number {
-  return performance.timeOrigin + performance.now();
+  return wallNowMs();
 }
 
 /**
@@ -205,7 +206,7 @@ export class ZkClient {
   }
 
   /**
-   * The send time (wall-clock ms, performance.timeOrigin + performance.now()) of the newest message
+   * The send time (wall-clock ms, wallNowMs()) of the newest message
    * (the connect request, a ping or a request) the server is known to have received: a reply to
    * it came back, without error. The server restarts the session's timeout whenever a message of
    * it arrives, which is no earlier than it was sent, so the session cannot expire before
