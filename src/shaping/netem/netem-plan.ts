@@ -128,11 +128,12 @@ export function filterHandles(topology: Topology, self: NodeId): Map<NodeId, str
   return out;
 }
 
-function filterTo(dev: string, handle: string, address: string, classid: string): string[] {
+/** `tc filter VERB` of the u32 filter `handle` on dev's root: what every filter command starts with. */
+function filterHead(verb: 'replace' | 'del', dev: string, handle: string): string[] {
   return [
     'tc',
     'filter',
-    'replace',
+    verb,
     'dev',
     dev,
     'parent',
@@ -144,13 +145,11 @@ function filterTo(dev: string, handle: string, address: string, classid: string)
     'handle',
     handle,
     'u32',
-    'match',
-    'ip',
-    'dst',
-    `${address}/32`,
-    'flowid',
-    classid,
   ];
+}
+
+function filterTo(dev: string, handle: string, address: string, classid: string): string[] {
+  return [...filterHead('replace', dev, handle), 'match', 'ip', 'dst', `${address}/32`, 'flowid', classid];
 }
 
 /** The class every cut peer's packets go to: its leaf, a pfifo of length 0, drops them all. */
@@ -202,23 +201,7 @@ export function planCut(
       cmds.push(
         filterTo(dev, handle, address, remoteClassId(topology.datacenters.findIndex((d) => d.name === dc))),
       );
-    else
-      cmds.push([
-        'tc',
-        'filter',
-        'del',
-        'dev',
-        dev,
-        'parent',
-        '1:',
-        'protocol',
-        'ip',
-        'prio',
-        '1',
-        'handle',
-        handle,
-        'u32',
-      ]);
+    else cmds.push(filterHead('del', dev, handle));
   }
   return cmds;
 }
