@@ -24,7 +24,7 @@ import { wallNowMs } from '../../util/wall-clock.js';
 /** How long a volume may stay in use after its member's service is removed (its container going). */
 const VOLUME_FREE_MS = 20_000;
 
-/** The roles of the volumes a run makes: members' data (and start gates, in runs before the gate folders). */
+/** The roles of the volumes a run makes: members' data (and start gates, in runs of 2026-11-26 and before). */
 export const RUN_VOLUME_ROLES = ['node', 'gate'];
 
 /** The task's side: the node's daemon, acting on the run `runId`'s containers and volumes only. */

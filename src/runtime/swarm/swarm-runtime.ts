@@ -132,7 +132,7 @@ export class SwarmRuntime implements Runtime {
   private readonly goneNodes = new Set<string>();
   /** The netem shaping, where the run asked for it (applied in the tasks once they exist). */
   private netem: SwarmNetemShaper | undefined;
-  /** Every usable node's helper has dialled in, so every node's gate folder exists (a member's bind needs it). */
+  /** Every usable node's helper has dialled in (netem's trees go in through them). */
   private helpersDialled: Promise<void> = Promise.resolve();
   /** ... and has reaped dead runs' volumes, and every node's clocks are probed. */
   private helpersReady: Promise<void> = Promise.resolve();
@@ -164,8 +164,10 @@ export class SwarmRuntime implements Runtime {
    */
   readonly startSteps: Array<{ readonly step: string; readonly ms: number }> = [];
   private startedAt = 0;
+  /** Whether start() is still running: only its steps are recorded (a later restart's are not). */
+  private starting = false;
   private step(step: string): void {
-    this.startSteps.push({ step, ms: performance.now() - this.startedAt });
+    if (this.starting) this.startSteps.push({ step, ms: performance.now() - this.startedAt });
   }
 
   constructor(
@@ -212,6 +214,7 @@ export class SwarmRuntime implements Runtime {
   async start(): Promise<void> {
     const t = this.topology;
     this.startedAt = performance.now();
+    this.starting = true;
     // What runs whose harness died left behind goes now, before anything new.
     const left = await cleanSwarm({ docker: this.docker, orphansOnly: true });
     this.step('dead runs cleaned');
@@ -238,7 +241,7 @@ export class SwarmRuntime implements Runtime {
     await this.docker.createNetwork(sp.network());
     this.step('network made');
     // A fault helper on every usable node and the relay, started together: the relay is wanted
-    // for the members' plan, the helpers' gate folders for the members' tasks (startMembers).
+    // for the members' plan, the helpers for netem's trees, the clocks and the members' release.
     const helperSvc = await this.docker.createService(sp.faultHelper());
     this.helpersDialled = Promise.all(
       ready.nodes
@@ -329,6 +332,7 @@ export class SwarmRuntime implements Runtime {
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
     await Promise.all(this.agents.values());
     this.step('agents dialled in');
+    this.starting = false;
   }
 
   /** Every file the target wrote to its config directory, to be written at /config/<file> in each member. */
@@ -495,7 +499,7 @@ export class SwarmRuntime implements Runtime {
       settled = true;
       died.catch(() => undefined);
     }
-    if (this.startSteps.at(-1)?.step !== 'agents dialled in') this.step(`${s.id} started`);
+    this.step(`${s.id} started`);
     s.running = true;
   }
 

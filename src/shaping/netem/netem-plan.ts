@@ -77,17 +77,7 @@ export function planNetem(
     const tc = (...args: string[]): string[] => ['tc', ...args];
     const cmds: string[][] = [
       tc('qdisc', 'replace', 'dev', dev, 'root', 'handle', '1:', 'htb', 'default', '1'),
-      tc(
-        'class',
-        'replace',
-        'dev',
-        dev,
-        'parent',
-        '1:',
-        'classid',
-        DEFAULT_CLASSID,
-        ...htbRate(DEFAULT_CLASS_RATE_MBIT),
-      ),
+      classCommand(dev, DEFAULT_CLASSID, DEFAULT_CLASS_RATE_MBIT),
     ];
     const filters: string[][] = [];
     const handles = filterHandles(topology, self.id);
@@ -97,7 +87,7 @@ export function planNetem(
       const delayMs = topology.oneWayDelayMs(self.datacenter, dc.name);
       const jitterMs = topology.jitterMs(self.datacenter, dc.name);
       const limit = String(limitPackets(rateMbit, delayMs + jitterMs));
-      cmds.push(tc('class', 'replace', 'dev', dev, 'parent', '1:', 'classid', classid, ...htbRate(rateMbit)));
+      cmds.push(classCommand(dev, classid, rateMbit));
       const leafArgs =
         leaf === 'pfifo'
           ? ['pfifo', 'limit', limit]
@@ -174,18 +164,7 @@ export function planCut(
   const home = topology.node(self).datacenter;
   const cmds: string[][] = cut
     ? [
-        [
-          'tc',
-          'class',
-          'replace',
-          'dev',
-          dev,
-          'parent',
-          '1:',
-          'classid',
-          CUT_CLASSID,
-          ...htbRate(DEFAULT_CLASS_RATE_MBIT),
-        ],
+        classCommand(dev, CUT_CLASSID, DEFAULT_CLASS_RATE_MBIT),
         ['tc', 'qdisc', 'replace', 'dev', dev, 'parent', CUT_CLASSID, 'handle', '2:', 'pfifo', 'limit', '0'],
       ]
     : [];
@@ -243,6 +222,11 @@ function netemArgs(
 function limitPackets(rateMbit: number, delayMs: number): number {
   const bdp = (rateMbit * 1e6 * (delayMs / 1000)) / (MTU_BYTES * 8);
   return Math.max(MIN_LIMIT_PACKETS, Math.ceil(LIMIT_HEADROOM * bdp));
+}
+
+/** An htb class under the root at `rateMbit`: the default class, a data center's, the cut class. */
+function classCommand(dev: string, classid: string, rateMbit: number): string[] {
+  return ['tc', 'class', 'replace', 'dev', dev, 'parent', '1:', 'classid', classid, ...htbRate(rateMbit)];
 }
 
 function htbRate(rateMbit: number): string[] {
