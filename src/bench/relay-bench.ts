@@ -60,6 +60,14 @@ export interface ThreadCpu {
   readonly wallMs: number;
   /** (relay + clock) / wall, % of one core. */
   readonly pctOfCore: number | null;
+  /**
+   * (relay + clock) CPU per message relayed (one way: a ping and its pong are two), per chunk
+   * read from a socket, and per MB relayed (both directions); null where not measured or when
+   * the phase relayed no messages (the bulk transfer is counted in MB only).
+   */
+  readonly usPerMessage: number | null;
+  readonly usPerChunk: number | null;
+  readonly usPerMB: number | null;
 }
 
 export interface Lateness {
@@ -172,8 +180,13 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
       rttRow(configuredMs, link(configuredMs).jitterMs * 2, results[i]!, baseline.meanMs),
     );
     for (const r of rtt) log(formatRttRow(r));
-    const rttLateness = lateness(after, o.rttsMs.map(rttRoute));
-    const rttCpu = cpuBetween(before, after);
+    const rttLateness = lateness(after, o.rttsMs.map(rttRoute), before);
+    // Per MB says nothing of 64-byte pings: this phase is counted in messages.
+    const rttCpu = cpuBetween(before, after, {
+      ...relayed(after, o.rttsMs.map(rttRoute), before),
+      messages: results.reduce((n, r) => n + 2 * r.pings, 0),
+      bytes: null,
+    });
     log(`  release lateness ${fmtLateness(rttLateness)}; relay CPU ${fmtCpu(rttCpu)}`);
 
     let load: RelayBenchResult['load'] = null;
@@ -201,7 +214,11 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         echoedRatio: paced.echoedBytes / (paced.sent * LOAD_BYTES),
         rttUnderLoad: { meanMs: probe.meanMs, p50Ms: probe.p50Ms, maxMs: probe.maxMs },
         lateness: lateness(s1, ['load'], s0),
-        cpu: cpuBetween(s0, s1),
+        // Each paced message and each probe ping comes back: two relayed messages apiece.
+        cpu: cpuBetween(s0, s1, {
+          messages: 2 * (paced.sent + probe.pings),
+          ...relayed(s1, ['load'], s0),
+        }),
       };
       log(
         `  sent ${load.sent} (${load.echoedRatio === 1 ? 'all' : `${(load.echoedRatio * 100).toFixed(1)} %`} echoed back); RTT under load mean ${load.rttUnderLoad.meanMs.toFixed(2)} p50 ${load.rttUnderLoad.p50Ms.toFixed(2)} max ${load.rttUnderLoad.maxMs.toFixed(2)} ms; lateness ${fmtLateness(load.lateness)}; relay CPU ${fmtCpu(load.cpu)}`,
@@ -218,7 +235,7 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         bytes: o.bulkBytes,
         seconds,
         mbPerSec: o.bulkBytes / 1e6 / seconds,
-        cpu: cpuBetween(s0, s1),
+        cpu: cpuBetween(s0, s1, { messages: null, ...relayed(s1, ['bulk'], s0) }),
       };
       log(
         `bulk: ${(o.bulkBytes / 1e6).toFixed(0)} MB through a ${SIDE_ROUTE_RTT_MS} ms route in ${seconds.toFixed(2)} s = ${bulk.mbPerSec.toFixed(0)} MB/s; relay CPU ${fmtCpu(bulk.cpu)}`,
@@ -317,15 +334,49 @@ function lateness(stats: RelayStats, names: readonly string[], since?: RelayStat
   return { meanMs: chunks === 0 ? 0 : sum / chunks, maxMs: max, chunks };
 }
 
-function cpuBetween(a: RelayStats, b: RelayStats): ThreadCpu {
+/** Bytes and chunks the named routes relayed (both directions) since `since`. */
+function relayed(
+  stats: RelayStats,
+  names: readonly string[],
+  since: RelayStats,
+): { bytes: number; chunks: number } {
+  let bytes = 0;
+  let chunks = 0;
+  for (const name of names) {
+    const now = stats.routes.find((r) => r.name === name);
+    const then = since.routes.find((r) => r.name === name);
+    if (now === undefined) continue;
+    for (const dir of ['forward', 'backward'] as const) {
+      bytes += now[dir].bytes - (then?.[dir].bytes ?? 0);
+      chunks += now[dir].chunks - (then?.[dir].chunks ?? 0);
+    }
+  }
+  return { bytes, chunks };
+}
+
+function cpuBetween(
+  a: RelayStats,
+  b: RelayStats,
+  traffic: { messages: number | null; bytes: number | null; chunks: number },
+): ThreadCpu {
   const wallMs = b.worker.uptimeMs - a.worker.uptimeMs;
   const relayMs = a.worker.cpuMs === null || b.worker.cpuMs === null ? null : b.worker.cpuMs - a.worker.cpuMs;
   const clockMs =
     a.worker.clockCpuMs === null || b.worker.clockCpuMs === null
       ? null
       : b.worker.clockCpuMs - a.worker.clockCpuMs;
-  const pctOfCore = relayMs === null || clockMs === null ? null : ((relayMs + clockMs) / wallMs) * 100;
-  return { relayMs, clockMs, wallMs, pctOfCore };
+  const cpuUs = relayMs === null || clockMs === null ? null : (relayMs + clockMs) * 1000;
+  const per = (n: number | null): number | null =>
+    cpuUs === null || n === null || n <= 0 ? null : cpuUs / n;
+  return {
+    relayMs,
+    clockMs,
+    wallMs,
+    pctOfCore: cpuUs === null ? null : (cpuUs / 1000 / wallMs) * 100,
+    usPerMessage: per(traffic.messages),
+    usPerChunk: per(traffic.chunks),
+    usPerMB: per(traffic.bytes === null ? null : traffic.bytes / 1e6),
+  };
 }
 
 function fmtLateness(l: Lateness): string {
@@ -334,7 +385,12 @@ function fmtLateness(l: Lateness): string {
 
 function fmtCpu(c: ThreadCpu): string {
   if (c.relayMs === null || c.clockMs === null || c.pctOfCore === null) return 'unknown (no /proc)';
-  return `${c.relayMs.toFixed(0)} ms + clock ${c.clockMs.toFixed(0)} ms in ${(c.wallMs / 1000).toFixed(1)} s = ${c.pctOfCore.toFixed(1)} % of a core`;
+  const per = [
+    c.usPerMessage === null ? null : `${c.usPerMessage.toFixed(0)} µs per message`,
+    c.usPerChunk === null ? null : `${c.usPerChunk.toFixed(0)} per chunk`,
+    c.usPerMB === null ? null : `${(c.usPerMB / 1000).toFixed(1)} ms per MB`,
+  ].filter((x) => x !== null);
+  return `${c.relayMs.toFixed(0)} ms + clock ${c.clockMs.toFixed(0)} ms in ${(c.wallMs / 1000).toFixed(1)} s = ${c.pctOfCore.toFixed(1)} % of a core (${per.join(', ')})`;
 }
 
 function open(port: number): Promise<Socket> {

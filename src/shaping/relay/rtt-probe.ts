@@ -27,7 +27,12 @@ export interface RttResult {
   readonly maxMs: number;
 }
 
-export async function measureRtt(opts: RttProbeOptions): Promise<RttResult> {
+/** What a probe measured, and how many pings it sent in all (the warm-up ones too). */
+export interface ProbeResult extends RttResult {
+  readonly pings: number;
+}
+
+export async function measureRtt(opts: RttProbeOptions): Promise<ProbeResult> {
   if (!Number.isInteger(opts.samples) || opts.samples < 1)
     throw new RangeError('samples must be an integer >= 1');
   const payload = Buffer.alloc(opts.payloadBytes ?? 64, 0x70);
@@ -42,7 +47,7 @@ export async function measureRtt(opts: RttProbeOptions): Promise<RttResult> {
       if (opts.intervalMs > 0) await new Promise((r) => setTimeout(r, opts.intervalMs));
       samples.push(await pinger.ping(payload));
     }
-    return summarize(samples);
+    return { ...summarize(samples), pings: warmup + samples.length };
   } finally {
     socket.destroy();
   }
