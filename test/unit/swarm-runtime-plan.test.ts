@@ -145,17 +145,30 @@ test("a member's gate in bash: dials the harness, says who it is, runs the scrip
       { path: `${dir}/config/sub/odd.bin`, data: bytes },
     ];
     const words = ["it's", 'a b', '$HOME', '`x`', ''];
+    // The command says something on stdout and on stderr: stdout must come back over the gate's
+    // connection (the member's events), stderr stay the task's.
     const script = memberStartScript({
-      cmd: ['sh', '-c', `printf '%s|' "$@" > ${dir}/args`, 'sh', ...words],
+      cmd: [
+        'sh',
+        '-c',
+        `printf '%s|' "$@" > ${dir}/args; echo '{"ev":"started"}'; echo oops >&2`,
+        'sh',
+        ...words,
+      ],
       files,
     });
     let hello = '';
-    server.on('connection', (socket) => {
-      socket.once('data', (d) => {
-        hello = d.toString();
-        socket.end(script);
-      });
-    });
+    let back = '';
+    const closed = new Promise<void>((resolve) =>
+      server.on('connection', (socket) => {
+        socket.once('data', (d) => {
+          hello = d.toString();
+          socket.end(script);
+          socket.on('data', (b: Buffer) => (back += b.toString()));
+        });
+        socket.on('close', () => resolve());
+      }),
+    );
     const [cmd, ...args] = gatedCommand('p1', `${dir}/start.sh`);
     const child = spawn(cmd!, args, {
       env: { PATH: process.env.PATH, POLE_BENCH_HARNESS: `127.0.0.1:${port}`, POLE_BENCH_TOKEN: 'tok' },
@@ -166,6 +179,9 @@ test("a member's gate in bash: dials the harness, says who it is, runs the scrip
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     assert.equal(code, 0, stderr);
     assert.deepEqual(JSON.parse(hello), { token: 'tok', role: 'gate', key: 'p1' });
+    await closed;
+    assert.equal(back, '{"ev":"started"}\n', "the command's stdout, over the gate's connection");
+    assert.equal(stderr, 'oops\n', "its stderr, the task's own");
     for (const f of files) {
       assert.deepEqual(readFileSync(f.path), f.data);
       assert.equal(statSync(f.path).mode & 0o777, 0o444);

@@ -119,7 +119,11 @@ export function shellWord(w: string): string {
 /**
  * The script a member's gate runs (sh): writes each file (base64 in the script, decoded; readable
  * by all, writable by none, as a swarm config would be), appends the hosts lines, then becomes the
- * command.
+ * command, its stdout on the gate's connection to the harness (fd 3, gatedCommand): what the member
+ * says there (its events, a target's log lines) reaches the harness directly, not through the
+ * swarm's log stream, which stops passing on a task's output from other nodes now and then (moby
+ * issue 33183): a CI run here lost the new leader's `elected` and failed. Its stderr stays in the
+ * task's log, for error messages.
  */
 export function memberStartScript(m: MemberStart): string {
   const lines = ['set -e'];
@@ -137,9 +141,12 @@ export function memberStartScript(m: MemberStart): string {
   }
   if (m.hosts && m.hosts.length > 0)
     lines.push(`printf '%s\\n' ${m.hosts.map(shellWord).join(' ')} >> /etc/hosts`);
-  lines.push(`exec ${m.cmd.map(shellWord).join(' ')}`);
+  lines.push(`exec ${m.cmd.map(shellWord).join(' ')} >&${GATE_FD} ${GATE_FD}>&-`);
   return `${lines.join('\n')}\n`;
 }
+
+/** The gate's connection to the harness, kept open for the member's stdout (memberStartScript). */
+export const GATE_FD = 3;
 
 /** Where the gate keeps the script it was sent, in the member's own file system. */
 export const START_SCRIPT = '/tmp/pole-bench-start.sh';
@@ -147,7 +154,8 @@ export const START_SCRIPT = '/tmp/pole-bench-start.sh';
 /**
  * A member's command before it is known: a gate that dials the harness (bash's /dev/tcp: every
  * image here has bash, not every one has a client), says it is member `id`, reads its start
- * script until the harness closes the connection, and runs it. The harness sends every member's
+ * script until the harness closes its side of the connection, and runs it, the member's stdout
+ * going back over that connection (memberStartScript). The harness sends every member's
  * script at one instant: the swarm starts tasks one by one over seconds, and the gate lets every
  * member start together, as the docker runtime does (a POLE node that starts seconds after its
  * peers loses the first election it should have won). And the service can be made before the
@@ -162,10 +170,10 @@ export function gatedCommand(id: NodeId, script = START_SCRIPT): string[] {
     'bash',
     '-c',
     [
-      `exec 3<>"/dev/tcp/\${${h}%:*}/\${${h}##*:}"`,
-      `printf '${hello}' "$${TASK_ENV.token}" >&3`,
-      `cat <&3 > ${script}`,
-      'exec 3<&-',
+      `exec ${GATE_FD}<>"/dev/tcp/\${${h}%:*}/\${${h}##*:}"`,
+      `printf '${hello}' "$${TASK_ENV.token}" >&${GATE_FD}`,
+      // Until the harness half-closes; the connection stays open the other way, for the member.
+      `cat <&${GATE_FD} > ${script}`,
       `exec sh ${script}`,
     ].join(' && '),
   ];

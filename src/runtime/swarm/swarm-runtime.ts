@@ -104,6 +104,13 @@ interface Slot {
   readonly tail: string[];
 }
 
+/** A line of a member's output kept for error messages (not a stack trace's frames). */
+function keepTail(s: Slot, line: string): void {
+  if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
+  s.tail.push(line);
+  if (s.tail.length > TAIL_LINES) s.tail.shift();
+}
+
 /** Ends a member's log stream, if it has one (its error, if any, swallowed: it is wanted no more). */
 function closeLogs(s: Slot): void {
   const stream = s.logs as (NodeJS.ReadableStream & { destroy?: () => void }) | undefined;
@@ -477,8 +484,11 @@ export class SwarmRuntime implements Runtime {
     const gate = s.gate;
     if (!gate) throw new Error(`${s.id}'s start gate has not dialled in`);
     s.gate = undefined;
-    // The script, then the end of the connection: the gate reads to the end and runs it.
+    // The script, then the end of the harness's side: the gate reads to the end and runs it, and
+    // the member's stdout comes back the other way (its events: not through the swarm's logs).
     gate.socket.end(this.startScript(s));
+    createInterface({ input: gate.socket }).on('line', (line) => this.memberLine(s, line));
+    gate.socket.resume();
     let settled = false;
     const died = this.pollTasks(
       s.service!.id,
@@ -533,17 +543,13 @@ export class SwarmRuntime implements Runtime {
   }
 
   /**
-   * The task's output (the swarm's log stream, from the container's start, followed): each line
-   * to the member's translator, the rest kept for error messages.
+   * The task's log (the swarm's log stream, from the container's start, followed): the gate's own
+   * words and the member's stderr, kept for error messages. The member's stdout, its events, does
+   * not come this way (memberStartScript says why).
    */
   private followLogs(s: Slot, taskId: string): void {
     // A former task's stream (a restart's predecessor) ends here: it would hold the harness open.
     closeLogs(s);
-    const keep = (line: string): void => {
-      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
-      s.tail.push(line);
-      if (s.tail.length > TAIL_LINES) s.tail.shift();
-    };
     this.docker.modem.dial(
       {
         path: `/tasks/${taskId}/logs?`,
@@ -560,23 +566,27 @@ export class SwarmRuntime implements Runtime {
       (err, result) => {
         const stream = result as NodeJS.ReadableStream | null;
         if (err || !stream) {
-          keep(`(no log stream: ${err?.message ?? 'none'})`);
+          keepTail(s, `(no log stream: ${err?.message ?? 'none'})`);
           return;
         }
         s.logs = stream;
         const out = new PassThrough();
         const errOut = new PassThrough();
         this.docker.modem.demuxStream(stream, out, errOut);
-        createInterface({ input: out }).on('line', (line) => {
-          // Before its plan is made (the gate's own words, if any) a line has no translator.
-          const evs = s.member?.translate(line) ?? [];
-          if (evs.length === 0 && !line.startsWith('{')) keep(line);
-          for (const e of evs) this.book.push(this.onHarnessClock(e, s.task?.NodeID));
-        });
-        createInterface({ input: errOut }).on('line', keep);
+        // The gate's own words; the member's stdout comes over the gate's connection (release).
+        createInterface({ input: out }).on('line', (line) => this.memberLine(s, line));
+        createInterface({ input: errOut }).on('line', (line) => keepTail(s, line));
         stream.on('error', () => undefined);
       },
     );
+  }
+
+  /** A line of a member's stdout: its events to the book, anything else kept for error messages. */
+  private memberLine(s: Slot, line: string): void {
+    // Before its plan is made (the gate's own words, if any) a line has no translator.
+    const evs = s.member?.translate(line) ?? [];
+    if (evs.length === 0 && !line.startsWith('{')) keepTail(s, line);
+    for (const e of evs) this.book.push(this.onHarnessClock(e, s.task?.NodeID));
   }
 
   waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since = 0): Promise<ClusterEvent> {
