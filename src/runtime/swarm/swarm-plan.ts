@@ -122,8 +122,8 @@ export function shellWord(w: string): string {
  * command, its stdout on the gate's connection to the harness (fd 3, gatedCommand): what the member
  * says there (its events, a target's log lines) reaches the harness directly, not through the
  * swarm's log stream, which stops passing on a task's output from other nodes now and then (moby
- * issue 33183): a CI run here lost the new leader's `elected` and failed. Its stderr stays in the
- * task's log, for error messages.
+ * issue 33183; a CI run here saw no `elected` within 30 s of a kill, most likely so). Its stderr
+ * stays in the task's log, for error messages.
  */
 export function memberStartScript(m: MemberStart): string {
   const lines = ['set -e'];
