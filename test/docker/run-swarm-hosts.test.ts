@@ -40,6 +40,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     return t.skip('a local swarm is up on this machine already (pole-bench swarm down removes it)');
   const dir = mkdtempSync(join(tmpdir(), 'pole-swarm-hosts-'));
   const env = { ...process.env, POLE_SWARM_STATE: join(dir, 's') };
+  let passed = false;
   try {
     const t0 = performance.now();
     const up = await runCli(
@@ -429,9 +430,13 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         await nothingOfTheRunLeft({ ...swarm, state: { ...swarm.state, hosts: alive } });
       },
     );
+    passed = true;
   } finally {
     const down = await runCli(['swarm', 'down'], env);
-    rmSync(dir, { recursive: true, force: true });
+    // A failed run's reports (events.jsonl, result.json) stay for a look: its JSON on stdout is
+    // cut short in the assertion's message, and a CI run's failure here once left nothing else.
+    if (passed) rmSync(dir, { recursive: true, force: true });
+    else t.diagnostic(`the runs' reports are kept in ${dir}`);
     assert.equal(down.code, 0, down.stderr);
     const left = await findSwarmResources();
     assert.deepEqual([...left.hosts, ...left.networks], [], 'nothing of the swarm left');
