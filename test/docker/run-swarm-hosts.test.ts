@@ -41,6 +41,17 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
   const dir = mkdtempSync(join(tmpdir(), 'pole-swarm-hosts-'));
   const env = { ...process.env, POLE_SWARM_STATE: join(dir, 's') };
   let passed = false;
+  // A failed subtest does not throw here: counted, so that its run's reports are kept too.
+  let subtestFailed = false;
+  const subtest = (name: string, body: () => Promise<void>): Promise<void> =>
+    t.test(name, async () => {
+      try {
+        await body();
+      } catch (err) {
+        subtestFailed = true;
+        throw err;
+      }
+    });
   try {
     const t0 = performance.now();
     const up = await runCli(
@@ -169,7 +180,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       }
     await nothingOfTheRunLeft(swarm);
 
-    await t.test(
+    await subtest(
       'a follower on a host of its own killed and restarted keeps its log and rejoins by DIFF',
       async () => {
         // p1 alone in fnal, on the third host: the kill at 7 s (after the 5 s warm-up), the restart at 11 s, the leader untouched.
@@ -212,7 +223,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       },
     );
 
-    await t.test(
+    await subtest(
       'the same with --target zookeeper: p5 killed, FLE’s choice elected, the relay in the path abroad only, nothing lost or left',
       async () => {
         const out4 = join(dir, 'run-zookeeper');
@@ -266,7 +277,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       },
     );
 
-    await t.test(
+    await subtest(
       'netem in the tasks: each peer’s packets in its data center’s class (pfifo leaf), a partition by filters that outlasts a restart at a new address, then heals; a kernel without netem said plainly',
       async () => {
         // This kernel has no netem: asked for, the run fails at once saying so, and leaves nothing.
@@ -372,7 +383,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       },
     );
 
-    await t.test(
+    await subtest(
       'a host killed mid-run: exit 3 on time naming it, nothing acknowledged lost, nothing left on the others',
       async () => {
         const fnal = swarm.state.hosts.find((h) => h.dc === 'fnal')!;
@@ -430,7 +441,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         await nothingOfTheRunLeft({ ...swarm, state: { ...swarm.state, hosts: alive } });
       },
     );
-    passed = true;
+    passed = !subtestFailed;
   } finally {
     const down = await runCli(['swarm', 'down'], env);
     // A failed run's reports (events.jsonl, result.json) stay for a look: its JSON on stdout is

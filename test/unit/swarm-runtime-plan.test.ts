@@ -218,6 +218,11 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   const relay = plan.relay();
   assert.equal(relay.Name, plan.relayHost);
   assert.equal(relay.EndpointSpec?.Mode, 'dnsrr');
+  assert.deepEqual(
+    (relay.TaskTemplate as ContainerTaskSpec).Placement?.Constraints,
+    ['node.role==manager'],
+    'on a manager: the loss of a worker host must not take every link',
+  );
   const faults = plan.faultHelper();
   const ft = faults.TaskTemplate as ContainerTaskSpec;
   assert.deepEqual(faults.Mode, { Global: {} });

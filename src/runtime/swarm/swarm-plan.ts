@@ -145,6 +145,9 @@ export function memberStartScript(m: MemberStart): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Where the relay runs (SwarmPlan.relay says why). */
+export const RELAY_PLACEMENT = 'node.role==manager';
+
 /** The gate's connection to the harness, kept open for the member's stdout (memberStartScript). */
 export const GATE_FD = 3;
 
@@ -346,7 +349,11 @@ export class SwarmPlan {
 
   /**
    * The delay relay as a service on the overlay (where the kernel has no netem): members dial it
-   * by name, it dials them by theirs; the harness drives it over its dial-back connection.
+   * by name, it dials them by theirs; the harness drives it over its dial-back connection. It
+   * carries every link between data centers, so it runs on a manager: a run already depends on
+   * its manager, and the loss of a worker host (a data center) must not take every link with it.
+   * Placed anywhere, it once landed on the host the 3-host test kills, and the two data centers
+   * left could no longer reach each other: no leader for the rest of the run.
    */
   relay(): Docker.CreateServiceOptions {
     const labels = this.labels('relay');
@@ -365,6 +372,7 @@ export class SwarmPlan {
           CapabilityAdd: ['SYS_NICE'],
         },
         RestartPolicy: { Condition: 'none' },
+        Placement: { Constraints: [RELAY_PLACEMENT] },
         Networks: [{ Target: this.networkName }],
       },
       Mode: { Replicated: { Replicas: 1 } },
