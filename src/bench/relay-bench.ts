@@ -16,6 +16,7 @@ import { DelayRelay, type RelayStats } from '../shaping/relay/delay-relay.js';
 import type { DelayDistribution, LinkDelay } from '../shaping/relay/delay-distribution.js';
 import { startEchoServer } from '../shaping/relay/echo-server.js';
 import { measureRtt, type RttResult } from '../shaping/relay/rtt-probe.js';
+import type { DirectionStats } from '../shaping/relay/relay-protocol.js';
 
 /** Jitter as a share of the one-way delay, or in ms. */
 export type JitterSpec = { readonly percent: number } | { readonly ms: number };
@@ -313,24 +314,31 @@ function signed(x: number): string {
   return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
 }
 
-function lateness(stats: RelayStats, names: readonly string[], since?: RelayStats): Lateness {
-  let chunks = 0;
-  let sum = 0;
-  let max = 0;
+/** Each direction of the named routes, now and at `since` (absent: counted from zero). */
+function eachDirection(
+  stats: RelayStats,
+  names: readonly string[],
+  since: RelayStats | undefined,
+  visit: (now: DirectionStats, then: DirectionStats | undefined) => void,
+): void {
   for (const name of names) {
     const now = stats.routes.find((r) => r.name === name);
     if (now === undefined) continue;
     const then = since?.routes.find((r) => r.name === name);
-    for (const dir of ['forward', 'backward'] as const) {
-      const a = now[dir];
-      const b = then?.[dir];
-      const n = a.chunks - (b?.chunks ?? 0);
-      sum += a.latenessMeanMs * a.chunks - (b ? b.latenessMeanMs * b.chunks : 0);
-      chunks += n;
-      // The max is since the start, an upper bound for the phase.
-      max = Math.max(max, a.latenessMaxMs);
-    }
+    for (const dir of ['forward', 'backward'] as const) visit(now[dir], then?.[dir]);
   }
+}
+
+function lateness(stats: RelayStats, names: readonly string[], since?: RelayStats): Lateness {
+  let chunks = 0;
+  let sum = 0;
+  let max = 0;
+  eachDirection(stats, names, since, (a, b) => {
+    chunks += a.chunks - (b?.chunks ?? 0);
+    sum += a.latenessMeanMs * a.chunks - (b ? b.latenessMeanMs * b.chunks : 0);
+    // The max is since the start, an upper bound for the phase.
+    max = Math.max(max, a.latenessMaxMs);
+  });
   return { meanMs: chunks === 0 ? 0 : sum / chunks, maxMs: max, chunks };
 }
 
@@ -342,15 +350,10 @@ function relayed(
 ): { bytes: number; chunks: number } {
   let bytes = 0;
   let chunks = 0;
-  for (const name of names) {
-    const now = stats.routes.find((r) => r.name === name);
-    const then = since.routes.find((r) => r.name === name);
-    if (now === undefined) continue;
-    for (const dir of ['forward', 'backward'] as const) {
-      bytes += now[dir].bytes - (then?.[dir].bytes ?? 0);
-      chunks += now[dir].chunks - (then?.[dir].chunks ?? 0);
-    }
-  }
+  eachDirection(stats, names, since, (a, b) => {
+    bytes += a.bytes - (b?.bytes ?? 0);
+    chunks += a.chunks - (b?.chunks ?? 0);
+  });
   return { bytes, chunks };
 }
 
