@@ -182,6 +182,7 @@ export default class Run extends Command {
               image: choice.image as string,
               target: targetNamed(topology.target),
               ...(choice.images ? { images: choice.images } : {}),
+              ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
               tcPlan: (addresses) => planNetem(topology, addresses),
             })
           : new ProcessRuntime(topology, {

@@ -1,10 +1,10 @@
 // Can the docker runtime run here? Whether a Docker daemon answers, and whether the images a
-// target needs (the node image; ZooKeeper's too for that target) for this package version are in
+// target needs (the node image; ZooKeeper's or etcd's too for those targets) for this package version are in
 // its image store. Used by `--runtime auto` (docker only when both
 // hold) and by the Docker tests (skip, saying why, otherwise). Never pulls anything.
 import { execa } from 'execa';
 import { nodeImageTag, packageInfo } from './image-name.js';
-import { zookeeperImageTag } from './zookeeper-image.js';
+import { ownImageOf, targetImageTag } from './target-images.js';
 import type { ContainerImage, TargetName } from '../vocabulary/names.js';
 
 export interface DockerStatus {
@@ -14,7 +14,7 @@ export interface DockerStatus {
   readonly reason: string;
   /** The node image's tag, when the daemon answers and every image the target needs exists. */
   readonly image?: string;
-  /** The target's own images (ZooKeeper's), by kind. */
+  /** The target's own images (ZooKeeper's, etcd's), by kind. */
   readonly images?: Partial<Record<ContainerImage, string>>;
 }
 
@@ -50,8 +50,9 @@ export async function dockerStatus(
 ): Promise<DockerStatus> {
   const daemon = await daemonAnswers();
   if (!daemon.ok) return { daemon: false, reason: `no Docker daemon answers: ${daemon.detail}` };
-  // Holders and agents run the node image whatever the target; ZooKeeper's members their own.
-  const tags = [nodeImageTag(version), ...(target === 'zookeeper' ? [zookeeperImageTag(version)] : [])];
+  // Holders and agents run the node image whatever the target; ZooKeeper's and etcd's members their own.
+  const own = ownImageOf(target);
+  const tags = [nodeImageTag(version), ...(own ? [targetImageTag(own, version)] : [])];
   for (const tag of tags) {
     const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], {
       reject: false,
@@ -68,6 +69,6 @@ export async function dockerStatus(
     daemon: true,
     reason: `Docker ${daemon.detail} answers and image${tags.length > 1 ? 's' : ''} ${tags.join(', ')} exist${tags.length > 1 ? '' : 's'}`,
     image: tags[0]!,
-    ...(target === 'zookeeper' ? { images: { zookeeper: tags[1]! } } : {}),
+    ...(own ? { images: { [own]: tags[1]! } } : {}),
   };
 }

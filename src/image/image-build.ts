@@ -1,9 +1,9 @@
-// src/image/: the docker runtime's images (pole-bench-node, pole-bench-zookeeper) and the offline Debian
+// src/image/: the docker runtime's images (pole-bench-node, -zookeeper, -etcd) and the offline Debian
 // base they are built FROM; the docker CLI calls, and the probe `--runtime auto` asks.
 //
 // `pole-bench image build`: the node image from the project's compiled code, its production
 // dependencies, the Node binary and an offline Debian base, tagged pole-bench-node:<version>; and
-// the zookeeper target's image from the same base (zookeeper-image.ts).
+// the zookeeper and etcd targets' images from the same base (target-images.ts).
 //
 // Fast when nothing changed: the context is planned and hashed without copying (about a second),
 // and an image whose content-hash label matches is reused as it is; after a code change, Docker's
@@ -20,7 +20,8 @@ import { daemonAnswers } from './docker-probe.js';
 import { compiledSrcDir, IMAGE_LABELS, nodeImageTag, packageInfo } from './image-name.js';
 import { checkNodeBinary, type NodeBinary, NodeBinaryError } from './node-binary.js';
 import { ModulesMismatchError } from './production-modules.js';
-import { ensureZookeeperImage, type ZookeeperImage } from './zookeeper-image.js';
+import { ensureTargetImage } from './target-images.js';
+import type { DockerfileImage } from './dockerfile-image.js';
 
 export interface ImageBuildOptions {
   /** Build FROM this image instead of the offline Debian base (pulled only if absent and not offline). */
@@ -57,8 +58,10 @@ export interface ImageBuildResult {
   readonly removedPrevious?: string;
   readonly phases: readonly ImageBuildPhase[];
   readonly totalMs: number;
-  /** The ZooKeeper image of the zookeeper target (zookeeper-image.ts), built or found up to date. */
-  readonly zookeeper?: ZookeeperImage;
+  /** The ZooKeeper image of the zookeeper target (target-images.ts), built or found up to date. */
+  readonly zookeeper?: DockerfileImage;
+  /** The etcd image of the etcd target (target-images.ts), built or found up to date. */
+  readonly etcd?: DockerfileImage;
 }
 
 export class ImageBuildError extends Error {
@@ -134,15 +137,20 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
       (id) =>
         id ? `${tag} is up to date (${id.slice(7, 19)})` : `no image with this content yet: building ${tag}`,
     );
-    const zookeeper = (): Promise<ZookeeperImage> =>
-      timed(
-        'zookeeper image',
-        () => ensureZookeeperImage({ root: pkg.root, version: pkg.version, base, progress }),
-        (z) => `${z.tag} ${z.upToDate ? 'up to date' : 'built'}`,
-      );
+    // The targets' own images, one after the other (each is one apt-get in the builder).
+    const targetImages = async (): Promise<{ zookeeper: DockerfileImage; etcd: DockerfileImage }> => {
+      const made = (kind: 'zookeeper' | 'etcd'): Promise<DockerfileImage> =>
+        timed(
+          `${kind} image`,
+          () => ensureTargetImage(kind, { root: pkg.root, version: pkg.version, base, progress }),
+          (z) => `${z.tag} ${z.upToDate ? 'up to date' : 'built'}`,
+        );
+      const zookeeper = await made('zookeeper');
+      return { zookeeper, etcd: await made('etcd') };
+    };
     if (existing) {
       return {
-        zookeeper: await zookeeper(),
+        ...(await targetImages()),
         tag,
         imageId: existing,
         version: pkg.version,
@@ -175,7 +183,7 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
       const removedPrevious =
         previous && previous !== id ? await removeIfUnnamed(previous, progress) : undefined;
       return {
-        zookeeper: await zookeeper(),
+        ...(await targetImages()),
         tag,
         imageId: id,
         version: pkg.version,

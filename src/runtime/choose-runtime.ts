@@ -4,7 +4,7 @@ import { InputError } from '../util/input-error.js';
 import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
 import type { RuntimeName } from './runtime.js';
 import { nodeImageTag } from '../image/image-name.js';
-import { zookeeperImageTag } from '../image/zookeeper-image.js';
+import { zookeeperImageTag } from '../image/target-images.js';
 import { PlacementError } from './swarm/swarm-plan.js';
 import { probeSwarm } from './swarm/swarm-probe.js';
 
@@ -33,16 +33,6 @@ export async function chooseRuntime(
 ): Promise<RuntimeChoice> {
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
   if (asked === 'swarm') return chooseSwarm(version, target, swarm);
-  // etcd has no container image yet: its members run as processes of this machine.
-  if (target === 'etcd') {
-    if (asked === 'docker')
-      throw new InputError({
-        file: '--runtime docker',
-        problem:
-          'the etcd target runs as local processes only so far (no etcd image yet): use --runtime process',
-      });
-    return { runtime: 'process', reason: 'auto: the etcd target runs as local processes only so far' };
-  }
   const status = await dockerStatus(version, target);
   const images = status.images ? { images: status.images } : {};
   if (asked === 'docker') {
@@ -56,12 +46,12 @@ export async function chooseRuntime(
 
 /** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
 async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
-  // etcd has no container image yet (its members run as local processes only).
+  // etcd's members have no swarm services yet (no by-source relay routes for its peer URLs).
   if (target === 'etcd')
     throw new InputError({
       file: '--runtime swarm',
       problem:
-        'the etcd target runs as local processes only so far (no etcd image yet): use --runtime process',
+        'the etcd target runs as local processes or docker containers, not on a swarm yet: use --runtime process or docker',
     });
   const image = nodeImageTag(version);
   const own = target === 'zookeeper' ? { zookeeper: zookeeperImageTag(version) } : undefined;

@@ -5,7 +5,7 @@
 import { execa } from 'execa';
 import { imageId } from '../image/base-image.js';
 import { nodeImageTag } from '../image/image-name.js';
-import { zookeeperImageTag } from '../image/zookeeper-image.js';
+import { targetImageTag } from '../image/target-images.js';
 import { engineAt } from './dind-host.js';
 import { SwarmError, SwarmInterrupted } from './swarm-error.js';
 import type { SwarmImageKind } from './swarm-plan.js';
@@ -23,7 +23,7 @@ export interface SkippedImage {
 }
 
 export function swarmImageTag(kind: SwarmImageKind, version: string): string {
-  return kind === 'node' ? nodeImageTag(version) : zookeeperImageTag(version);
+  return kind === 'node' ? nodeImageTag(version) : targetImageTag(kind, version);
 }
 
 /** Which of the asked-for images the machine's Docker has; the others are skipped, saying why. */

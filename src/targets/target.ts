@@ -63,6 +63,8 @@ export interface ContainerStartOptions {
   readonly fsync: boolean;
   /** The oracle spec overriding the topology's (targets with oracles only). */
   readonly oracle?: string;
+  /** etcd only: --etcd-prefer (ProcessStartOptions.prefer). */
+  readonly prefer?: string;
   /** Each member's address on the run's network (its holder's: it keeps it across restarts). */
   readonly addresses: ReadonlyMap<NodeId, string>;
   /** A directory of the host the target writes its members' files to; /config (read-only) inside. */
@@ -94,6 +96,16 @@ export interface ContainerMember {
   readonly etcHosts?: readonly string[];
 }
 
+/** What a container plan's afterStart is given: the started members, and the run's event book. */
+export interface StartedMembers {
+  readonly events: readonly ClusterEvent[];
+  waitFor(pred: (e: ClusterEvent) => boolean, timeoutMs: number, since?: number): Promise<ClusterEvent>;
+  isRunning(id: NodeId): boolean;
+  /** Books an event of the harness's own (etcd: a leadership transfer asked). */
+  record(e: ClusterEvent): void;
+  clientAddress(id: NodeId): Endpoint;
+}
+
 /** How the docker runtime runs a target's members: one container each, in its holder's namespace. */
 export interface ContainerPlan {
   /** Which image the member containers run. */
@@ -110,6 +122,11 @@ export interface ContainerPlan {
   };
   /** How long a member may take to announce `started`. */
   readonly startTimeoutMs: number;
+  /**
+   * Done once every member has started, before the load (etcd: leadership handed to the
+   * topology's initial leader, and the hand-overs of --etcd-prefer set up).
+   */
+  readonly afterStart?: (members: StartedMembers) => Promise<void>;
 }
 
 export interface Target {

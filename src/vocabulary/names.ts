@@ -23,8 +23,8 @@ export interface Address {
 export const TARGET_NAMES = ['pole', 'zookeeper', 'etcd'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/** The images `pole-bench image build` makes: the node's (holders and agents run it too) and ZooKeeper's. */
-export type ContainerImage = 'node' | 'zookeeper';
+/** The images `pole-bench image build` makes: the node's (holders and agents run it too), ZooKeeper's and etcd's. */
+export type ContainerImage = 'node' | 'zookeeper' | 'etcd';
 
 /** How delay gets between data centers (shaping/). */
 export type ShapingName = 'relay' | 'netem' | 'none';

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { daemonAnswers, dockerStatus } from '../../src/image/docker-probe.js';
 import { buildImage, type ImageBuildResult } from '../../src/image/image-build.js';
 import { IMAGE_LABELS, nodeImageTag, packageInfo } from '../../src/image/image-name.js';
-import { zookeeperImageTag } from '../../src/image/zookeeper-image.js';
+import { targetImageTag, zookeeperImageTag } from '../../src/image/target-images.js';
 
 const daemon = await daemonAnswers();
 const skip = daemon.ok ? false : `no Docker daemon: ${daemon.detail}`;
@@ -145,5 +145,26 @@ test(
     assert.match(v.stdout, /^Apache ZooKeeper, version 3\.8\./);
     // No SLF4J "defaulting to no-operation" warning: the binding is on the class path.
     assert.doesNotMatch(v.stderr, /NOP/);
+  },
+);
+
+test(
+  'the etcd image: built from the same base, up to date on a rebuild, runs etcd 3.4',
+  { skip, timeout: 600_000 },
+  async () => {
+    const r = built ?? (await buildImage());
+    const etcd = r.etcd;
+    assert.ok(etcd, 'image build makes the etcd image too');
+    assert.equal(etcd.tag, targetImageTag('etcd', version));
+    const again = await buildImage();
+    assert.equal(again.etcd?.upToDate, true);
+    assert.equal(again.etcd?.imageId, etcd.imageId);
+    const v = await execa('docker', ['run', '--rm', '--entrypoint', 'etcd', etcd.tag, '--version'], {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    assert.equal(v.exitCode, 0, v.stderr);
+    assert.match(v.stdout, /^etcd Version: 3\.4\./m);
   },
 );

@@ -98,3 +98,38 @@ test('a shaping that moves a peer to another port is refused: the peer URLs name
     /moved p\d's way to p\d to a port of its own/,
   );
 });
+
+test('in containers: every member on etcd ports of its own address, listening on all, its peers abroad at the relay', () => {
+  const address = new Map(t.nodes.map((n) => [n.id, `10.231.7.${10 + n.sid}`]));
+  const ports = t.nodes.map((n) => ({ id: n.id, sid: n.sid, clientPort: 2379, peerPort: 2380 }));
+  const plan = planEtcdMembers(t, ports, {
+    dial: (from, to) => ({
+      host: dcOf.get(from) === dcOf.get(to) ? address.get(to)! : `10.231.7.${130 + t.node(to).sid}`,
+      port: 2380,
+    }),
+    dirOf: () => '/data',
+    token: 'tok',
+    addressOf: (id) => address.get(id)!,
+  });
+  const p1 = plan.find((m) => m.id === 'p1')!;
+  const sid1 = t.node('p1').sid;
+  assert.deepEqual(p1.args.slice(0, 6), [
+    '--name=p1',
+    '--data-dir=/data',
+    '--listen-peer-urls=http://0.0.0.0:2380',
+    `--initial-advertise-peer-urls=http://pb-e${sid1}:2380`,
+    '--listen-client-urls=http://0.0.0.0:2379',
+    `--advertise-client-urls=http://10.231.7.${10 + sid1}:2379`,
+  ]);
+  // p1 is alone in fnal: itself at its own address, everyone else at the relay's.
+  assert.equal(
+    p1.hosts,
+    [
+      '127.0.0.1 localhost',
+      ...t.nodes.map((n) => `10.231.7.${n.id === 'p1' ? 10 + n.sid : 130 + n.sid} pb-e${n.sid}`),
+      '',
+    ].join('\n'),
+  );
+  // The same cluster and ids as anywhere else: ids come from the names and ports alone.
+  assert.equal(p1.memberId, etcdMemberId([`http://pb-e${sid1}:2380`], 'tok'));
+});

@@ -13,7 +13,7 @@ import {
 
 export default class ImageBuild extends Command {
   static override summary =
-    'Build the images of the docker runtime: the node image (POLE node, load agent, tc) and the ZooKeeper image.';
+    'Build the images of the docker runtime: the node image (POLE node, load agent, tc), the ZooKeeper image and the etcd image.';
 
   static override description =
     'By default FROM an offline Debian 12 base made with debootstrap from Debian packages and docker import ' +
@@ -21,7 +21,8 @@ export default class ImageBuild extends Command {
     'compiled code, the production dependencies and the Node binary running this command. It is tagged ' +
     'pole-bench-node:<version> and labelled with a hash of its content: when nothing changed, nothing is built. ' +
     "The ZooKeeper image (pole-bench-zookeeper:<version>: Debian 12's zookeeper 3.8 and a JRE, from Debian's " +
-    'packages) is built FROM the same base, once per base.';
+    "packages) and the etcd image (pole-bench-etcd:<version>: Debian 12's etcd-server 3.4) are built FROM the same base, " +
+    'once per base.';
 
   static override enableJsonFlag = true;
 
@@ -74,11 +75,11 @@ export default class ImageBuild extends Command {
       `${result.upToDate ? 'up to date' : 'built'}: ${result.tag} (${result.imageId.slice(7, 19)}), ` +
         `${megabytes(result.sizeBytes)}, ${seconds(result.totalMs)} in all`,
     );
-    const zk = result.zookeeper;
-    if (zk)
-      progress(
-        `${zk.upToDate ? 'up to date' : 'built'}: ${zk.tag} (${zk.imageId.slice(7, 19)}), ${megabytes(zk.sizeBytes)}`,
-      );
+    for (const own of [result.zookeeper, result.etcd])
+      if (own)
+        progress(
+          `${own.upToDate ? 'up to date' : 'built'}: ${own.tag} (${own.imageId.slice(7, 19)}), ${megabytes(own.sizeBytes)}`,
+        );
     return result;
   }
 }

@@ -6,7 +6,7 @@ import type { Topology } from '../../topology/topology.js';
 import { DockerRuntime } from './docker-runtime.js';
 import { pairAddressPlan } from './bridge-addresses.js';
 import { targetNamed } from '../../targets/registry.js';
-import { zookeeperImageTag } from '../../image/zookeeper-image.js';
+import { targetImageTag } from '../../image/target-images.js';
 import type { ShapingChoice } from '../../vocabulary/names.js';
 
 export function dockerDryRun(
@@ -36,10 +36,10 @@ export function dockerDryRun(
   if (o.shaping.kind === 'netem') {
     lines.push('# tc in each holder (docker exec <holder> ...):');
     lines.push(renderPlan(planNetem(t, addresses)));
-  } else if (o.shaping.kind === 'relay' && t.target === 'zookeeper') {
+  } else if (o.shaping.kind === 'relay' && t.target !== 'pole') {
     const pairs = pairAddressPlan(t, subnet).all();
     lines.push(
-      `# relay on the host: one address per ordered pair of members in different data centers, added to the run's bridge (ip address add 10.231.${x}.N/32 dev br-<network id>): ${pairs[0] ?? 'none'} … ${pairs.at(-1) ?? ''}; ZooKeeper's own ports on each; no tc commands`,
+      `# relay on the host: one address per ordered pair of members in different data centers, added to the run's bridge (ip address add 10.231.${x}.N/32 dev br-<network id>): ${pairs[0] ?? 'none'} … ${pairs.at(-1) ?? ''}; the target's own port numbers on each; no tc commands`,
     );
   } else if (o.shaping.kind === 'relay') {
     lines.push(
@@ -49,8 +49,10 @@ export function dockerDryRun(
   for (const n of t.nodes) {
     const member =
       t.target === 'zookeeper'
-        ? `${zookeeperImageTag(o.version)} sh -c '<myid into /data> exec java … QuorumPeerMain /config/${n.id}.cfg'`
-        : `${o.image} node --config /config/${n.id}.json`;
+        ? `${targetImageTag('zookeeper', o.version)} sh -c '<myid into /data> exec java … QuorumPeerMain /config/${n.id}.cfg'`
+        : t.target === 'etcd'
+          ? `${targetImageTag('etcd', o.version)} sh -c '<hosts file into /etc/hosts> exec etcd --name=${n.id} --data-dir=/data …'`
+          : `${o.image} node --config /config/${n.id}.json`;
     lines.push(
       `docker run -d --name ${net}-${n.id} --network container:${net}-${n.id}-net -v <config dir>:/config:ro ${label} --label pole-bench.role=node ${member}`,
     );

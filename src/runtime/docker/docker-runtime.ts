@@ -20,6 +20,7 @@ import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
 import { EventBook } from '../event-book.js';
+import { OutputLines } from '../output-lines.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { wallNow } from '../process/process-cluster.js';
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
@@ -55,6 +56,8 @@ export interface DockerRuntimeOptions {
   /** Further images by what the target plans (the ZooKeeper image for the zookeeper target). */
   readonly images?: Partial<Record<ContainerImage, string>>;
   readonly oracle?: string;
+  /** etcd only: --etcd-prefer. */
+  readonly prefer?: string;
   readonly fsync?: boolean;
   readonly docker?: Docker;
   /** Runs every planned tc command in a holder (netem shaping); given by the caller that planned them. */
@@ -70,12 +73,9 @@ interface Slot {
   member?: ContainerMember;
   /** The member container's cgroup.procs, for the self-check (null: not found). */
   procs?: string | null;
-  /** Its last output lines, for the error when it dies before it started. */
-  readonly tail: string[];
+  /** Its output, for the error when it dies before it started. */
+  readonly output: OutputLines;
 }
-
-/** Output lines of a member kept for error messages. */
-const TAIL_LINES = 20;
 
 export class DockerRuntime implements Runtime {
   readonly name = 'docker' as const;
@@ -104,7 +104,8 @@ export class DockerRuntime implements Runtime {
     if (!this.target.planContainers)
       throw new Error(`the ${this.target.name} target has no container image for the docker runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
-    for (const n of topology.nodes) this.slots.set(n.id, { id: n.id, running: false, tail: [] });
+    for (const n of topology.nodes)
+      this.slots.set(n.id, { id: n.id, running: false, output: new OutputLines() });
     this.shaping = createShaper(opts.shaping, topology, {
       seed: opts.seed,
       ...(opts.tcPlan ? { netemPlan: opts.tcPlan } : {}),
@@ -186,6 +187,7 @@ export class DockerRuntime implements Runtime {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
+      ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
       addresses,
       configDir: this.configDir,
       shape: (members, shapePlan) => this.shape(members, shapePlan, { gateway, addresses, pairs }),
@@ -218,6 +220,14 @@ export class DockerRuntime implements Runtime {
         await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
       await Promise.all(then.map((id) => this.startNode(id)));
     }
+    await plan.afterStart?.({
+      // The book's own array: it grows as events come.
+      events: this.book.events,
+      waitFor: (pred, timeoutMs, since) => this.waitFor(pred, timeoutMs, since),
+      isRunning: (id) => this.isRunning(id),
+      record: (e) => this.book.push(e),
+      clientAddress: (id) => this.clientAddress(id),
+    });
   }
 
   /** The image tag for what a plan runs. */
@@ -270,12 +280,8 @@ export class DockerRuntime implements Runtime {
     const out = new PassThrough();
     const err = new PassThrough();
     s.node!.modem.demuxStream(stream, out, err);
-    const keep = (line: string): void => {
-      // A Java stack trace says where, not what: its frames would crowd out the message.
-      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
-      s.tail.push(line);
-      if (s.tail.length > TAIL_LINES) s.tail.shift();
-    };
+    s.output.clear();
+    const keep = (line: string): void => s.output.keep(line);
     createInterface({ input: out }).on('line', (line) => {
       const evs = member.translate(line);
       if (evs.length === 0 && !line.startsWith('{')) keep(line);
@@ -294,7 +300,7 @@ export class DockerRuntime implements Runtime {
           if (!settled)
             reject(
               new Error(
-                `${id} exited (status ${r.StatusCode}) before it started; output: ${s.tail.join(' | ')}`,
+                `${id} exited (status ${r.StatusCode}) before it started; output: ${s.output.toString()}`,
               ),
             );
         })

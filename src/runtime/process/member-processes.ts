@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { EventBook } from '../event-book.js';
+import { OutputLines } from '../output-lines.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { Endpoint } from '../../load/write-client.js';
 import type { ProcessMembers } from '../../targets/target.js';
@@ -46,19 +47,9 @@ interface Slot {
   readonly spec: MemberSpec;
   child: ChildProcess | undefined;
   exited: Promise<void> | undefined;
-  /** The first lines of the current process (a program that cannot start often says why first). */
-  readonly head: string[];
-  readonly tail: string[];
-  /** Lines dropped between head and tail. */
-  dropped: number;
+  /** The current process's output kept for error messages. */
+  readonly output: OutputLines;
 }
-
-/**
- * Lines of each member's stderr and stdout kept for error messages: the first few (etcd names a
- * bad flag on its first line, then prints 20 lines of usage) and the last ones (a JVM's exception).
- */
-const HEAD_LINES = 5;
-const TAIL_LINES = 20;
 
 export class MemberProcesses {
   private readonly book = new EventBook();
@@ -66,7 +57,7 @@ export class MemberProcesses {
 
   constructor(specs: readonly MemberSpec[]) {
     for (const spec of specs)
-      this.slots.set(spec.id, { spec, child: undefined, exited: undefined, head: [], tail: [], dropped: 0 });
+      this.slots.set(spec.id, { spec, child: undefined, exited: undefined, output: new OutputLines() });
   }
 
   get ids(): string[] {
@@ -92,9 +83,7 @@ export class MemberProcesses {
 
   /** The member's last output lines (stderr and stdout, interleaved), for an error message. */
   tail(id: string): string {
-    const s = this.slot(id);
-    const gap = s.dropped > 0 ? [`… ${s.dropped} more lines …`] : [];
-    return [...s.head, ...gap, ...s.tail].join(' | ');
+    return this.slot(id).output.toString();
   }
 
   private slot(id: string): Slot {
@@ -123,23 +112,8 @@ export class MemberProcesses {
       if (s.child === child) s.child = undefined;
     });
     // A member that cannot be started at all (no such command) reports it as an error event.
-    s.head.length = 0;
-    s.tail.length = 0;
-    s.dropped = 0;
-    child.once('error', (err) => keep(s.tail, `spawn failed: ${err.message}`));
-    const keep = (tail: string[], line: string): void => {
-      // A Java stack trace says where, not what: its frames would crowd out the message.
-      if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
-      if (s.head.length < HEAD_LINES) {
-        s.head.push(line);
-        return;
-      }
-      tail.push(line);
-      if (tail.length > TAIL_LINES) {
-        tail.shift();
-        s.dropped++;
-      }
-    };
+    s.output.clear();
+    child.once('error', (err) => s.output.keep(`spawn failed: ${err.message}`));
     const log = s.spec.logFile ? createWriteStream(s.spec.logFile, { flags: 'a' }) : undefined;
     child.once('exit', () => log?.end());
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -151,12 +125,12 @@ export class MemberProcesses {
         (evs.length === 0 && !line.startsWith('{')) ||
         evs.some((e) => e.ev === 'log-error' || e.ev === 'fatal')
       )
-        keep(s.tail, line);
+        s.output.keep(line);
       for (const e of evs) this.book.push(e);
     });
     createInterface({ input: child.stderr! }).on('line', (line) => {
       log?.write(`${line}\n`);
-      keep(s.tail, line);
+      s.output.keep(line);
     });
     // A member that dies at start (a port taken meanwhile, a bad config) fails the start at once,
     // with what it said, instead of after the timeout.

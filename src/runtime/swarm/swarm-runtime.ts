@@ -40,6 +40,7 @@ import type { ContainerMember, ContainerPlan, Target } from '../../targets/targe
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
+import { OutputLines } from '../output-lines.js';
 import { eventOnHarnessClock } from '../event-clock.js';
 import { TaskPoller, taskStates, type TaskInfo } from './task-poller.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
@@ -76,8 +77,6 @@ const TASK_START_MS = 60_000;
 const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'];
 /** How long removed services' task containers may take to go. */
 const CONTAINERS_GONE_MS = 30_000;
-/** Output lines of a member kept for error messages. */
-const TAIL_LINES = 20;
 /** Task states past which a task will never run. */
 const ENDED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);
 
@@ -101,14 +100,8 @@ interface Slot {
   gate?: TaskConnection;
   /** Every task of its service so far (a restart waits for one it has not seen). */
   readonly seen: Set<string>;
-  readonly tail: string[];
-}
-
-/** A line of a member's output kept for error messages (not a stack trace's frames). */
-function keepTail(s: Slot, line: string): void {
-  if (/^\s+at |^\s*\.\.\. \d+ more$/.test(line)) return;
-  s.tail.push(line);
-  if (s.tail.length > TAIL_LINES) s.tail.shift();
+  /** Its output, for the error when it ends before it started. */
+  readonly output: OutputLines;
 }
 
 /** Ends a member's log stream, if it has one (its error, if any, swallowed: it is wanted no more). */
@@ -187,7 +180,13 @@ export class SwarmRuntime implements Runtime {
       throw new Error(`the ${this.target.name} target has no container image for the swarm runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes)
-      this.slots.set(n.id, { id: n.id, running: false, ports: new Map(), seen: new Set(), tail: [] });
+      this.slots.set(n.id, {
+        id: n.id,
+        running: false,
+        ports: new Map(),
+        seen: new Set(),
+        output: new OutputLines(),
+      });
     this.shaping =
       opts.shaping.kind === 'relay'
         ? swarmRelayShaper(topology, {
@@ -460,7 +459,7 @@ export class SwarmRuntime implements Runtime {
       () => settled,
     ).then((t) => {
       throw new Error(
-        `${s.id}'s task ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) at its start gate; output: ${s.tail.join(' | ')}`,
+        `${s.id}'s task ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) at its start gate; output: ${s.output.toString()}`,
       );
     });
     try {
@@ -497,7 +496,7 @@ export class SwarmRuntime implements Runtime {
       () => settled,
     ).then((t) => {
       throw new Error(
-        `${s.id} ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) before it started; output: ${s.tail.join(' | ')}`,
+        `${s.id} ended (${t.Status?.State}: ${t.Status?.Err ?? 'no error said'}) before it started; output: ${s.output.toString()}`,
       );
     });
     try {
@@ -566,7 +565,7 @@ export class SwarmRuntime implements Runtime {
       (err, result) => {
         const stream = result as NodeJS.ReadableStream | null;
         if (err || !stream) {
-          keepTail(s, `(no log stream: ${err?.message ?? 'none'})`);
+          s.output.keep(`(no log stream: ${err?.message ?? 'none'})`);
           return;
         }
         s.logs = stream;
@@ -575,7 +574,7 @@ export class SwarmRuntime implements Runtime {
         this.docker.modem.demuxStream(stream, out, errOut);
         // The gate's own words; the member's stdout comes over the gate's connection (release).
         createInterface({ input: out }).on('line', (line) => this.memberLine(s, line));
-        createInterface({ input: errOut }).on('line', (line) => keepTail(s, line));
+        createInterface({ input: errOut }).on('line', (line) => s.output.keep(line));
         stream.on('error', () => undefined);
       },
     );
@@ -585,7 +584,7 @@ export class SwarmRuntime implements Runtime {
   private memberLine(s: Slot, line: string): void {
     // Before its plan is made (the gate's own words, if any) a line has no translator.
     const evs = s.member?.translate(line) ?? [];
-    if (evs.length === 0 && !line.startsWith('{')) keepTail(s, line);
+    if (evs.length === 0 && !line.startsWith('{')) s.output.keep(line);
     for (const e of evs) this.book.push(this.onHarnessClock(e, s.task?.NodeID));
   }
 

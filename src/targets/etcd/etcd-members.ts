@@ -80,14 +80,20 @@ export function planEtcdMembers(
     readonly dial: Dial;
     readonly dirOf: (id: NodeId) => string;
     readonly token: string;
+    /**
+     * Containers: each member's address on the run's network. It then listens on every address of
+     * its namespace and tells clients its own; without it (processes) all is on 127.0.0.1.
+     */
+    readonly addressOf?: (id: NodeId) => string;
   },
 ): EtcdMemberPlan[] {
   const cluster = slots.map((p) => `${p.id}=${peerUrl(p)}`).join(',');
   const { heartbeatMs, electionMs } = etcdTimers(t);
   return slots.map((s) => {
     // Where this member reaches each member: itself directly, the others where the shaping says.
+    const self = o.addressOf?.(s.id) ?? HOST;
     const ipOf = (p: EtcdSlot): string => {
-      if (p.id === s.id) return HOST;
+      if (p.id === s.id) return self;
       const d = o.dial(s.id, p.id, 'peer');
       if (d.port !== p.peerPort)
         throw new Error(
@@ -96,7 +102,8 @@ export function planEtcdMembers(
       return d.host;
     };
     const dataDir = o.dirOf(s.id);
-    const client = `http://${HOST}:${s.clientPort}`;
+    const listen = o.addressOf ? '0.0.0.0' : HOST;
+    const client = `http://${self}:${s.clientPort}`;
     return {
       id: s.id,
       memberId: etcdMemberId([peerUrl(s)], o.token),
@@ -104,9 +111,9 @@ export function planEtcdMembers(
       args: [
         `--name=${s.id}`,
         `--data-dir=${dataDir}`,
-        `--listen-peer-urls=http://${HOST}:${s.peerPort}`,
+        `--listen-peer-urls=http://${listen}:${s.peerPort}`,
         `--initial-advertise-peer-urls=${peerUrl(s)}`,
-        `--listen-client-urls=${client}`,
+        `--listen-client-urls=http://${listen}:${s.clientPort}`,
         `--advertise-client-urls=${client}`,
         `--initial-cluster=${cluster}`,
         `--initial-cluster-token=${o.token}`,
@@ -122,4 +129,9 @@ export function planEtcdMembers(
       hosts: ['127.0.0.1 localhost', ...slots.map((p) => `${ipOf(p)} ${etcdHostName(p.sid)}`), ''].join('\n'),
     };
   });
+}
+
+/** POLE_BENCH_ETCD_ARGS: further etcd flags, space-separated, after ours (etcd takes the last). */
+export function extraEtcdArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return env.POLE_BENCH_ETCD_ARGS?.split(/\s+/).filter(Boolean) ?? [];
 }

@@ -5,10 +5,7 @@
 // /etc/hosts && exec etcd …'`: it dies with the harness however the harness dies, and its
 // /etc/hosts is its own (the mount namespace is private, the machine's file is untouched).
 //
-// The initial leader: Raft elects whoever times out first. So once a leader is elected, and it is
-// not the topology's initialLeader, leadership is handed to it (etcd's MoveLeader) before the run.
-// With --etcd-prefer, every election after that is followed by the same hand-over to the preferred
-// member (named, or the oracle's choice among the living): Raft's choice, then the preferred one.
+// Who leads before and during the run: etcd-leadership.ts.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,13 +13,11 @@ import type { NodeId } from '../../node/core/types.js';
 import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
 import { freePorts } from '../../util/free-port.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
-import { EtcdGateway } from './etcd-gateway.js';
 import { findEtcd, type EtcdInstall } from './etcd-install.js';
 import { etcdLogTranslator } from './etcd-log-events.js';
-import { clusterToken, planEtcdMembers, type EtcdSlot } from './etcd-members.js';
+import { leadAsAsked, watchLeaders } from './etcd-leadership.js';
+import { clusterToken, extraEtcdArgs, planEtcdMembers, type EtcdSlot } from './etcd-members.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
-import { predictElected } from '../../topology/model.js';
-import type { Topology } from '../../topology/topology.js';
 import { pairHost } from '../pair-host.js';
 
 const HOST = '127.0.0.1';
@@ -30,8 +25,6 @@ const HOST = '127.0.0.1';
 export const START_TIMEOUT_MS = 30_000;
 /** SIGTERM, then this long before SIGKILL. */
 const STOP_GRACE_MS = 5_000;
-/** How long the first election, and the transfer to the initial leader, may take. */
-const LEADER_TIMEOUT_MS = 20_000;
 /** A relay route keeps a dialling member waiting this long while its peer is not listening yet. */
 const RELAY_CONNECT_RETRY_MS = 1_000;
 
@@ -66,8 +59,8 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
     });
     const byEtcdId = new Map(plan.map((m) => [m.memberId, m.id]));
     const etcdIdOf = new Map(plan.map((m) => [m.id, m.memberId]));
-    // Set once the members exist: a new leader's line may ask for a transfer (--etcd-prefer).
-    let onLeader: (e: ClusterEvent) => void = () => undefined;
+    // A new leader's line may ask for a transfer (--etcd-prefer), once the members exist.
+    const hook = { onLeader: (_e: ClusterEvent): void => undefined };
     const specs: MemberSpec[] = [];
     for (const m of plan) {
       await mkdir(m.dataDir, { recursive: true, mode: 0o700 });
@@ -78,7 +71,7 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
         launch: etcdCommand(install, hostsFile, m.args),
         translate: watchLeaders(
           etcdLogTranslator({ memberId: m.id, nodeOf: (id) => byEtcdId.get(id) }),
-          (e) => onLeader(e),
+          hook,
         ),
         stopsWithStdin: false,
         stopGraceMs: STOP_GRACE_MS,
@@ -95,17 +88,18 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
       host: HOST,
       port: (slots.get(id) as EtcdSlot).clientPort,
     });
-    const preferred =
-      o.prefer === undefined ? undefined : preferredLeader(t, o.prefer, (id) => procs.isRunning(id));
-    // The topology's initial leader, else the preferred one, leads before the run.
-    const initial = t.cluster.initialLeader ?? preferred?.();
-    if (initial !== undefined) {
-      const target = etcdIdOf.get(initial);
-      if (target === undefined) throw new Error(`initialLeader ${initial} is not a member`);
-      await handLeadershipTo(procs, initial, target, clientOf);
-    }
-    if (preferred)
-      onLeader = (e) => void preferLeader(procs, e.node, preferred(), etcdIdOf, clientOf, o.prefer!);
+    await leadAsAsked(
+      {
+        get events() {
+          return procs.events;
+        },
+        waitFor: (pred, timeoutMs, since) => procs.waitFor(pred, timeoutMs, since),
+        isRunning: (id) => procs.isRunning(id),
+        record: (e) => procs.record(e),
+        clientAddress: clientOf,
+      },
+      { topology: t, ...(o.prefer !== undefined ? { prefer: o.prefer } : {}), etcdIdOf, hook },
+    );
     return procs.asMembers({
       clientAddress: clientOf,
       afterStop: async () => {
@@ -119,108 +113,6 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-const isLeaderEvent = (e: ClusterEvent): boolean => e.ev === 'elected' && e.leader === e.node;
-
-/** A translator that also tells `onLeader` of every leader's own election, once it is an event. */
-function watchLeaders(
-  translate: (line: string) => ClusterEvent[],
-  onLeader: (e: ClusterEvent) => void,
-): (line: string) => ClusterEvent[] {
-  return (line) => {
-    const out = translate(line);
-    // After the events are booked (the caller pushes them first), so a waiter sees the election.
-    for (const e of out) if (isLeaderEvent(e)) setImmediate(() => onLeader(e));
-    return out;
-  };
-}
-
-/**
- * Whom leadership goes to (--etcd-prefer): the named member while it runs, or the member the
- * topology's oracle would elect among the running ones (every one taken as up to date, the
- * topology's RTTs: topology/model.ts predictElected), as the closest etcd comes to POLE.
- */
-export function preferredLeader(
-  t: Topology,
-  prefer: string,
-  isRunning: (id: NodeId) => boolean,
-): () => NodeId | undefined {
-  return () => {
-    const down = t.nodes.map((n) => n.id).filter((id) => !isRunning(id));
-    if (prefer !== 'oracle') return down.includes(prefer) ? undefined : prefer;
-    if (down.length === t.nodes.length) return undefined;
-    return predictElected(t, t.cluster.oracle, down).leader;
-  };
-}
-
-/** Asks `leader`, just elected, to hand leadership to `want` where that is another running member. */
-async function preferLeader(
-  procs: MemberProcesses,
-  leader: NodeId,
-  want: NodeId | undefined,
-  etcdIdOf: ReadonlyMap<NodeId, string>,
-  clientOf: (id: NodeId) => { host: string; port: number },
-  prefer: string,
-): Promise<void> {
-  if (want === undefined || want === leader || !procs.isRunning(want) || !procs.isRunning(leader)) return;
-  procs.record({
-    ev: 'transfer-asked',
-    to: want,
-    reason: prefer === 'oracle' ? 'etcd-prefer: the oracle' : 'etcd-prefer',
-    t: Date.now(),
-    node: leader,
-    src: 'harness',
-  });
-  const gw = new EtcdGateway(clientOf(leader), LEADER_TIMEOUT_MS);
-  try {
-    await gw.moveLeader(etcdIdOf.get(want)!);
-  } catch (err) {
-    // A leader that lost its place meanwhile refuses: the next election asks again.
-    procs.record({
-      ev: 'log-error',
-      message: `MoveLeader from ${leader} to ${want}: ${(err as Error).message}`,
-      t: Date.now(),
-      node: leader,
-      src: 'harness',
-    });
-  } finally {
-    gw.close();
-  }
-}
-
-/**
- * Waits for a leader; until `id` (etcd member `etcdId`) leads, asks whoever leads to hand it
- * leadership, again if leadership moved meanwhile ("not leader": a start on a busy machine can
- * see a second election before the first transfer), within LEADER_TIMEOUT_MS in all.
- */
-export async function handLeadershipTo(
-  procs: MemberProcesses,
-  id: NodeId,
-  etcdId: string,
-  clientOf: (id: NodeId) => { host: string; port: number },
-): Promise<void> {
-  const until = Date.now() + LEADER_TIMEOUT_MS;
-  await procs.waitFor(isLeaderEvent, LEADER_TIMEOUT_MS);
-  let last = '';
-  while (Date.now() < until) {
-    const leader = [...procs.events].reverse().find(isLeaderEvent)?.node;
-    if (leader === id) return;
-    const since = procs.events.length;
-    const gw = new EtcdGateway(clientOf(leader!), Math.max(1, until - Date.now()));
-    try {
-      await gw.moveLeader(etcdId);
-    } catch (err) {
-      last = `: ${(err as Error).message}`;
-    } finally {
-      gw.close();
-    }
-    // The next leader's line, or a short pause before looking again.
-    await procs
-      .waitFor(isLeaderEvent, Math.min(1_000, Math.max(1, until - Date.now())), since)
-      .catch(() => undefined);
-  }
-  throw new Error(`leadership did not pass to ${id} within ${LEADER_TIMEOUT_MS} ms${last}`);
 }
 
 function etcdCommand(install: EtcdInstall, hostsFile: string, args: readonly string[]): MemberSpec['launch'] {
@@ -239,8 +131,7 @@ function etcdCommand(install: EtcdInstall, hostsFile: string, args: readonly str
       hostsFile,
       install.etcd,
       ...args,
-      // POLE_BENCH_ETCD_ARGS: further etcd flags, space-separated, after ours (etcd takes the last).
-      ...(process.env.POLE_BENCH_ETCD_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+      ...extraEtcdArgs(),
     ],
   };
 }

@@ -3,9 +3,11 @@
 //
 // Debian's etcd-server 3.4 as a target: one etcd per topology node, loaded by puts on slots
 // through the v3 JSON gateway, its zap log lines as the shared events, checked by linearizable
-// ranges on every live member. Processes only so far (no container image yet).
+// ranges on every live member. As local processes and as containers of the docker runtime (the
+// pole-bench-etcd image); not on a swarm yet.
 import type { Target } from '../target.js';
 import { checkEtcdAckedWrites } from './etcd-checker.js';
+import { ETCD_CONTAINER_PORTS, planEtcdContainers } from './etcd-containers.js';
 import { startEtcdProcesses } from './etcd-processes.js';
 import { connectEtcdWriter } from './etcd-write-client.js';
 
@@ -21,5 +23,7 @@ export const etcdTarget: Target = {
   // A put creates its key: nothing to prepare.
   prepareWrites: () => Promise.resolve(),
   startProcesses: (o) => startEtcdProcesses(o),
+  planContainers: (o) => planEtcdContainers(o),
+  containers: { image: 'etcd', clientPort: ETCD_CONTAINER_PORTS.client },
   checkAckedWrites: (o) => checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };
