@@ -2,6 +2,7 @@
 // runtime ran it: shared by the process and the docker runtime's tests.
 import assert from 'node:assert/strict';
 import type { RunResult } from '../../src/report/result.js';
+import { modelWindows } from './model-windows.js';
 
 /** `slackMs`: how much further from the model plus the floor a window's mean may be (the docker runtime's extra hops). */
 export function checkPaper2dcZkRun(
@@ -35,28 +36,19 @@ export function checkPaper2dcZkRun(
   // before it, tud ran 3.19 and 3.34 ms over against allowances of 3.40 and 3.37 ms and cern 1.9-2.3
   // against 3.0 (the JVMs still compiling in the first seconds of load): too close to assert
   // without flaking, so the windows before the kill get 2 ms more. docs/zookeeper.md has the figures.
-  for (const dc of ['tud', 'cern'])
-    for (const w of ['before', 'after'] as const) {
-      const mean = result.latency[dc]?.[w]?.mean;
-      const model = result.model[dc]?.[w];
-      const floor = result.floor.perDc[dc]?.[w];
-      assert.ok(
-        typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
-        `${dc} ${w}`,
-      );
-      const predicted = model + floor;
-      const allowed = Math.max(0.15 * predicted, 3) + (w === 'before' ? 2 : 0);
-      // Printed before the checks, so that a failure in CI shows every window's figures.
-      say(
-        `${dc} ${w}: mean ${mean.toFixed(2)} ms, model ${model} + floor ${floor.toFixed(2)}, ` +
-          `${(mean - predicted).toFixed(2)} over (allowed ±${(allowed + slackMs).toFixed(2)})`,
-      );
-      assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
-      assert.ok(
-        Math.abs(mean - predicted) <= allowed + slackMs,
-        `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor} (allowed ±${allowed} ms)`,
-      );
-    }
+  for (const { dc, w, mean, model, floor, predicted } of modelWindows(result, ['tud', 'cern'])) {
+    const allowed = Math.max(0.15 * predicted, 3) + (w === 'before' ? 2 : 0);
+    // Printed before the checks, so that a failure in CI shows every window's figures.
+    say(
+      `${dc} ${w}: mean ${mean.toFixed(2)} ms, model ${model} + floor ${floor.toFixed(2)}, ` +
+        `${(mean - predicted).toFixed(2)} over (allowed ±${(allowed + slackMs).toFixed(2)})`,
+    );
+    assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
+    assert.ok(
+      Math.abs(mean - predicted) <= allowed + slackMs,
+      `${dc} ${w}: ${mean} ms for model ${model} + floor ${floor} (allowed ±${allowed} ms)`,
+    );
+  }
   // FastLeaderElection elects the newest history (then the highest sid): usually a follower in
   // cern, whose logs are 10 ms ahead of tud's, but a tud member when it had logged the last
   // proposal too (seen once in CI). The model follows whoever it was.

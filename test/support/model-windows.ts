@@ -1,0 +1,30 @@
+// A run's latency windows beside the paper's model and the run's floor, per data center: what the
+// end-to-end tests of every target check a run's means against.
+import assert from 'node:assert/strict';
+import type { RunResult } from '../../src/report/result.js';
+
+export interface ModelWindow {
+  readonly dc: string;
+  readonly w: 'before' | 'after';
+  readonly mean: number;
+  readonly model: number;
+  readonly floor: number;
+  /** model + floor: what the mean should be. */
+  readonly predicted: number;
+}
+
+/** Each data center's before and after windows; every figure must be there. */
+export function modelWindows(result: RunResult, dcs: readonly string[]): ModelWindow[] {
+  return dcs.flatMap((dc) =>
+    (['before', 'after'] as const).map((w) => {
+      const mean = result.latency[dc]?.[w]?.mean;
+      const model = result.model[dc]?.[w];
+      const floor = result.floor.perDc[dc]?.[w];
+      assert.ok(
+        typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
+        `${dc} ${w}`,
+      );
+      return { dc, w, mean, model, floor, predicted: model + floor };
+    }),
+  );
+}
