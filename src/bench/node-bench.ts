@@ -15,6 +15,7 @@ import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster, wallNow } from '../runtime/process/process-cluster.js';
+import { processResources } from '../measure/resource-sampler.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { parseTopology } from '../topology/topology.js';
 import { targetNamed } from '../targets/registry.js';
@@ -37,6 +38,8 @@ export interface NodeBenchOptions {
   readonly depth: number;
   readonly connectionsPerNode: number;
   readonly fsync: boolean;
+  /** POLE only: a node's local snapshot every this many txns, which bounds the log it holds in memory. */
+  readonly snapshotEvery?: number;
   readonly timers: {
     tickMs: number;
     syncLimit: number;
@@ -74,6 +77,8 @@ export interface NodeBenchResult {
     readonly firstCommitMs: Spread | null;
     /** The first write of the new epoch acknowledged to a client: the same measure for every target. */
     readonly firstAckMs: Spread;
+    /** The killed process reaped by the harness (details.failovers' goneMs). */
+    readonly goneMs: Spread;
   };
   readonly lostWrites: number;
   readonly details: {
@@ -93,6 +98,14 @@ export interface NodeBenchResult {
       servingMs: number;
       firstCommitMs: number | null;
       firstAckMs: number;
+      /**
+       * When the harness saw the killed process reaped, ms from the kill: Linux frees a dying
+       * process's memory before it closes its sockets, so no member can detect the death before
+       * about this (scripts/kill-close.js). The check on detectMs, by another clock path.
+       */
+      goneMs: number;
+      /** The killed leader's resident memory just before the kill, MiB (null where unread). */
+      rssMiB: number | null;
     }>;
   };
 }
@@ -120,7 +133,12 @@ async function startBenchCluster(o: NodeBenchOptions): Promise<BenchCluster> {
   const target = targetNamed(o.target ?? 'pole');
   const ids = Array.from({ length: o.nodes }, (_, i) => `p${i + 1}`);
   if (target.name === 'pole') {
-    const cluster = await ProcessCluster.start({ nodes: o.nodes, fsync: o.fsync, timers: o.timers });
+    const cluster = await ProcessCluster.start({
+      nodes: o.nodes,
+      fsync: o.fsync,
+      timers: o.timers,
+      ...(o.snapshotEvery !== undefined ? { snapshotEvery: o.snapshotEvery } : {}),
+    });
     return { target, ids, members: cluster };
   }
   const t = o.timers;
@@ -175,6 +193,7 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
         servingMs: spread((f) => f.servingMs),
         firstCommitMs: commits.length === failovers.length && commits.length > 0 ? summarize(commits) : null,
         firstAckMs: spread((f) => f.firstAckMs),
+        goneMs: spread((f) => f.goneMs),
       },
       lostWrites,
       details: {
@@ -374,7 +393,11 @@ async function failoverPhase(
       );
       await new Promise((r) => setTimeout(r, 300));
       const mark = m.events.length;
+      const pid = m.pid(current.leader);
+      const rss = pid === undefined ? null : await processResources(pid);
       const killedAt = await m.kill(current.leader);
+      // kill() resolves once the process is reaped: after its memory is freed and its sockets closed.
+      const goneMs = round(wallNow() - killedAt, 2);
       const next = await labelled(
         `kill ${k + 1}: a new serving leader after killing ${current.leader}`,
         servingLeader(c, 10_000, mark),
@@ -400,11 +423,14 @@ async function failoverPhase(
         servingMs: round(next.event.t - killedAt, 2),
         firstCommitMs: commit ? round(commit.t - killedAt, 2) : null,
         firstAckMs: round(ackAt - killedAt, 2),
+        goneMs,
+        rssMiB: rss === null ? null : round(rss.rssMiB, 0),
       };
       out.push(f);
       log(
         `kill ${k + 1}: ${f.killed} → ${f.elected}: detect ${f.detectMs} ms, elected ${f.electedMs} ms, serving ${f.servingMs} ms, ` +
-          `first commit ${f.firstCommitMs ?? '-'} ms, first ack ${f.firstAckMs} ms`,
+          `first commit ${f.firstCommitMs ?? '-'} ms, first ack ${f.firstAckMs} ms; ` +
+          `the killed process (${f.rssMiB ?? '?'} MiB resident) reaped after ${f.goneMs} ms`,
       );
       const restartMark = m.events.length;
       await m.restart(current.leader);

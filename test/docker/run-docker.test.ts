@@ -110,8 +110,12 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
       );
     if (top(d.result!).join() === top(p.result!).join())
       assert.equal(d.result!.leaders.elected, p.result!.leaders.elected, 'the same leader is elected');
-    // What both runtimes must agree on is the network's part of a write: each window's mean less
-    // the run's own floor (its traced writes' mean of all but the delay the shaping added). The
+    // What both runtimes must agree on is the network's part of a write beyond the model: each
+    // window's mean less the run's own floor (its traced writes' mean of all but the delay the
+    // shaping added) and less the paper's model for the leader that run elected. The runtimes may
+    // elect leaders in different data centers (above): a local CI run read east after at 8.87 ms
+    // in docker against 18.92 as processes, 10 ms apart, as east's model is 10 under a leader in
+    // east and 20 under one in west (the leaders were not printed then; they are now). The
     // rest is what a hop costs, and containers cost more per hop (the bridge, the proxies) by an
     // amount that follows the machine's load: raw medians were compared here until a CI run read
     // west before (model 0) at 37.85 ms in docker against 16.46 as processes, all of it floor. A
@@ -123,7 +127,7 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
           const traced = r.anatomy.perDc[dc]![w]!;
           const floor = r.floor.perDc[dc]![w]!;
           return {
-            ms: r.latency[dc]![w]!.sentMean! - floor,
+            ms: r.latency[dc]![w]!.sentMean! - floor - r.model[dc]![w]!,
             se: traced.writes > 1 && traced.sdMs !== undefined ? traced.sdMs / Math.sqrt(traced.writes) : 0,
           };
         };
@@ -133,11 +137,12 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
         const pa = d.result!.latency[dc]![w]!.p50!;
         const pb = p.result!.latency[dc]![w]!.p50!;
         t.diagnostic(
-          `${dc} ${w}: network part docker ${a.ms.toFixed(2)} ± ${a.se.toFixed(2)} ms, process ${b.ms.toFixed(2)} ± ${b.se.toFixed(2)} (allowed ±${allowed.toFixed(2)}); p50 docker ${pa.toFixed(2)}, process ${pb.toFixed(2)}`,
+          `${dc} ${w}: network part over the model docker ${a.ms.toFixed(2)} ± ${a.se.toFixed(2)} ms (leader ${d.result!.leaders.elected}, model ${d.result!.model[dc]![w]}), ` +
+            `process ${b.ms.toFixed(2)} ± ${b.se.toFixed(2)} (leader ${p.result!.leaders.elected}, model ${p.result!.model[dc]![w]}); allowed ±${allowed.toFixed(2)}; p50 docker ${pa.toFixed(2)}, process ${pb.toFixed(2)}`,
         );
         assert.ok(
           Math.abs(a.ms - b.ms) <= allowed,
-          `${dc} ${w}: network part docker ${a.ms.toFixed(2)} ms vs process ${b.ms.toFixed(2)} ms (allowed ±${allowed.toFixed(2)})`,
+          `${dc} ${w}: network part over the model docker ${a.ms.toFixed(2)} ms vs process ${b.ms.toFixed(2)} ms (allowed ±${allowed.toFixed(2)})`,
         );
       }
   } finally {

@@ -46,6 +46,11 @@ export default class BenchNode extends Command {
       default: LAN_TIMERS.tickMs,
       min: 1,
     }),
+    'snapshot-every': Flags.integer({
+      description:
+        'POLE only: each node snapshots every this many txns and keeps only the log after its snapshot in memory (the node default: 100,000)',
+      min: 1,
+    }),
     'election-timeout-ms': Flags.integer({
       description: 'POLE election timeout T',
       default: LAN_TIMERS.electionTimeoutMs,
@@ -68,7 +73,7 @@ export default class BenchNode extends Command {
     }
     if (!this.jsonEnabled()) {
       this.log(
-        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}`,
+        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}; killed process reaped ${fmt(result.failover.goneMs)}`,
       );
       this.log(
         `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
@@ -91,6 +96,7 @@ export default class BenchNode extends Command {
       depth: flags.depth,
       connectionsPerNode: flags.connections,
       fsync: flags.fsync,
+      ...(flags['snapshot-every'] !== undefined ? { snapshotEvery: flags['snapshot-every'] } : {}),
       timers: {
         ...LAN_TIMERS,
         tickMs: flags['tick-ms'],
