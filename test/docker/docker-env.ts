@@ -6,6 +6,10 @@ import type { RunResult } from '../../src/report/result.js';
 import { dockerStatus } from '../../src/image/docker-probe.js';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import type { TargetName } from '../../src/vocabulary/names.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/run-cli.js';
 
 /** undefined when Docker tests of `target` can run (its images exist), else the reason they skip. */
 export async function dockerSkipReason(target: TargetName = 'pole'): Promise<string | undefined> {
@@ -60,4 +64,31 @@ export function passedSwarmRun(r: { code: number; stdout: string; stderr: string
   assert.equal(result.leaders.initial, 'p5');
   assert.equal(result.leaders.killed, 'p5');
   return result;
+}
+
+/** The labels of a run's self-check processes in one group (nodes, agents), in the order read. */
+export function cpuLabels(result: RunResult, group: string): string[] {
+  return [...new Set(result.cpu.processes.filter((p) => p.group === group).map((p) => p.label))];
+}
+
+/**
+ * `run FILE --target TARGET --runtime docker` with `env` set to keep a member from starting: its exit
+ * code, stdout and stderr together, and how long it took. Its report folder is removed.
+ */
+export async function dockerRunThatCannotStart(
+  file: string,
+  target: TargetName,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string; stderr: string; ms: number }> {
+  const out = await mkdtemp(join(tmpdir(), `pole-bench-${target}-docker-bad-`));
+  try {
+    const started = Date.now();
+    const r = await runCli(['run', file, '--target', target, '--runtime', 'docker', '--out', out], {
+      ...process.env,
+      ...env,
+    });
+    return { code: r.code, output: r.stdout + r.stderr, stderr: r.stderr, ms: Date.now() - started };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { RunResult } from '../../src/report/result.js';
-import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { cpuLabels, dockerLeftovers, dockerSkipReason } from './docker-env.js';
 import { topScored } from '../support/scores.js';
 import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkPartitionRun } from '../support/partition-checks.js';
@@ -75,9 +75,7 @@ function checkRun(result: RunResult, diagnostic: (s: string) => void): void {
   assert.equal(result.writes.lost, 0);
   assert.equal(result.writes.acked, result.writes.attempted);
   // The self-check sees every node and agent, in containers too (through their cgroups).
-  const labels = (g: string): string[] => [
-    ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),
-  ];
+  const labels = (g: string): string[] => cpuLabels(result, g);
   assert.deepEqual(labels('nodes'), ['p1', 'p2', 'p3', 'p4', 'p5']);
   assert.deepEqual(labels('agents'), ['east', 'west']);
   assert.ok((result.cpu.groups.nodes?.pctOfCore ?? 0) > 0 && (result.cpu.groups.agents?.pctOfCore ?? 0) > 0);

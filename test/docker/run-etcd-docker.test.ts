@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
-import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
 import { checkPaper2dcEtcdRun } from '../support/etcd-run-checks.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 
@@ -44,9 +44,7 @@ test('paper-2dc on etcd in containers: p5 killed, another elected, latency over 
     assert.equal(result.runtime, 'docker');
     checkPaper2dcEtcdRun(result, (l) => t.diagnostic(l));
     // The self-check sees the members and the agents through their containers' cgroups.
-    const labels = (g: string): string[] => [
-      ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),
-    ];
+    const labels = (g: string): string[] => cpuLabels(result, g);
     assert.deepEqual(labels('nodes').sort(), ['p1', 'p2', 'p3', 'p4', 'p5']);
     assert.deepEqual(labels('agents').sort(), ['cern', 'tud']);
     const events = (await readFile(join(out, 'events.jsonl'), 'utf8')).trim().split('\n');
@@ -60,19 +58,12 @@ test('paper-2dc on etcd in containers: p5 killed, another elected, latency over 
 test("an etcd container that cannot start fails the run at once with etcd's message, exit 3, nothing left", async (t) => {
   const skip = await dockerSkipReason('etcd');
   if (skip) return t.skip(skip);
-  const out = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-docker-bad-'));
-  try {
-    const started = Date.now();
-    const r = await runCli(['run', PAPER_2DC, '--target', 'etcd', '--runtime', 'docker', '--out', out], {
-      ...process.env,
-      POLE_BENCH_ETCD_ARGS: '--quota-backend-bytes=notanumber',
-    });
-    assert.equal(r.code, 3, r.stderr);
-    assert.match(r.stdout + r.stderr, /exited \(status \d+\) before it started/);
-    assert.match(r.stdout + r.stderr, /invalid value "notanumber" for flag -quota-backend-bytes/);
-    assert.ok(Date.now() - started < 30_000, 'failed at once, not after a start timeout');
-    assert.deepEqual(await dockerLeftovers(), []);
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
+  const r = await dockerRunThatCannotStart(PAPER_2DC, 'etcd', {
+    POLE_BENCH_ETCD_ARGS: '--quota-backend-bytes=notanumber',
+  });
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.output, /exited \(status \d+\) before it started/);
+  assert.match(r.output, /invalid value "notanumber" for flag -quota-backend-bytes/);
+  assert.ok(r.ms < 30_000, 'failed at once, not after a start timeout');
+  assert.deepEqual(await dockerLeftovers(), []);
 });

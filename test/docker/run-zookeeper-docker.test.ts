@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
-import { dockerLeftovers, dockerSkipReason } from './docker-env.js';
+import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
 import { ROOT, runCli } from '../support/run-cli.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 
@@ -63,9 +63,7 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
     // in three runs at this seed (model 20.75, floor 1.8), so 15 ms of slack instead of 10.
     checkPaper2dcZkRun(result, 15, (l) => t.diagnostic(l));
     // The self-check sees the JVMs and the agents through their containers' cgroups.
-    const labels = (g: string): string[] => [
-      ...new Set(result.cpu.processes.filter((p) => p.group === g).map((p) => p.label)),
-    ];
+    const labels = (g: string): string[] => cpuLabels(result, g);
     assert.deepEqual(labels('nodes').sort(), ['p1', 'p2', 'p3', 'p4', 'p5']);
     assert.deepEqual(labels('agents').sort(), ['cern', 'tud']);
     const events = (await readFile(join(out, 'events.jsonl'), 'utf8')).trim().split('\n');
@@ -87,21 +85,14 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
 test("a ZooKeeper container that cannot start fails the run at once with ZooKeeper's message, exit 3, nothing left", async (t) => {
   const skip = await dockerSkipReason('zookeeper');
   if (skip) return t.skip(skip);
-  const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-bad-'));
-  try {
-    const started = Date.now();
-    const r = await runCli(['run', PAPER_2DC, '--target', 'zookeeper', '--runtime', 'docker', '--out', out], {
-      ...process.env,
-      POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
-    });
-    assert.equal(r.code, 3, r.stderr);
-    assert.match(r.stdout + r.stderr, /exited \(status 2\) before it started/);
-    assert.match(r.stdout + r.stderr, /Invalid config, exiting abnormally/);
-    assert.match(r.stdout + r.stderr, /For input string: "notaport"/);
-    assert.ok(Date.now() - started < 30_000, 'failed at once, not after a start timeout');
-    assert.deepEqual(await dockerLeftovers(), []);
-    assert.deepEqual(runAddressesOnHost(), []);
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
+  const r = await dockerRunThatCannotStart(PAPER_2DC, 'zookeeper', {
+    POLE_BENCH_ZK_CONFIG: 'clientPort=notaport',
+  });
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.output, /exited \(status 2\) before it started/);
+  assert.match(r.output, /Invalid config, exiting abnormally/);
+  assert.match(r.output, /For input string: "notaport"/);
+  assert.ok(r.ms < 30_000, 'failed at once, not after a start timeout');
+  assert.deepEqual(await dockerLeftovers(), []);
+  assert.deepEqual(runAddressesOnHost(), []);
 });
