@@ -5,6 +5,7 @@ import { DataTree, requestKey } from '../../src/node/core/data-tree.js';
 import { TxnHistory } from '../../src/node/core/txn-history.js';
 import type { Txn } from '../../src/node/core/types.js';
 import { ZERO_ZXID, zxid, type Zxid } from '../../src/node/core/zxid.js';
+import { Random } from '../../src/util/random.js';
 
 const txn = (e: number, c: number, id = `${e}.${c}`): Txn => ({
   zxid: zxid(e, c),
@@ -173,4 +174,52 @@ test('past the diff limit a follower gets a snapshot and the txns after it; at t
     [zxid(1, 4)],
   );
   assert.equal(beyond.truncateTo, undefined);
+});
+
+test('ranges kept as txns are appended agree with a walk over the log, through truncations, compactions and resets', () => {
+  // The runs are kept incrementally; the reference is the definition: consecutive counters per epoch.
+  const walk = (base: Zxid, txns: readonly Zxid[]): Array<{ epoch: number; first: number; last: number }> => {
+    const out = [{ epoch: base.epoch, first: base.counter, last: base.counter }];
+    for (const z of txns) {
+      const r = out[out.length - 1]!;
+      if (z.epoch === r.epoch && z.counter === r.last + 1) r.last = z.counter;
+      else out.push({ epoch: z.epoch, first: z.counter, last: z.counter });
+    }
+    return out;
+  };
+  for (let seed = 1; seed <= 30; seed++) {
+    const rng = new Random(seed);
+    const h = new TxnHistory(zxid(1, 0));
+    let held: Zxid[] = [];
+    let base = zxid(1, 0);
+    for (let step = 0; step < 300; step++) {
+      const last = held[held.length - 1] ?? base;
+      const roll = rng.next();
+      if (roll < 0.8) {
+        // Mostly the next counter; sometimes a gap, sometimes a new epoch.
+        const z =
+          roll < 0.05
+            ? zxid(last.epoch + 1, 1)
+            : roll < 0.1
+              ? zxid(last.epoch, last.counter + 3)
+              : zxid(last.epoch, last.counter + 1);
+        h.append(txn(z.epoch, z.counter));
+        held.push(z);
+      } else if (roll < 0.88 && held.length > 0) {
+        const at = held[Math.floor(rng.next() * held.length)]!;
+        h.truncateAfter(at);
+        held = held.filter((z) => z.epoch < at.epoch || (z.epoch === at.epoch && z.counter <= at.counter));
+      } else if (roll < 0.96 && held.length > 0) {
+        const at = held[Math.floor(rng.next() * held.length)]!;
+        h.compactTo(at);
+        held = held.filter((z) => z.epoch > at.epoch || (z.epoch === at.epoch && z.counter > at.counter));
+        base = at;
+      } else if (roll >= 0.96) {
+        base = zxid(last.epoch + 1, 5);
+        h.reset(base);
+        held = [];
+      }
+      assert.deepEqual(h.ranges(), walk(base, held), `seed ${seed}, step ${step}`);
+    }
+  }
 });

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Epochs } from './epoch-file.js';
-import { writeEpochs } from './epoch-file.js';
+import { EpochsFile } from './epoch-file.js';
 import { segmentName } from './file-names.js';
 import { fsyncDir, unlinkIfExists } from './fs-helpers.js';
 import { markSyncPoint } from './record-codec.js';
@@ -83,12 +83,14 @@ export class DiskExecutor {
   private backgroundError: { readonly err: unknown } | undefined;
 
   private readonly syncFlag: number;
+  private readonly epochs: EpochsFile;
 
   constructor(
     private readonly dir: string,
     private readonly fsync: boolean,
   ) {
     this.syncFlag = fsync ? constants.O_DSYNC : 0;
+    this.epochs = new EpochsFile(dir, fsync);
   }
 
   /** Perform `actions` in order; with fsync on, all of it is durable when this resolves. */
@@ -131,7 +133,7 @@ export class DiskExecutor {
           break;
         }
         case 'epochs':
-          this.bytesWritten += await writeEpochs(this.dir, a.epochs, this.fsync);
+          this.bytesWritten += await this.epochs.write(a.epochs);
           break;
         case 'snapshot': {
           // One snapshot at a time: each deletes the one before.
@@ -153,6 +155,7 @@ export class DiskExecutor {
   async closeAll(): Promise<void> {
     await this.background;
     for (const seq of [...this.handles.keys()]) await this.closeHandle(seq);
+    await this.epochs.close();
     this.throwBackgroundError();
   }
 
