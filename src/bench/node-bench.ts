@@ -23,6 +23,7 @@ import { noShaper } from '../shaping/no-shaper.js';
 import type { ProcessMembers, Target } from '../targets/target.js';
 import type { TargetName } from '../vocabulary/names.js';
 import { spread } from '../util/spread.js';
+import { checkDetectAgainstDeath, type DeathCheck } from './death-check.js';
 
 export interface NodeBenchOptions {
   /** The system under test (default pole). */
@@ -79,6 +80,8 @@ export interface NodeBenchResult {
     readonly firstAckMs: Spread;
     /** The killed process reaped by the harness (details.failovers' goneMs). */
     readonly goneMs: Spread;
+    /** Each detection against the reaping, the second clock on the death (death-check.ts). */
+    readonly detectCheck: DeathCheck;
   };
   readonly lostWrites: number;
   readonly details: {
@@ -194,6 +197,7 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
         firstCommitMs: commits.length === failovers.length && commits.length > 0 ? summarize(commits) : null,
         firstAckMs: spread((f) => f.firstAckMs),
         goneMs: spread((f) => f.goneMs),
+        detectCheck: checkDetectAgainstDeath(failovers),
       },
       lostWrites,
       details: {

@@ -7,6 +7,7 @@ import { Command, Flags, type Interfaces } from '@oclif/core';
 import { RunGuard } from '../../run/run-guard.js';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
+import { describeDeathCheck } from '../../bench/death-check.js';
 
 /** A bench that has not finished in this long is stopped (its members and files with it). */
 const BENCH_DEADLINE_MS = 30 * 60_000;
@@ -75,6 +76,7 @@ export default class BenchNode extends Command {
       this.log(
         `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}; killed process reaped ${fmt(result.failover.goneMs)}`,
       );
+      this.log(describeDeathCheck(result.failover.detectCheck));
       this.log(
         `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
       );
