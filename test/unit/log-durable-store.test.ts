@@ -1,23 +1,14 @@
 import { EncodedState, snapshotBytes } from '../../src/node/core/state-snapshot.js';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RecoveredState } from '../../src/node/core/core-types.js';
 import type { Txn } from '../../src/node/core/types.js';
 import { DurableStore } from '../../src/node/log/durable-store.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'pole-log-store-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('pole-log-store-');
 
 function txn(epoch: number, counter: number, size = 100): Txn {
   const data = new Uint8Array(size);

@@ -1,22 +1,13 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { EpochsFile, SLOT_BYTES, encodeEpochs, readEpochs } from '../../src/node/log/epoch-file.js';
 import { EPOCHS_FILE } from '../../src/node/log/file-names.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'pole-epochs-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('pole-epochs-');
 
 /** The older single-record format, as nodes before the two slots wrote it. */
 function legacyRecord(accepted: number, current: number, leader: string): Buffer {

@@ -1,22 +1,13 @@
 import { EncodedState, snapshotBytes } from '../../src/node/core/state-snapshot.js';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Txn } from '../../src/node/core/types.js';
 import { DurableStore, LogCorruptionError } from '../../src/node/log/durable-store.js';
+import { tempDirs } from '../support/temp-dirs.js';
 
-const dirs: string[] = [];
-after(async () => {
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'pole-log-recovery-'));
-  dirs.push(d);
-  return d;
-}
+const tempDir = tempDirs('pole-log-recovery-');
 
 /** Where a snapshot file's data starts. */
 const SNAPSHOT_HEADER = 44;
