@@ -13,8 +13,10 @@
 // slot 0.3-0.4 ms idle (docs/benchmarks.md, "The epochs file in two slots").
 //
 // Why it is as safe: an update writes only the slot that does not hold the latest epochs, as one
-// aligned write of one slot. A crash or power cut part-way can tear that slot, never the other;
-// the torn slot fails its checksum and the other one, the previous durable value, is read. A torn
+// aligned write of one slot. A crash or power cut part-way can tear that slot, never the other
+// (the file system may write the block holding both, but the other slot's bytes in it are the ones
+// already on disk); the torn slot fails its checksum and the other one, the previous durable value,
+// is read. A torn
 // update was never reported durable, so nothing was sent on its account (the core sends what
 // depends on a persist only after it is durable), exactly as if the crash had come before it.
 // Updates are sequential: the disk executor runs one action at a time.
