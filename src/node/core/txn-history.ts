@@ -7,12 +7,8 @@ import type { EpochRange, SyncPlan } from './zab-messages.js';
 import { compareZxid, zxidEquals, type Zxid } from './zxid.js';
 import type { StateSnapshot } from './state-snapshot.js';
 
-/** A run of consecutive counters in one epoch among the txns held. */
-interface Run {
-  readonly epoch: number;
-  readonly first: number;
-  last: number;
-}
+/** A run of consecutive counters in one epoch among the txns held: an EpochRange that grows. */
+type Run = { -readonly [K in keyof EpochRange]: EpochRange[K] };
 
 export class TxnHistory {
   private txns: Txn[] = [];

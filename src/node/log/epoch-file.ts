@@ -116,7 +116,7 @@ function decodeLegacy(buf: Buffer, file: string): Epochs {
  * The latest epochs in a file's contents. Throws, naming the file, when no slot holds a good
  * record: one update can tear only one slot, so that is damage, not a crash.
  */
-export function decodeEpochsFile(buf: Buffer, file: string): { latest: Latest; legacy: boolean } {
+function decodeEpochsFile(buf: Buffer, file: string): { latest: Latest; legacy: boolean } {
   if (buf.subarray(0, 8).equals(LEGACY_MAGIC))
     return { latest: { epochs: decodeLegacy(buf, file), seq: 0 }, legacy: true };
   const slots = [buf.subarray(0, SLOT_BYTES), buf.subarray(SLOT_BYTES, 2 * SLOT_BYTES)].map(decodeSlot);
@@ -163,6 +163,8 @@ export class EpochsFile {
   /** Makes `e` the file's epochs (durable on return when fsync is on); returns the bytes written. */
   async write(e: Epochs): Promise<number> {
     if (this.handle === null) {
+      // Recovery read the file at start too; reading its 1 kB again here, once per process, keeps
+      // the slots' sequence out of what recovery hands the core.
       const found = await readLatest(join(this.dir, EPOCHS_FILE));
       if (found === null || found.legacy) {
         const first = encodeEpochs(e, 1);
