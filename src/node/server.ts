@@ -20,6 +20,7 @@ import { ClientApiServer, type WriteOutcome } from './net/client-server.js';
 import { PeerNetwork } from './net/peer-network.js';
 import type { PeerMessage } from './core/zab-messages.js';
 import type { NodeId } from './core/types.js';
+import { TraceBatch } from './trace/trace-batch.js';
 import { monoMs, WriteTracer } from './trace/write-tracer.js';
 import { HeldSends, lastAppended, replyMayPrecedeFsync } from './core/send-order.js';
 import { startStatusServer, type NodeStatus, type StatusServer } from './status-server.js';
@@ -61,6 +62,7 @@ export class NodeServer {
   private readonly statusOracles: Oracle[];
   /** Stamps the steps of a sample of writes for the report's latency anatomy. */
   private readonly tracer: WriteTracer;
+  private readonly traceLines: TraceBatch;
   private readonly stallWatch: NodeJS.Timeout;
 
   private constructor(
@@ -72,14 +74,9 @@ export class NodeServer {
     private clients: ClientApiServer | undefined,
     private http: StatusServer | undefined,
   ) {
-    // Written after this turn's coalesced sends (net/coalescing-writer.ts flushes in the check
-    // phase too, scheduled first): a traced write's COMMIT or reply does not wait behind its own
-    // trace line, which would make the traced writes, and the anatomy's floor, slower than the rest.
-    this.tracer = new WriteTracer(
-      (f) => setImmediate(() => this.events.emit('trace', f)),
-      monoMs,
-      config.traceEvery,
-    );
+    // Trace lines are held and written in batches (trace/trace-batch.ts says why).
+    this.traceLines = new TraceBatch((f) => this.events.emit('trace', f));
+    this.tracer = new WriteTracer((f) => this.traceLines.add(f), monoMs, config.traceEvery);
     this.stallWatch = watchLoopStalls((ms) => this.events.emit('loop-stalled', { ms }));
     this.clusterSize = membersOf(config).length;
     const opts = oracleOptions(config);
@@ -185,6 +182,8 @@ export class NodeServer {
       host: c.listen.host,
       port: c.listen.clientPort,
       maxWriteBytes: c.maxWriteBytes,
+      // The load's end: its trace lines now rather than at the batch's timer, so the run has them.
+      onClientClosed: () => this.traceLines.flush(),
       handler: {
         write: (req, reply) => {
           this.counters.writes.inc();
@@ -377,6 +376,7 @@ export class NodeServer {
     clearInterval(this.stallWatch);
     await Promise.allSettled([this.net?.close(), this.clients?.close(), this.http?.close()]);
     await this.store.close().catch(() => undefined);
+    this.traceLines.flush();
     this.events.emit('stopped', {});
     await this.events.flush();
   }

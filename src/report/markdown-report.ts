@@ -18,6 +18,7 @@ import {
 import type { LatencyStats, RunResult } from './result.js';
 import type { RecoveryExplain } from './recovery-explain.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
+import { TRACE_FLUSH_MS } from '../node/trace/trace-batch.js';
 import { faultWindowTable, sparklines, type TimelineMark } from './timeline-chart.js';
 import { clocksSection } from './markdown-clocks.js';
 import { elections, resources } from './markdown-long-run.js';
@@ -507,7 +508,7 @@ function anatomy(r: RunResult): string {
     '## Latency anatomy',
     '',
     `One write in ${count(a.sampleEvery)} is traced: the agent and every node on its way stamp each step on ${r.clocks ? "its host's monotonic clock, moved onto the harness's (Clocks)" : 'the clock they share'}. ` +
-      `${count(a.complete)} of ${count(a.traced)} traced writes had every stamp (a write retried, or cut by the leader's death, has not). ` +
+      `${count(a.complete)} of ${count(a.traced)} traced writes had every stamp (a write retried, cut by the leader's death, or committed in a killed node's last ${TRACE_FLUSH_MS} ms, whose lines it still held, has not). ` +
       'Mean ms per write: network is what the shaping was configured to add on the hops between data centers; ' +
       'transport the rest of those hops (relay lateness, sockets, waking the receiver); disk the log write and fsync at the leader and at the follower that completed the quorum; ' +
       'nodes the other time inside them (processing, waiting for the CPU or a group commit); client the hops between agent and server.',

@@ -52,6 +52,8 @@ export interface ClientApiServerOptions {
   readonly maxWriteBytes?: number;
   /** Largest request frame; a bigger one closes the connection. Default maxWriteBytes + 1 MiB. */
   readonly maxFrameBytes?: number;
+  /** A client's connection closed (a load's end, a client gone). */
+  onClientClosed?(): void;
   /** Diagnostics for rejected input. */
   onBadInput?(info: {
     readonly remote: string;
@@ -180,6 +182,7 @@ export class ClientApiServer {
       c.closed = true;
       c.writer.stop();
       this.conns.delete(c);
+      this.o.onClientClosed?.();
     });
   }
 
