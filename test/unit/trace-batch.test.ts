@@ -23,7 +23,12 @@ function manualTimer(): { schedule: Schedule; pending: () => number[]; fire: () 
   };
 }
 
-const line = (req: number): TraceEventFields => ({ client: 'c', req, zxid: `1:${req}`, s: { clientRecv: req } });
+const line = (req: number): TraceEventFields => ({
+  client: 'c',
+  req,
+  zxid: `1:${req}`,
+  s: { clientRecv: req },
+});
 
 describe('TraceBatch', () => {
   it('holds lines until its timer, armed once by the first, then writes them all in order', () => {
