@@ -6,8 +6,11 @@
 // out" means exactly "not acknowledged within writeDeadlineMs of its intended send time".
 //
 // Cheap per write, because the send loop's punctuality depends on it: no async function, no timer
-// of its own (deadlines are checked by one sweep; writes are launched in deadline order, so the
-// sweep only looks at the head of a queue), retries and their timers only on errors.
+// of its own (writes are launched in deadline order, so one timer, armed for the deadline of the
+// oldest write still in flight, settles every write whose deadline passed), retries and their
+// timers only on errors. Settled writes leave the head of the queue as they settle. (A sweep every
+// 10 ms did both before: 100 wake-ups a second per agent at any rate, at ~0.1-0.2 ms of CPU each
+// on this project's 2-core VM, for deadlines 15 s out.)
 import { failureCode } from './write-client.js';
 import type { Zxid } from '../node/core/zxid.js';
 import { RETRYABLE, type EndpointPool } from './retrying-writer.js';
@@ -43,8 +46,6 @@ export interface WriteFlightsOptions {
   readonly dataOf: (f: Flight) => Uint8Array;
   readonly onSettled: (f: Flight, outcome: FlightOutcome, now: number) => void;
   readonly now: () => number;
-  /** How often deadlines are checked, ms (a timed-out write is noticed this late at most). */
-  readonly sweepMs?: number;
   /** First pause before a retry; doubles up to maxBackoffMs. */
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
@@ -60,14 +61,15 @@ export class WriteFlights {
   private queue: Array<Flight | undefined> = [];
   private head = 0;
   private live = 0;
-  private readonly sweeper: NodeJS.Timeout;
+  /** Armed for the deadline of the oldest write in flight (the queue's head) while there is one. */
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
 
   constructor(private readonly o: WriteFlightsOptions) {
     this.backoffMs = o.backoffMs ?? 2;
     this.maxBackoffMs = o.maxBackoffMs ?? 32;
-    this.sweeper = setInterval(() => this.sweep(), o.sweepMs ?? 10);
   }
 
   /** Writes launched and not yet settled. */
@@ -98,6 +100,8 @@ export class WriteFlights {
     };
     this.queue.push(f);
     this.live += 1;
+    // Deadlines do not decrease: a timer already armed is for this one's or an earlier one.
+    this.armDeadline();
     this.attempt(f);
   }
 
@@ -114,7 +118,9 @@ export class WriteFlights {
   }
 
   close(): void {
-    clearInterval(this.sweeper);
+    this.closed = true;
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
   }
 
   private attempt(f: Flight): void {
@@ -126,7 +132,9 @@ export class WriteFlights {
       .then((c) => c.write(path, this.o.dataOf(f), { clientId: this.o.clientId, requestId: f.seq }))
       .then(
         (r) => {
-          if (!f.settled) this.settle(f, { ok: true, zxid: r.zxid }, this.o.now());
+          if (f.settled) return;
+          this.settle(f, { ok: true, zxid: r.zxid }, this.o.now());
+          this.dropSettledHead();
         },
         (err: unknown) => this.failed(f, err),
       );
@@ -138,6 +146,7 @@ export class WriteFlights {
     f.lastCode = code;
     if (code !== 'CONNECT' && !RETRYABLE.has(code)) {
       this.settle(f, { ok: false, code, timedOut: false }, this.o.now());
+      this.dropSettledHead();
       return;
     }
     if (DEAD.has(code)) this.o.pool.drop(f.target);
@@ -154,22 +163,46 @@ export class WriteFlights {
     this.o.onSettled(f, outcome, now);
   }
 
-  private sweep(): void {
+  /** Settles as timed out every write whose deadline has passed, then waits for the next one's. */
+  private expire(): void {
+    this.deadlineTimer = undefined;
     const now = this.o.now();
     const q = this.queue;
-    while (this.head < q.length) {
-      const f = q[this.head];
-      if (f && !f.settled) {
-        if (f.deadline > now) break;
-        this.settle(f, { ok: false, code: f.lastCode, timedOut: true }, now);
-      }
-      // Let the write's record go now: kept until a compaction, it would outlive young-generation
-      // collections and be copied and promoted by them, lengthening their pauses.
+    for (let i = this.head; i < q.length; i++) {
+      const f = q[i];
+      if (!f || f.settled) continue;
+      if (f.deadline > now) break;
+      this.settle(f, { ok: false, code: f.lastCode, timedOut: true }, now);
+    }
+    this.dropSettledHead();
+    this.armDeadline();
+  }
+
+  private armDeadline(): void {
+    if (this.deadlineTimer !== undefined || this.closed) return;
+    const f = this.queue[this.head];
+    if (!f) return;
+    this.deadlineTimer = setTimeout(() => this.expire(), Math.max(0, f.deadline - this.o.now()));
+  }
+
+  /**
+   * Lets the settled writes at the queue's head go at once: kept until a compaction, their records
+   * would outlive young-generation collections and be copied and promoted by them, lengthening
+   * their pauses. (A write settled behind one still in flight goes when that one does.)
+   */
+  private dropSettledHead(): void {
+    const q = this.queue;
+    while (this.head < q.length && (q[this.head]?.settled ?? true)) {
       q[this.head] = undefined;
       this.head += 1;
     }
     // Drop the settled prefix now and then, so the queue does not grow for the whole run.
-    if (this.head > 1024 && this.head * 2 > q.length) {
+    if (this.head === q.length) {
+      if (q.length > 0) {
+        this.queue = [];
+        this.head = 0;
+      }
+    } else if (this.head > 1024 && this.head * 2 > q.length) {
       this.queue = q.slice(this.head);
       this.head = 0;
     }
