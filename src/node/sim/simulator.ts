@@ -58,6 +58,8 @@ export interface SimOptions {
    * turn's ops are durable at once, as before.
    */
   readonly fsyncMs?: number;
+  /** Mean gap between client writes while the load runs, ms (default: per seed, one of 10, 25, 50). */
+  readonly writeEveryMs?: number;
 }
 
 /**
@@ -91,6 +93,13 @@ export interface SimResult {
   readonly trace: string[];
   /** Every node event with its virtual time (kept with `trace`). */
   readonly events: ReadonlyArray<{ readonly at: number; readonly node: NodeId; readonly event: CoreEvent }>;
+  /** Every message put on a link, with its virtual time (kept with `trace`). */
+  readonly sends: ReadonlyArray<{
+    readonly at: number;
+    readonly from: NodeId;
+    readonly to: NodeId;
+    readonly type: string;
+  }>;
 }
 
 const DEFAULT_TIMERS: CoreTimers = {
@@ -176,6 +185,7 @@ export class Simulation {
   private requestSeq = 0;
   private readonly traceLines: string[] = [];
   private readonly eventLog: { at: number; node: NodeId; event: CoreEvent }[] = [];
+  private readonly sendLog: { at: number; from: NodeId; to: NodeId; type: string }[] = [];
   private readonly stats = {
     events: 0,
     acked: 0,
@@ -211,7 +221,9 @@ export class Simulation {
       opts.maxElectionsPerSecond ?? 10,
     );
     this.faultEveryMs = this.rng.pick([150, 300, 600, 1200]);
-    this.writeEveryMs = this.rng.pick([10, 25, 50]);
+    // Drawn either way, so that the other draws of a seed stay what they were.
+    const writeEveryMs = this.rng.pick([10, 25, 50]);
+    this.writeEveryMs = opts.writeEveryMs ?? writeEveryMs;
     this.maxDelayMs = this.rng.pick([2, 10, 40]);
     // From its own stream, so that the other draws of a seed stay what they were.
     this.diskRng = new Random(opts.seed ^ 0x0d15c);
@@ -247,7 +259,11 @@ export class Simulation {
     while (this.checker.violations.length === 0) {
       const next = this.queue.pop();
       if (!next || next.time > end) break;
-      this.now = next.time;
+      // Nothing may happen before what already happened: an event put in the past is a bug of
+      // the simulator's (it once made a resumed node live its last second again).
+      if (next.time < this.now)
+        this.checker.violations.push(`simulation clock: an event at ${next.time} after ${this.now}`);
+      this.now = Math.max(this.now, next.time);
       this.stats.events += 1;
       this.handle(next.item);
       this.checker.afterStep(this.now, this.liveCores());
@@ -263,6 +279,7 @@ export class Simulation {
       },
       trace: this.traceLines,
       events: this.eventLog,
+      sends: this.sendLog,
     };
   }
 
@@ -343,10 +360,14 @@ export class Simulation {
       if (early) this.reply(node, r.replies);
       // Group commit, as DurableStore does: a turn joins the next flush to start; the flush in
       // progress (the oldest turn's) took only what was there when it started.
+      // Flushes that ended in the past (a node frozen meanwhile has their completions still to
+      // read) are not joined: a flush of its own starts now. Joining them put a completion in the
+      // past, and the simulation's clock went back to it (a frozen leader, once resumed, ran its
+      // timers over again from there and rejoined a second late).
       const first = node.flushing[0]?.doneAt;
       const last = node.flushing.at(-1)?.doneAt;
       const doneAt =
-        first === undefined || last === undefined
+        first === undefined || last === undefined || last < this.now
           ? this.now + this.flushMs()
           : last > first
             ? last
@@ -485,6 +506,7 @@ export class Simulation {
   private transmit(from: NodeId, to: NodeId, msg: PeerMessage): void {
     const l = this.linkOf(from, to);
     if (!l.up) return; // no connection: the message is never sent
+    if (this.opts.trace) this.sendLog.push({ at: this.now, from, to, type: msg.type });
     const delay = 0.2 + this.rng.next() * this.maxDelayMs;
     const at = Math.max(this.now + delay, l.lastDeliver.get(from) ?? 0);
     l.lastDeliver.set(from, at);
