@@ -118,8 +118,8 @@ test('a two-data-center run in containers with a leader kill; both runtimes agre
     // amount that follows the machine's load: raw medians were compared here until a CI run read
     // west before (model 0) at 37.85 ms in docker against 16.46 as processes, all of it floor. A
     // missing or doubled delay moves the network part by the whole link (10 or 20 ms); chance
-    // moves it by the standard errors of the two floors' samples (one write in 4 is traced at
-    // 200 writes/s: 70-75 per data center and window).
+    // moves it by the standard errors of the two floors' samples (one write in 16 is traced at
+    // 200 writes/s: 18-19 per data center and window).
     for (const dc of ['east', 'west'])
       for (const w of ['before', 'after'] as const) {
         const net = (r: RunResult): { ms: number; se: number } => {

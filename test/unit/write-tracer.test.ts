@@ -102,8 +102,8 @@ describe('WriteTracer', () => {
       out.map((f) => f.req),
       [16, 32, 48],
     );
-    // 32-64 traced writes a second in all, as a power of two, one in 64 at the most.
-    assert.deepEqual([1, 32, 50, 200, 400, 1000, 2048, 5000].map(traceEveryFor), [1, 1, 1, 4, 8, 16, 64, 64]);
+    // 8-16 traced writes a second in all, as a power of two, one in 64 at the most.
+    assert.deepEqual([1, 8, 50, 200, 400, 1000, 5000].map(traceEveryFor), [1, 1, 4, 16, 32, 64, 64]);
     const base = {
       id: 'p1',
       listen: { peerPort: 0, clientPort: 0, httpPort: 0 },

@@ -29,18 +29,17 @@ export function isTraced(requestId: number, every = TRACE_EVERY): boolean {
 }
 
 /**
- * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 32-64
- * traced a second, one in 64 at the most. The anatomy's floor is a mean, and the self-check and the
- * runtimes' agreement hold it against every write's to a few of its standard errors: at 8-16 a
- * second a data center's 3 s window of e2e-2dc had 18-19 traced writes (standard errors of
- * 1.3-2.9 ms, up to a third of the 10 ms link they are meant to resolve). Tracing 62 a second
- * instead of 16 at 1,000 writes/s cost nothing measurable (`bench cost` on paper-2dc: the nodes'
- * 1,200-1,207 µs a write against 1,203-1,228). A power of two, so the traced writes of a slower run
- * include a faster one's.
+ * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 8-16
+ * traced a second, one in 64 at the most. At 200 writes/s one in 64 gave a data center 7-10 traced
+ * writes in a 15 s window, and one slow write moved that window's floor by milliseconds: the
+ * anatomy's floor is a mean, and a mean of ten is noise. More costs more than it seems: at 1,000
+ * writes/s 31 traced a second instead of 16 took the five nodes from 1,199-1,228 to 1,264-1,265 µs
+ * of CPU per write (`bench cost` on paper-2dc, 2026-11-27), so 8-16 it stays. A power of two, so
+ * the traced writes of a slower run include a faster one's.
  */
 export function traceEveryFor(writesPerSecond: number): number {
   let every = 1;
-  while (every * 2 <= Math.min(TRACE_EVERY, writesPerSecond / 32)) every *= 2;
+  while (every * 2 <= Math.min(TRACE_EVERY, writesPerSecond / 8)) every *= 2;
   return every;
 }
 
