@@ -7,6 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeFailure, runSimulation } from '../../src/node/sim/simulator.js';
+import { scheduleCount } from './run-schedules.js';
+
+/** Seeds per scenario: 20, or SIM_SCHEDULES / 2 (a sweep: SIM_SCHEDULES=400 runs 200 of each). */
+const SEEDS = scheduleCount(20);
 
 const RESUME_AT = 1800;
 // The answers to its proposals tell the stranded candidate that a quorum, p4 among it, settles on
@@ -16,7 +20,7 @@ const RESUME_AT = 1800;
 const REJOIN_BOUND_MS = 6 * 2 * 40;
 
 test('a frozen leader that wakes as a candidate of the epoch its successor serves rejoins it', () => {
-  const seeds = Array.from({ length: 20 }, (_, i) => i + 1);
+  const seeds = Array.from({ length: SEEDS }, (_, i) => i + 1);
   for (const seed of seeds) {
     const r = runSimulation({
       seed,
@@ -73,7 +77,7 @@ test('with a slow disk the stranded candidate rejoins within the same bound', ()
   // p4's own vote, which the rival-vote step-down needs. A settled node now answers a rival V once
   // with its own (election.ts).
   for (const fsyncMs of [0.5, 2, 5])
-    for (let seed = 1; seed <= 20; seed++) {
+    for (let seed = 1; seed <= SEEDS; seed++) {
       const r = runSimulation({
         seed,
         nodes: 5,
