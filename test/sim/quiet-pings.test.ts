@@ -9,7 +9,7 @@ const TICK_MS = 100;
 const LOAD_END = 3000;
 const END = 6000;
 
-test('PINGs stop while writes flow both ways and come back when the load stops', () => {
+test('PINGs stop while writes flow both ways and come back when the load stops', (t) => {
   for (const seed of [1, 2, 3, 4, 5, 6]) {
     const r = runSimulation({
       seed,
@@ -33,6 +33,9 @@ test('PINGs stop while writes flow both ways and come back when the load stops',
     const everyHalfTick = (ms: number): number => (ms / (TICK_MS / 2)) * 4;
     const underLoad = pings(1000, LOAD_END);
     const quiet = pings(LOAD_END + 500, END);
+    t.diagnostic(
+      `seed ${seed}: ${underLoad} PINGs from the leader under load (${everyHalfTick(LOAD_END - 1000)} at one per follower and half tick), ${quiet} of ${everyHalfTick(END - LOAD_END - 500)} once quiet`,
+    );
     assert.ok(
       underLoad <= 0.2 * everyHalfTick(LOAD_END - 1000),
       `seed ${seed}: ${underLoad} PINGs under load (a PING per follower and half tick would be ${everyHalfTick(LOAD_END - 1000)})`,

@@ -51,6 +51,11 @@ export class InvariantChecker {
       );
   }
 
+  /** The simulation's clock must never go back: an event put in the past is the simulator's bug. */
+  eventAt(at: number, now: number): void {
+    if (at < now) this.fail(`simulation clock: an event at ${at} after ${now}`);
+  }
+
   get leadersSeen(): number {
     return this.leaderOfEpoch.size;
   }

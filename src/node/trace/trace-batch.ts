@@ -4,10 +4,10 @@
 // same write was still on its way (the leader's line while its COMMIT crossed the relay): traced
 // writes came out slower than the rest (e2e-2dc, process runtime, 12 runs: the forwarded data
 // center's traced mean over every write's by +0.18 to +3.24 ms in all 24 windows), and the
-// anatomy's floor, their mean, with them. Held and written TRACE_FLUSH_MS after the first one waiting, the
-// lines go out when the writes that made them are done (a write's remainder after a node's part is
-// a hop and a reply, well under it), at moments that owe nothing to which writes are traced: the
-// same cost falls on traced and untraced writes alike.
+// anatomy's floor, their mean, with them. Held and written TRACE_FLUSH_MS after the first one
+// waiting, the lines go out when the writes that made them are done (a write's remainder after a
+// node's part is a hop and a reply: under 100 ms on the topologies here), at moments that owe
+// nothing to which writes are traced: the same cost falls on traced and untraced writes alike.
 //
 // What may be lost: a node killed outright (SIGKILL) takes up to TRACE_FLUSH_MS of its lines with
 // it; those writes count as traced, not complete (the report says how many). The load's end flushes
