@@ -90,7 +90,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   const ev = x.nodeEvents;
   const dcs = t.datacenters.map((d) => d.name);
   const dones = [...x.dones.values()];
-  const { elected, transferredTo, epoch, scores, recovery } = recoveryFigures(x, dcs);
+  const { elected, transferredTo, epoch, scores, unheard, recovery } = recoveryFigures(x, dcs);
   // The paper's model alone (network only); the floor beside it, never folded in.
   // A killed leader stays down; one cut off is back once the cut is restored.
   const dead = x.cause?.action === 'kill' ? x.killed : null;
@@ -133,12 +133,14 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
       elected,
       transferredTo,
-      // ZooKeeper and etcd elect by their own rules (FastLeaderElection: the newest history, then
-      // the highest id; Raft: the first to time out with a log at least as new as a majority's).
+      // ZooKeeper and etcd elect by their own rules (FastLeaderElection: the newest history heard
+      // in its round, then the highest id; Raft: the first to time out with a log at least as new
+      // as a majority's).
       oracle: s.target.hasOracles ? t.cluster.oracle : s.target.electionRule,
       electionWaitFor: s.target.hasOracles ? (t.cluster.electionWaitFor ?? 'live') : null,
       epoch,
       scores,
+      unheard,
       resignations: ev.filter(isEvent('resigned')).map((e) => ({
         atS: (e.t - x.loadStart) / 1000,
         leader: e.node,

@@ -192,12 +192,23 @@ function leaders(r: RunResult): string {
     ].filter((x) => x !== '');
     return [node, dcOf.get(node) ?? NONE, score(s), roles.join(', ')];
   });
+  const zk = l.oracle === 'zookeeper-fle';
   lines.push(
     '',
-    'Scores of the proposals seen in the deciding election:',
+    zk
+      ? `The votes ${l.elected} heard in its deciding round, in FastLeaderElection's order (peer epoch, zxid epoch, zxid counter, sid):`
+      : 'Scores of the proposals seen in the deciding election:',
     '',
     table(['Node', 'Data center', 'Score', 'Role'], rows, [2]),
   );
+  const unheard = Object.entries(l.unheard);
+  if (unheard.length > 0)
+    lines.push(
+      '',
+      `Not heard by ${l.elected} before it decided (FLE elects the best vote heard, and a quorum had agreed): ` +
+        unheard.map(([node, s]) => `${node}, which proposed zxid epoch ${s[0]} counter ${s[1]}`).join('; ') +
+        '.',
+    );
   return lines.join('\n');
 }
 

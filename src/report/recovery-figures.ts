@@ -7,6 +7,7 @@ import type { DoneMessage } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { clientRecovery, firstAckFrom } from './client-recovery.js';
+import { fleVotes, zxidParts } from './fle-votes.js';
 import { explainRecovery } from './recovery-explain.js';
 import type { RecoveryInfo } from './result.js';
 
@@ -29,6 +30,8 @@ export interface RecoveryFigures {
   readonly transferredTo: NodeId | null;
   readonly epoch: number | null;
   readonly scores: Readonly<Record<string, readonly number[]>>;
+  /** ZooKeeper: survivors whose own proposal the leader did not hear before it decided. */
+  readonly unheard: Readonly<Record<string, readonly number[]>>;
   readonly recovery: RecoveryInfo;
 }
 
@@ -50,11 +53,18 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
   const electedMs = rel(electedEv);
   const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
   const handed = handOver(ev, electedEv);
+  const proposals = electedEv?.ev === 'elected' ? electedEv.proposals : undefined;
+  // ZooKeeper's leader names no proposals: the votes its log says it heard, else each survivor's own.
+  const heard =
+    proposals === undefined && electedEv !== undefined && x.killAt !== null
+      ? fleVotes({ killed: x.killed, killAt: x.killAt, nodeEvents: ev }, electedEv)
+      : null;
   return {
     elected,
     transferredTo: handed?.node ?? null,
     epoch,
-    scores: (electedEv?.ev === 'elected' ? electedEv.proposals : undefined) ?? candidateScores(x, electedEv),
+    scores: proposals ?? heard?.scores ?? candidateScores(x, electedEv),
+    unheard: heard?.unheard ?? {},
     recovery: {
       explain: explainRecovery(ev, x.killAt, elected),
       detectMs: rel(detect),
@@ -71,7 +81,8 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
 }
 
 /**
- * Where the leader's election event carries no proposals (ZooKeeper), each survivor's own proposal
+ * Where the leader's election event carries no proposals and its log no votes heard (a ZooKeeper
+ * run recorded before `vote-heard` existed), each survivor's own proposal
  * from its log as the deciding election started (its first `candidate` after the kill, before the
  * leader was elected), as FLE ranks them: [zxid's epoch, zxid's counter, sid]. FLE compares the
  * member's current epoch before the zxid; the log line does not give it, and it differs from the
@@ -86,8 +97,7 @@ function candidateScores(
   for (const e of x.nodeEvents) {
     if (e.t < x.killAt || e.t > electedEv.t || e.ev !== 'candidate' || e.node === x.killed) continue;
     if (out[e.node] !== undefined) continue;
-    const z = BigInt(e.zxid);
-    out[e.node] = [Number(z >> 32n), Number(z & 0xffffffffn), e.sid];
+    out[e.node] = [...zxidParts(e.zxid), e.sid];
   }
   return out;
 }

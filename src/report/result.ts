@@ -90,6 +90,11 @@ export interface LeadersInfo {
   readonly epoch: number | null;
   /** The score of every proposal seen in the deciding election, by proposing node. */
   readonly scores: Readonly<Record<string, readonly number[]>>;
+  /**
+   * ZooKeeper: each survivor whose own proposal its leader did not hear before deciding, with that
+   * proposal ([zxid epoch, zxid counter, sid]): FLE elects the best vote heard, not the best made.
+   */
+  readonly unheard: Readonly<Record<string, readonly number[]>>;
   /** Every resignation in the run: the leader, the follower it resigned for, and both scores. */
   readonly resignations: readonly Resignation[];
 }

@@ -4,6 +4,7 @@
 // on a stored run. A violation does not stop a run from writing everything it measured; it says
 // which figures are suspect.
 import { ASSUMED_DRIFT_PPM } from '../measure/clock-offset.js';
+import { bestScored } from './fle-votes.js';
 import type { RunResult, SelfCheck } from './result.js';
 
 export type CheckedResult = Omit<RunResult, 'selfCheck' | 'thresholds' | 'verdict'>;
@@ -205,6 +206,18 @@ export function selfCheck(r: CheckedResult): SelfCheck {
     if (!lost && acked !== r.writes.acked)
       fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
   });
+
+  // ZooKeeper's leader is named by one log line ("LEADING"), the votes it compared by others
+  // ("Notification: …"): FLE decides on the best vote it heard in its round, so the two must agree.
+  // Votes heard carry the peer epoch (four numbers); a run stored before they were recorded has
+  // each survivor's own proposal instead (three), which is not what FLE compared.
+  const votes = Object.values(r.leaders.scores);
+  if (r.leaders.oracle === 'zookeeper-fle' && votes.length > 0 && votes.every((v) => v.length === 4))
+    check('ZooKeeper’s leader is the best vote it heard in its deciding round', (fail) => {
+      const best = bestScored(r.leaders.scores);
+      if (best.length !== 1 || best[0] !== r.leaders.elected)
+        fail(`${r.leaders.elected} elected, the best vote heard was for ${best.join(', ')}`);
+    });
 
   check('no negative duration', (fail) => {
     for (const [path, v] of negativeDurations(r)) fail(`${path} = ${f(v)} ms`);

@@ -96,6 +96,24 @@ export type NodeEventBody =
    * My id = N, proposed zxid=0x…", its last logged zxid): what FLE compares, after the epoch.
    */
   | { readonly ev: 'candidate'; readonly sid: number; readonly zxid: string }
+  /**
+   * A vote this member received while it was looking (ZooKeeper's "Notification: my state:LOOKING;
+   * n.sid:…"): FLE decides on the best vote it heard in its round, so these are what a leader's
+   * election actually compared, where `candidate` is only what each member proposed.
+   */
+  | {
+      readonly ev: 'vote-heard';
+      /** Who sent it, and in what state (a member that already decided sends its decision). */
+      readonly from: NodeId;
+      readonly fromState: string;
+      /** The member the vote is for, its sid, and FLE's order: peer epoch, then zxid, then sid. */
+      readonly leader: NodeId;
+      readonly leaderSid: number;
+      readonly peerEpoch: number;
+      readonly zxid: string;
+      /** The sender's election round (logical clock): only the receiver's latest round counts. */
+      readonly round: number;
+    }
   | {
       readonly ev: 'elected';
       /** Who won; absent where the member does not know yet (a ZooKeeper follower). */

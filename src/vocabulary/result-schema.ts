@@ -114,6 +114,8 @@ export const runResultSchema = z
       electionWaitFor: z.enum(['all', 'live']).nullable().default(null),
       epoch: z.number().int().nullable(),
       scores: z.record(z.string(), z.array(z.number())),
+      // Added within result@8: absent from older files.
+      unheard: z.record(z.string(), z.array(z.number())).default({}),
       resignations: z.array(
         z.object({
           atS: z.number(),

@@ -59,6 +59,7 @@ export function result2dc(): MutableResult {
       electionWaitFor: 'live',
       epoch: 2,
       scores: { p1: [1, 14_998], p2: [1, 14_998], p3: [1, 15_003], p4: [1, 15_003] },
+      unheard: {},
     },
     recovery: {
       detectMs: 412.5,

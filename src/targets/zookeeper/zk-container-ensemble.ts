@@ -118,6 +118,7 @@ export async function planZkContainers(o: ContainerStartOptions): Promise<Contai
         cmd: ['sh', '-c', script, 'zookeeper', ...java],
         translate: zkLogTranslator({
           memberId: m.id,
+          memberOfSid: (sid) => plan.find((p) => p.sid === sid)?.id,
           // By source, a member's quorum port is its own (zkPortsByIndex); the address before it
           // is a task's, unknown here, or the relay's.
           memberAtQuorumAddress: bySource

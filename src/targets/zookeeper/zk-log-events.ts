@@ -7,6 +7,8 @@
 //   the first "LOOKING" (QuorumPeer's main loop)  → started (the client port is bound by then)
 //   "LOOKING" after another state                → election-started (stepped-down after LEADING)
 //   "New election. My id = N, proposed zxid=0xZ"  → candidate {sid, zxid} (its own proposal: FLE's score)
+//   "Notification: my state:LOOKING; n.sid:…"     → vote-heard {from, leader, peerEpoch, zxid, round}
+//                                                   (only while looking: no other vote decides anything)
 //   "Exception when following the leader"         → leader-lost (the follower noticed: detect)
 //   "LEADING - LEADER ELECTION TOOK - N MS"      → elected {leader: itself, tookMs}
 //   "FOLLOWING - LEADER ELECTION TOOK - N MS"    → elected {tookMs} (the leader is named by the next)
@@ -40,7 +42,12 @@ export interface ZkTranslatorOptions {
   readonly memberId: string;
   /** The member a quorum address ("host:port", as this member dials it) belongs to. */
   readonly memberAtQuorumAddress: (hostPort: string) => string | undefined;
+  /** The member with this sid (myid); votes name members by sid. */
+  readonly memberOfSid: (sid: number) => string | undefined;
 }
+
+const NOTIFICATION =
+  /^Notification: my state:(\w+); n\.sid:(\d+), n\.state:(\w+), n\.leader:(\d+), n\.round:0x([0-9a-f]+), n\.peerEpoch:0x([0-9a-f]+), n\.zxid:0x([0-9a-f]+)/;
 
 /**
  * A translator for one member's lines. It keeps the member's last role (to tell a follower that
@@ -81,6 +88,21 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
       role = newRole;
     } else if ((m = /^New election\. My id = (\d+), proposed zxid=0x([0-9a-f]+)/.exec(msg))) {
       out.push(ev({ ev: 'candidate', sid: Number(m[1]), zxid: `0x${m[2]}` }));
+    } else if ((m = NOTIFICATION.exec(msg))) {
+      const [from, leader] = [Number(m[2]), Number(m[4])];
+      if (m[1] === 'LOOKING')
+        out.push(
+          ev({
+            ev: 'vote-heard',
+            from: o.memberOfSid(from) ?? `sid ${from}`,
+            fromState: m[3]!.toLowerCase(),
+            leader: o.memberOfSid(leader) ?? `sid ${leader}`,
+            leaderSid: leader,
+            peerEpoch: parseInt(m[6]!, 16),
+            zxid: `0x${m[7]}`,
+            round: parseInt(m[5]!, 16),
+          }),
+        );
     } else if (/^Exception when following the leader/.test(msg)) {
       out.push(ev({ ev: 'leader-lost', reason: 'zk:exception when following the leader' }));
     } else if ((m = /^Peer state changed: (\w+) - (\w+)/.exec(msg))) {

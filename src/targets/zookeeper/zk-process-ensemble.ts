@@ -122,6 +122,7 @@ export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessM
         launch: jvmCommand(install, log4j, cfgFile, hostsFile),
         translate: zkLogTranslator({
           memberId: m.id,
+          memberOfSid: (sid) => plan.find((p) => p.sid === sid)?.id,
           memberAtQuorumAddress: (a) => m.quorumAddresses.get(a),
         }),
         stopsWithStdin: false,

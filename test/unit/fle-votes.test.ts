@@ -1,0 +1,107 @@
+// A ZooKeeper run's scores are the votes its leader heard in its deciding round (from its own
+// log), not every survivor's proposal: FLE elects the best vote heard, and a survivor heard too late
+// (the stop CI's swarm run: p3 proposed a newer zxid than p4, and p4 was elected) is named apart.
+// The run then checks its leader against those votes itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { zkLogTranslator } from '../../src/targets/zookeeper/zk-log-events.js';
+import { bestScored, fleVotes } from '../../src/report/fle-votes.js';
+import { recoveryFigures } from '../../src/report/recovery-figures.js';
+import { selfCheck } from '../../src/report/self-check.js';
+import type { ClusterEvent } from '../../src/vocabulary/node-events.js';
+import { result2dc } from './report-fixture.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const KILL_AT = Date.parse('2026-11-27T16:28:25.490Z');
+const ZXID = 0x1dc6;
+
+/** p4's own log of the election after p5's kill (a paper-3dc-deployment-1 run), as events. */
+function leaderEvents(): ClusterEvent[] {
+  const translate = zkLogTranslator({
+    memberId: 'p4',
+    memberAtQuorumAddress: () => undefined,
+    memberOfSid: (sid) => `p${sid}`,
+  });
+  return readFileSync(join(ROOT, 'test', 'fixtures', 'zookeeper-3.8-leader-votes-log.txt'), 'utf8')
+    .split('\n')
+    .flatMap((l) => translate(l));
+}
+
+const candidate = (t: number, node: string, zxid: string): ClusterEvent =>
+  ({ t, node, src: 'zk-log', ev: 'candidate', sid: Number(node.slice(1)), zxid }) as ClusterEvent;
+
+function figures(extra: ClusterEvent[]): ReturnType<typeof recoveryFigures> {
+  const events = [...leaderEvents(), ...extra].sort((a, b) => a.t - b.t);
+  return recoveryFigures(
+    {
+      killed: 'p5',
+      killAt: KILL_AT,
+      causeScheduledAt: KILL_AT,
+      loadStart: 0,
+      nodeEvents: events,
+      dones: new Map(),
+    },
+    [],
+  );
+}
+
+test('the scores are the votes the leader heard in its round; a survivor not heard is named apart', () => {
+  const f = figures([
+    candidate(KILL_AT + 131, 'p2', '0x100001dc6'),
+    candidate(KILL_AT + 504, 'p1', '0x100001dc6'),
+    candidate(KILL_AT + 528, 'p3', '0x100001dc6'),
+  ]);
+  assert.equal(f.elected, 'p4');
+  // p3's round-1 vote (still following p5) is not of the round p4 decided in.
+  assert.deepEqual(f.scores, {
+    p4: [1, 1, ZXID, 4],
+    p3: [1, 1, ZXID, 3],
+    p1: [1, 1, ZXID, 1],
+  });
+  // p2's own proposal reached p4 only while p4 still followed p5.
+  assert.deepEqual(f.unheard, { p2: [1, ZXID, 2] });
+  assert.deepEqual(bestScored(f.scores), ['p4']);
+});
+
+test('a survivor with the newest log that was not heard: FLE’s choice is still the best heard', () => {
+  // As in the stop CI's swarm run: p3 proposed a newer zxid than the leader's, and none of its votes
+  // of the deciding round reached p4 before p4 decided.
+  const events = [
+    ...leaderEvents().filter((e) => !(e.ev === 'vote-heard' && e.from === 'p3' && e.round === 2)),
+    candidate(KILL_AT + 131, 'p2', '0x100001dc6'),
+    candidate(KILL_AT + 504, 'p1', '0x100001dc6'),
+    candidate(KILL_AT + 600, 'p3', '0x100001dc9'),
+  ].sort((a, b) => a.t - b.t);
+  const elected = events.find((e) => e.ev === 'elected' && e.leader === 'p4')!;
+  const votes = fleVotes({ killed: 'p5', killAt: KILL_AT, nodeEvents: events }, elected);
+  assert.deepEqual(votes?.senders, ['p1', 'p2', 'p4']);
+  assert.deepEqual(votes?.scores, { p4: [1, 1, ZXID, 4], p1: [1, 1, ZXID, 1] });
+  assert.deepEqual(votes?.unheard, { p2: [1, ZXID, 2], p3: [1, 0x1dc9, 3] });
+  assert.deepEqual(bestScored(votes!.scores), ['p4']);
+});
+
+test('the run checks its ZooKeeper leader against the votes heard, and says so when they disagree', () => {
+  const base = result2dc();
+  const zk = (scores: Record<string, number[]>) => ({
+    ...base,
+    target: 'zookeeper' as const,
+    leaders: { ...base.leaders, oracle: 'zookeeper-fle', elected: 'p4', scores },
+  });
+  const what = 'ZooKeeper’s leader is the best vote it heard in its deciding round';
+  const held = selfCheck(zk({ p4: [1, 1, ZXID, 4], p3: [1, 1, ZXID, 3] }));
+  assert.ok(held.checked.includes(what));
+  assert.deepEqual(
+    held.violations.filter((v) => v.startsWith('ZooKeeper')),
+    [],
+  );
+  const failed = selfCheck(zk({ p4: [1, 1, ZXID, 4], p3: [1, 1, ZXID + 1, 3] }));
+  assert.deepEqual(
+    failed.violations.filter((v) => v.startsWith('ZooKeeper')),
+    [`${what}: p4 elected, the best vote heard was for p3`],
+  );
+  // A run stored with each survivor's own proposal (three numbers) is not checked so.
+  assert.ok(!selfCheck(zk({ p4: [1, ZXID, 4], p3: [1, ZXID + 1, 3] })).checked.includes(what));
+});
