@@ -159,7 +159,8 @@ export function explainRecovery(
       rounds: won.rounds ?? null,
       unheard: won.unheard ? [...won.unheard] : null,
       down: won.down ? [...won.down] : null,
-      tookMs: won.tookMs ?? null,
+      // ZooKeeper's own figure, logged after its decision (older runs carry it on `elected`).
+      tookMs: own.find((e) => e.ev === 'election-took')?.tookMs ?? won.tookMs ?? null,
     },
     sync: {
       followers: reports ? syncs : null,

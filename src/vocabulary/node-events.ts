@@ -97,6 +97,11 @@ export type NodeEventBody =
    */
   | { readonly ev: 'candidate'; readonly sid: number; readonly zxid: string }
   /**
+   * ZooKeeper's own measure of its election ("LEADING|FOLLOWING - LEADER ELECTION TOOK - N MS"),
+   * logged once the member has built its leader or follower, after the decision (`elected`).
+   */
+  | { readonly ev: 'election-took'; readonly tookMs: number }
+  /**
    * A vote this member received while it was looking (ZooKeeper's "Notification: my state:LOOKING;
    * n.sid:…"): FLE decides on the best vote it heard in its round, so these are what a leader's
    * election actually compared, where `candidate` is only what each member proposed.
@@ -122,7 +127,7 @@ export type NodeEventBody =
       readonly via?: string;
       /** Each candidate's score under the oracle (POLE). */
       readonly proposals?: Readonly<Record<NodeId, readonly number[]>>;
-      /** ZooKeeper's own "LEADER ELECTION TOOK" figure. */
+      /** ZooKeeper's own "LEADER ELECTION TOOK" figure, in runs recorded before `election-took`. */
       readonly tookMs?: number;
       // What bounded the election (POLE; ZooKeeper's log does not say, so its events have none):
       readonly reason?: ElectionEndReason;

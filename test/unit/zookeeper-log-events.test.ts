@@ -33,7 +33,9 @@ test('a member that follows p5, loses it, and is elected itself', () => {
     // Votes heard while looking: here the members that had already decided, naming p5.
     'vote-heard {"from":"p5","fromState":"leading","leader":"p5","leaderSid":5,"peerEpoch":1,"zxid":"0x0","round":1}',
     'vote-heard {"from":"p2","fromState":"following","leader":"p5","leaderSid":5,"peerEpoch":1,"zxid":"0x0","round":1}',
-    'elected {"tookMs":74}',
+    // FLE's decision, then ZooKeeper's own figure once its Follower was built.
+    'elected',
+    'election-took {"tookMs":74}',
     'phase {"role":"following","phase":"discovery"}',
     'following {"leader":"p5","address":"127.0.0.1:28580"}',
     'phase {"role":"following","phase":"synchronization"}',
@@ -45,7 +47,8 @@ test('a member that follows p5, loses it, and is elected itself', () => {
     'leader-lost {"reason":"zk:exception when following the leader"}',
     'election-started {"reason":"zk:following→looking"}',
     'candidate {"sid":3,"zxid":"0x100005218"}',
-    'elected {"leader":"p3","tookMs":439}',
+    'elected {"leader":"p3"}',
+    'election-took {"tookMs":439}',
     'phase {"role":"leading","phase":"discovery"}',
     'phase {"role":"leading","phase":"synchronization"}',
     'quorum {"epoch":2,"sids":[1,3,4]}',
@@ -54,6 +57,11 @@ test('a member that follows p5, loses it, and is elected itself', () => {
   ]);
   // Times are the log's own (UTC, ms).
   assert.equal(events[0]!.t, Date.parse('2026-11-23T08:41:32.671Z'));
+  // Elected when FLE decided, not when ZooKeeper logged its figure, 116 ms later (its Leader built).
+  const won = events.find((e) => e.ev === 'elected' && e.leader === 'p3');
+  const took = events.find((e) => e.ev === 'election-took' && e.t > (won?.t ?? Infinity));
+  assert.equal(won?.t, Date.parse('2026-11-23T08:41:55.715Z'));
+  assert.equal(took?.t, Date.parse('2026-11-23T08:41:55.831Z'));
 });
 
 test('a restarted member (a new JVM) is started again', () => {

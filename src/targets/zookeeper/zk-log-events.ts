@@ -10,8 +10,11 @@
 //   "Notification: my state:LOOKING; n.sid:…"     → vote-heard {from, leader, peerEpoch, zxid, round}
 //                                                   (only while looking: no other vote decides anything)
 //   "Exception when following the leader"         → leader-lost (the follower noticed: detect)
-//   "LEADING - LEADER ELECTION TOOK - N MS"      → elected {leader: itself, tookMs}
-//   "FOLLOWING - LEADER ELECTION TOOK - N MS"    → elected {tookMs} (the leader is named by the next)
+//   "Peer state changed: leading"                → elected {leader: itself} (FLE's decision)
+//   "Peer state changed: following"              → elected {} (the leader is named by the next)
+//   "LEADING|FOLLOWING - LEADER ELECTION TOOK - N MS" → election-took {tookMs}: ZooKeeper's own
+//                                                   figure, logged once the Leader or Follower is
+//                                                   built, 100-140 ms after the decision here
 //   "Successfully connected to leader, using address: h/ip:p" → following {leader}
 //   "Have quorum of supporters, sids: [[…]]; … zxid: 0xE00000000" → quorum {epoch, sids}
 //   "Peer state changed: leading - broadcast"    → serving {epoch} (the leader serves writes)
@@ -105,6 +108,9 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
         );
     } else if (/^Exception when following the leader/.test(msg)) {
       out.push(ev({ ev: 'leader-lost', reason: 'zk:exception when following the leader' }));
+    } else if ((m = /^Peer state changed: (leading|following)$/.exec(msg))) {
+      // FLE has decided (setPeerState): the member knows whom it follows or that it leads.
+      out.push(m[1] === 'leading' ? ev({ ev: 'elected', leader: o.memberId }) : ev({ ev: 'elected' }));
     } else if ((m = /^Peer state changed: (\w+) - (\w+)/.exec(msg))) {
       out.push(ev({ ev: 'phase', role: m[1], phase: m[2] }));
       if (m[1] === 'leading' && m[2] === 'broadcast')
@@ -112,12 +118,7 @@ export function zkLogTranslator(o: ZkTranslatorOptions): (line: string) => Clust
       if (m[1] === 'following' && m[2] === 'broadcast')
         out.push(ev({ ev: 'serving', leader: following ?? 'unknown' }));
     } else if ((m = /^(LEADING|FOLLOWING) - LEADER ELECTION TOOK - (\d+) MS/.exec(msg))) {
-      const tookMs = Number(m[2]);
-      out.push(
-        m[1] === 'LEADING'
-          ? ev({ ev: 'elected', leader: o.memberId, tookMs })
-          : ev({ ev: 'elected', tookMs }),
-      );
+      out.push(ev({ ev: 'election-took', tookMs: Number(m[2]) }));
     } else if ((m = /^Successfully connected to leader, using address: \S*\/([^/\s]+:\d+)/.exec(msg))) {
       const leader = o.memberAtQuorumAddress(m[1]!);
       following = leader;
