@@ -15,8 +15,6 @@ export interface FleVotes {
   readonly scores: Record<NodeId, ScoreVector>;
   /** Survivors whose own proposal the leader did not hear: [zxid epoch, zxid counter, sid]. */
   readonly unheard: Record<NodeId, ScoreVector>;
-  /** The senders the leader heard in that round (itself included). */
-  readonly senders: readonly NodeId[];
 }
 
 export interface FleWindow {
@@ -44,10 +42,8 @@ export function fleVotes(x: FleWindow, elected: ClusterEvent): FleVotes | null {
   if (heard.length === 0) return null;
   const round = Math.max(...heard.map((v) => v.round));
   const scores: Record<NodeId, ScoreVector> = {};
-  const senders = new Set<NodeId>();
   for (const v of heard) {
     if (v.round !== round) continue;
-    senders.add(v.from);
     scores[v.leader] ??= [v.peerEpoch, ...zxidParts(v.zxid), v.leaderSid];
   }
   const unheard: Record<NodeId, ScoreVector> = {};
@@ -56,7 +52,7 @@ export function fleVotes(x: FleWindow, elected: ClusterEvent): FleVotes | null {
     if (scores[e.node] !== undefined || unheard[e.node] !== undefined) continue;
     unheard[e.node] = [...zxidParts(e.zxid), e.sid];
   }
-  return { scores, unheard, senders: [...senders].sort() };
+  return { scores, unheard };
 }
 
 /** a before b in FLE's (and the history oracle's) order: lexicographic, the greater wins. */

@@ -205,7 +205,7 @@ function leaders(r: RunResult): string {
   if (unheard.length > 0)
     lines.push(
       '',
-      `Not heard by ${l.elected} before it decided (FLE elects the best vote heard, and a quorum had agreed): ` +
+      `Not heard by ${l.elected} before it decided (FLE elects the best vote heard once a quorum agrees on it): ` +
         unheard.map(([node, s]) => `${node}, which proposed zxid epoch ${s[0]} counter ${s[1]}`).join('; ') +
         '.',
     );

@@ -207,8 +207,9 @@ export function selfCheck(r: CheckedResult): SelfCheck {
       fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
   });
 
-  // ZooKeeper's leader is named by one log line ("LEADING"), the votes it compared by others
-  // ("Notification: …"): FLE decides on the best vote it heard in its round, so the two must agree.
+  // ZooKeeper's leader is named by one log line ("Peer state changed: leading"), the votes it
+  // compared by others ("Notification: …"): FLE decides on the best vote it heard in its round, so
+  // the two must agree.
   // Votes heard carry the peer epoch (four numbers); a run stored before they were recorded has
   // each survivor's own proposal instead (three), which is not what FLE compared.
   const votes = Object.values(r.leaders.scores);
