@@ -248,9 +248,10 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         assert.equal(res.writes.lost, 0);
         assert.equal(res.writes.acked, res.writes.attempted);
         // FLE elects the best vote it heard in its round (peer epoch, zxid, then sid), which is not
-        // always the best proposal made: the stop CI had p3 propose a newer zxid than p4's and p4
-        // elected, p3 heard too late. The scores are the votes the leader's log says it heard; a
-        // survivor it did not hear is listed apart. It decided on a quorum's votes.
+        // always the best proposal made: in a stop CI all four proposed the same zxid and p3 won,
+        // p4's proposal not counted (it came while p3 still followed p5). The scores are the votes
+        // the leader's log says it heard; a survivor it did not hear is listed apart. It decided on
+        // a quorum's votes.
         const { scores, unheard } = res.leaders;
         t.diagnostic(
           `elected ${res.leaders.elected}; votes heard ${JSON.stringify(scores)}; not heard ${JSON.stringify(unheard)}`,

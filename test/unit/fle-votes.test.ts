@@ -1,6 +1,6 @@
 // A ZooKeeper run's scores are the votes its leader heard in its deciding round (from its own
-// log), not every survivor's proposal: FLE elects the best vote heard, and a survivor heard too late
-// (the stop CI's swarm run: p3 proposed a newer zxid than p4, and p4 was elected) is named apart.
+// log), not every survivor's proposal: FLE elects the best vote heard, and a survivor not heard (a
+// stop CI's swarm run: equal zxids, p3 elected, p4's proposal not counted) is named apart.
 // The run then checks its leader against those votes itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,8 +67,8 @@ test('the scores are the votes the leader heard in its round; a survivor not hea
 });
 
 test('a survivor with the newest log that was not heard: FLE’s choice is still the best heard', () => {
-  // As in the stop CI's swarm run: p3 proposed a newer zxid than the leader's, and none of its votes
-  // of the deciding round reached p4 before p4 decided.
+  // A survivor with a better proposal (here a newer zxid) none of whose votes of the deciding round
+  // reached p4 before p4 decided: the stop CI's case had equal zxids and a better sid instead.
   const events = [
     ...leaderEvents().filter((e) => !(e.ev === 'vote-heard' && e.from === 'p3' && e.round === 2)),
     candidate(KILL_AT + 131, 'p2', '0x100001dc6'),
