@@ -39,7 +39,16 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
   const ev = x.nodeEvents;
   const after = (pred: (e: ClusterEvent) => boolean): ClusterEvent | undefined =>
     x.killAt === null ? undefined : ev.find((e) => e.t >= (x.killAt as number) && pred(e));
-  const electedEv = after((e) => e.ev === 'elected' && e.node === e.leader && e.node !== x.killed);
+  const won = (e: ClusterEvent): boolean => e.ev === 'elected' && e.node === e.leader && e.node !== x.killed;
+  // The deciding election is the one whose leader went on to serve. A first winner that never had
+  // a quorum of followers is not it: a swarm CI run had ZooKeeper's FLE pick p3 on votes that then
+  // moved to p4, and p4 served 1.6 s later. Where nobody served, the first winner.
+  const servedBy = after((e) => e.ev === 'serving' && e.leader === undefined && e.node !== x.killed);
+  const killAt = x.killAt;
+  const electedEv =
+    (servedBy && killAt !== null
+      ? ev.findLast((e) => won(e) && e.node === servedBy.node && e.t >= killAt && e.t <= servedBy.t)
+      : undefined) ?? after(won);
   const elected = electedEv?.node ?? null;
   const rel = (e: ClusterEvent | undefined): number | null =>
     e && x.killAt !== null ? e.t - x.killAt : null;
