@@ -289,7 +289,12 @@ function detectedText(d: RecoveryExplain['detection']): string {
 function electedText(e: RecoveryExplain['election'], d: RecoveryExplain['detection']): string {
   const who = `${e.leader} (${ms(e.atMs)} ms)`;
   if (e.reason === null) {
-    const took = e.tookMs !== null ? `; ZooKeeper's own figure: the election took ${ms(e.tookMs)} ms` : '';
+    const span =
+      e.tookFromMs !== null && e.tookLoggedMs !== null
+        ? `, from its "New election" (${ms(e.tookFromMs)} ms) to its role built (${ms(e.tookLoggedMs)} ms)`
+        : '';
+    const took =
+      e.tookMs !== null ? `; ZooKeeper's own figure: the election took ${ms(e.tookMs)} ms${span}` : '';
     return `${who}; why its election ended, and after how many rounds, is not reported by ZooKeeper${took}.`;
   }
   const again = (e.rounds ?? 1) - 1;

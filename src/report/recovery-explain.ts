@@ -50,6 +50,14 @@ export interface ElectionExplain {
   readonly down: readonly string[] | null;
   /** ZooKeeper's own "LEADER ELECTION TOOK" figure; null where there is none (POLE). */
   readonly tookMs: number | null;
+  /**
+   * When, by the leader's log, that figure starts and ends: its "New election" line (FLE sets its
+   * start just before it) and the "TOOK" line itself, ms from the fault. The two differ from each
+   * other by tookMs, to the log's millisecond: the self-check holds them to it, a check on the
+   * times the run gives ZooKeeper's events. Null where not logged (POLE, older runs).
+   */
+  readonly tookFromMs: number | null;
+  readonly tookLoggedMs: number | null;
 }
 
 export interface FollowerSync {
@@ -94,21 +102,24 @@ export function detectionKind(reason: string): DetectionKind {
 }
 
 /**
- * Why the recovery from the fault at `faultAt` (wall ms) to `elected` took what it took; null when
- * there is nothing to explain (no fault took the leader out, no new leader, or no `elected` event).
+ * Why the recovery from the fault at `faultAt` (wall ms) to the deciding election `won` (one of
+ * `events`, a member's `elected` naming itself) took what it took; null when there is nothing to
+ * explain (no fault took the leader out, or no election decided it).
  */
 export function explainRecovery(
   events: readonly NodeEvent[],
   faultAt: number | null,
-  elected: string | null,
+  won: EventOf<'elected'> | null,
 ): RecoveryExplain | null {
-  if (faultAt === null || elected === null) return null;
+  if (faultAt === null || won === null) return null;
   const rel = (e: NodeEvent): number => e.t - faultAt;
-  const electedAt = events.findIndex(
-    (e) => e.t >= faultAt && e.ev === 'elected' && e.node === elected && e.leader === elected,
-  );
-  if (electedAt < 0) return null;
-  const won = events[electedAt] as EventOf<'elected'>;
+  const electedAt = events.indexOf(won);
+  if (electedAt < 0 || won.leader !== won.node) return null;
+  const elected = won.node;
+  // The leader's own proposal of this election (ZooKeeper's "New election"): its last before deciding.
+  const proposed = events
+    .slice(0, electedAt)
+    .findLast((e): e is EventOf<'candidate'> => e.node === elected && e.ev === 'candidate' && e.t >= faultAt);
 
   const lost = events.find((e): e is EventOf<'leader-lost'> => e.t >= faultAt && e.ev === 'leader-lost');
   const detection: DetectionExplain | null = lost
@@ -148,6 +159,7 @@ export function explainRecovery(
   // A target that says why its election ended also says how it synced: without either, an empty
   // list would claim "no follower synced" where the truth is "not reported".
   const reports = won.reason !== undefined || syncs.length > 0;
+  const took = own.find((e): e is EventOf<'election-took'> => e.ev === 'election-took');
 
   return {
     detection,
@@ -160,7 +172,9 @@ export function explainRecovery(
       unheard: won.unheard ? [...won.unheard] : null,
       down: won.down ? [...won.down] : null,
       // ZooKeeper's own figure, logged after its decision (older runs carry it on `elected`).
-      tookMs: own.find((e) => e.ev === 'election-took')?.tookMs ?? won.tookMs ?? null,
+      tookMs: took?.tookMs ?? won.tookMs ?? null,
+      tookFromMs: took && proposed ? rel(proposed) : null,
+      tookLoggedMs: took && proposed ? rel(took) : null,
     },
     sync: {
       followers: reports ? syncs : null,

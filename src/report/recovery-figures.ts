@@ -75,7 +75,7 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
     scores: proposals ?? heard?.scores ?? candidateScores(x, electedEv),
     unheard: heard?.unheard ?? {},
     recovery: {
-      explain: explainRecovery(ev, x.killAt, elected),
+      explain: explainRecovery(ev, x.killAt, electedEv?.ev === 'elected' ? electedEv : null),
       detectMs: rel(detect),
       electedMs,
       servingMs: rel(serving),

@@ -27,6 +27,11 @@ export const FLOOR_SHARE = 0.2;
 export const FLOOR_STANDARD_ERRORS = 3;
 /** Fewer traced writes than this in a window are too few to hold every write's mean against. */
 export const FLOOR_MIN_TRACED = 20;
+/**
+ * ZooKeeper's own election time against its log's: both log lines are stamped to the ms, and FLE
+ * takes its start just before logging "New election" (seen 1 ms apart in the fixtures' runs).
+ */
+export const TOOK_SLACK_MS = 5;
 
 const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
 /** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
@@ -219,6 +224,21 @@ export function selfCheck(r: CheckedResult): SelfCheck {
       if (best.length !== 1 || best[0] !== r.leaders.elected)
         fail(`${r.leaders.elected} elected, the best vote heard was for ${best.join(', ')}`);
     });
+
+  // ZooKeeper times its election itself, on its monotonic clock; the run times the same span by the
+  // stamps of two of its log lines. Disagreeing, the run's ZooKeeper times are wrong (a misread
+  // stamp, lines timed when read instead of when logged), and so is its elected figure.
+  const e = r.recovery.explain?.election;
+  if (e && e.tookMs !== null && e.tookFromMs !== null && e.tookLoggedMs !== null) {
+    const [tookMs, from, logged] = [e.tookMs, e.tookFromMs, e.tookLoggedMs];
+    check('ZooKeeper’s own election time agrees with its log’s times', (fail) => {
+      const span = logged - from;
+      if (Math.abs(span - tookMs) > TOOK_SLACK_MS)
+        fail(`it says ${f(tookMs)} ms; its "New election" and "TOOK" lines are ${f(span)} ms apart`);
+      if (e.atMs < from || e.atMs > logged)
+        fail(`elected at ${f(e.atMs)} ms, outside its own election, ${f(from)} to ${f(logged)} ms`);
+    });
+  }
 
   check('no negative duration', (fail) => {
     for (const [path, v] of negativeDurations(r)) fail(`${path} = ${f(v)} ms`);

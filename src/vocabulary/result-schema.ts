@@ -148,6 +148,9 @@ export const runResultSchema = z
             // Added within result@8 (the election's waitFor): absent from older files.
             down: z.array(z.string()).nullable().default(null),
             tookMs: ms().nullable(),
+            // Added within result@8 (ZooKeeper's figure checked against its log): absent from older files.
+            tookFromMs: ms().nullable().default(null),
+            tookLoggedMs: ms().nullable().default(null),
           }),
           sync: z.object({
             followers: z

@@ -104,3 +104,49 @@ test('the run checks its ZooKeeper leader against the votes heard, and says so w
   // A run stored with each survivor's own proposal (three numbers) is not checked so.
   assert.ok(!selfCheck(zk({ p4: [1, ZXID, 4], p3: [1, ZXID + 1, 3] })).checked.includes(what));
 });
+
+test("the run holds ZooKeeper's own election time to its log's times, and says so when they disagree", () => {
+  const base = result2dc();
+  const what = 'ZooKeeper’s own election time agrees with its log’s times';
+  const zk = (election: { atMs: number; tookMs: number; tookFromMs: number; tookLoggedMs: number }) => ({
+    ...base,
+    target: 'zookeeper' as const,
+    recovery: {
+      ...base.recovery,
+      explain: {
+        detection: null,
+        election: {
+          leader: 'p4',
+          reason: null,
+          timeoutMs: null,
+          rounds: null,
+          unheard: null,
+          down: null,
+          ...election,
+        },
+        sync: {
+          followers: null,
+          fetched: null,
+          discoveryMs: null,
+          syncMs: null,
+          servingAfterElectedMs: null,
+        },
+      },
+    },
+  });
+  const mine = (r: ReturnType<typeof zk>): string[] =>
+    selfCheck(r).violations.filter((v) => v.startsWith(what));
+  // The fixture's leader: "New election" at 25.902, decided 26.386, "TOOK - 624 MS" at 26.525.
+  const held = zk({ tookFromMs: 902, atMs: 1386, tookLoggedMs: 1525, tookMs: 624 });
+  assert.ok(selfCheck(held).checked.includes(what));
+  assert.deepEqual(mine(held), []);
+  // Lines timed when read, 40 ms late for the second: the span no longer matches ZooKeeper's own.
+  assert.deepEqual(mine(zk({ tookFromMs: 902, atMs: 1386, tookLoggedMs: 1565, tookMs: 624 })), [
+    `${what}: it says 624.00 ms; its "New election" and "TOOK" lines are 663.00 ms apart`,
+  ]);
+  assert.deepEqual(mine(zk({ tookFromMs: 902, atMs: 1600, tookLoggedMs: 1525, tookMs: 624 })), [
+    `${what}: elected at 1600.00 ms, outside its own election, 902.00 to 1525.00 ms`,
+  ]);
+  // Where the log did not give both lines (POLE, stored runs), nothing is checked.
+  assert.ok(!selfCheck(base).checked.includes(what));
+});

@@ -52,3 +52,24 @@ test('where nobody served, the first winner still stands', () => {
   assert.equal(f.recovery.electedMs, 370);
   assert.equal(f.recovery.servingMs, null);
 });
+
+test('a member that won twice: the explanation speaks of the election that served, as the figures do', () => {
+  // p4 wins at +100 but loses its quorum before serving, wins again at +900 and serves at +1000.
+  const twice: ClusterEvent[] = [
+    at(500, 'p5', { ev: 'elected', leader: 'p5' }),
+    at(1040, 'p4', { ev: 'leader-lost', reason: 'connection-lost' }),
+    at(1100, 'p4', { ev: 'elected', leader: 'p4', epoch: 2, reason: 'timer', rounds: 1 }),
+    at(1600, 'p4', { ev: 'election-started', reason: 'stepped-down:lost-quorum', epoch: 3 }),
+    at(1900, 'p4', { ev: 'elected', leader: 'p4', epoch: 3, reason: 'all-proposals', rounds: 2 }),
+    at(1950, 'p4', { ev: 'phase', phase: 'sync', epoch: 3 }),
+    at(2000, 'p4', { ev: 'serving', epoch: 3 }),
+  ];
+  const f = figures(twice);
+  assert.equal(f.elected, 'p4');
+  assert.equal(f.epoch, 3);
+  assert.equal(f.recovery.electedMs, 900);
+  assert.equal(f.recovery.explain?.election.atMs, 900);
+  assert.equal(f.recovery.explain?.election.reason, 'all-proposals');
+  assert.equal(f.recovery.explain?.election.rounds, 2);
+  assert.equal(f.recovery.explain?.sync.servingAfterElectedMs, 100);
+});
