@@ -116,10 +116,13 @@ export function explainRecovery(
   const electedAt = events.indexOf(won);
   if (electedAt < 0 || won.leader !== won.node) return null;
   const elected = won.node;
-  // The leader's own proposal of this election (ZooKeeper's "New election"): its last before deciding.
-  const proposed = events
-    .slice(0, electedAt)
-    .findLast((e): e is EventOf<'candidate'> => e.node === elected && e.ev === 'candidate' && e.t >= faultAt);
+  // The leader's own proposal of this election (ZooKeeper's "New election"): its last before deciding
+  // (searched back from the decision, without copying a run's worth of events).
+  let proposed: EventOf<'candidate'> | undefined;
+  for (let i = electedAt - 1; i >= 0 && proposed === undefined; i--) {
+    const e = events[i]!;
+    if (e.node === elected && e.ev === 'candidate' && e.t >= faultAt) proposed = e;
+  }
 
   const lost = events.find((e): e is EventOf<'leader-lost'> => e.t >= faultAt && e.ev === 'leader-lost');
   const detection: DetectionExplain | null = lost
