@@ -115,7 +115,12 @@ export class MemberProcesses {
     s.output.clear();
     child.once('error', (err) => s.output.keep(`spawn failed: ${err.message}`));
     const log = s.spec.logFile ? createWriteStream(s.spec.logFile, { flags: 'a' }) : undefined;
-    child.once('exit', () => log?.end());
+    // The log is a copy for the reader: a failing disk must not take the harness down.
+    log?.on('error', (err) => s.output.keep(`log file ${s.spec.logFile}: ${err.message}`));
+    // Ended once the output pipes are drained ('close'), not at 'exit': lines still in a pipe when
+    // the process exits are read after it, and a write after end() threw out of the harness (a
+    // member killed while writing, CI's `bench node --target etcd` SIGTERM test).
+    child.once('close', () => log?.end());
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log?.write(`${line}\n`);
       const evs = s.spec.translate(line);
