@@ -13,6 +13,10 @@ import type { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
 import { ZkClient } from '../../src/targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
 import { compareZxid } from '../../src/node/core/zxid.js';
+import { checkZkAckedWrites } from '../../src/targets/zookeeper/zk-checker.js';
+import { prepareZkSlots } from '../../src/targets/zookeeper/zk-write-client.js';
+import { SLOTS } from '../../src/targets/slots.js';
+import type { AckedWrite } from '../../src/vocabulary/names.js';
 
 const TOPOLOGY = parseTopology(
   'zk-lan-3.yaml',
@@ -164,6 +168,50 @@ test('a killed leader: followers see it in the log, elect another, and serve wri
   } finally {
     await again.close();
   }
+});
+
+test('the final read goes on through members that drop its sessions part-way, reading them again', async (t) => {
+  if (zookeeperSkip) return t.skip(zookeeperSkip);
+  // After the test above p3 is dead: p1 and p2 are the quorum, one of them leading.
+  const leading = members.events.findLast((e) => e.ev === 'serving' && e.leader === undefined);
+  assert.ok(leading, 'a leader serves');
+  const leader = leading.node;
+  const dirs = Array.from({ length: 8 }, (_, i) => `/final-read/d${i}`);
+  for (const d of dirs) await prepareZkSlots(members.clientAddress(leader), d);
+  const zk = await connectTo(leader);
+  const acked: AckedWrite[] = [];
+  try {
+    const data = Buffer.alloc(16, 1);
+    for (const d of dirs) {
+      const writes = Array.from({ length: SLOTS }, (_, i) => zk.setData(`${d}/s${i}`, data));
+      (await Promise.all(writes)).forEach((r, i) => acked.push({ path: `${d}/${i}`, zxid: r.zxid }));
+    }
+  } finally {
+    await zk.close();
+  }
+  // One request at a time, so that the read lasts; the leader paused past syncLimit (5 ticks of
+  // 100 ms) meanwhile: its follower stops serving and drops its clients, and so does the leader
+  // once resumed and alone. A check that gave up on a dropped session failed the run here.
+  const since = members.events.length;
+  const check = checkZkAckedWrites({
+    nodes: ['p1', 'p2'].map((id) => ({ id, address: members.clientAddress(id) })),
+    acked,
+    concurrency: 1,
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  members.pause(leader);
+  await new Promise((r) => setTimeout(r, 2_000));
+  members.resume(leader);
+  const result = await check;
+  const dropped = members.events
+    .slice(since)
+    .filter((e) => e.ev === 'leader-lost' || e.ev === 'stepped-down' || e.ev === 'election-started');
+  t.diagnostic(
+    `checked ${result.checked}; sessions dropped by ${[...new Set(dropped.map((e) => e.node))].join(', ')}`,
+  );
+  assert.ok(dropped.length > 0, 'the pause made a member stop serving while the read ran');
+  assert.equal(result.checked, acked.length);
+  assert.deepEqual(result.lost, []);
 });
 
 test('stop() ends every JVM of the ensemble', async (t) => {

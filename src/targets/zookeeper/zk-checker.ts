@@ -6,7 +6,7 @@
 // acknowledged to anyone (it timed out), was applied in its place.
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
 import { compareZxid, formatZxid, type Zxid } from '../../node/core/zxid.js';
-import { ZkClient } from './client/zk-client.js';
+import { ZkClient, ZkError } from './client/zk-client.js';
 import { slotOf } from '../slots.js';
 
 interface SlotExpectation {
@@ -29,35 +29,66 @@ export async function checkZkAckedWrites(opts: {
       if (compareZxid(w.zxid, s.zxid) > 0) s.zxid = w.zxid;
     }
   }
+  const entries = [...slots];
+  const dirs = new Set(entries.map(([slot]) => slot.slice(0, slot.lastIndexOf('/'))));
+  const concurrency = Math.min(opts.concurrency ?? 256, entries.length);
   const lost: string[] = [];
   await Promise.all(
     opts.nodes.map(async (node) => {
-      const zk = await connectWhenServing(node.address);
-      try {
-        const entries = [...slots];
-        const dirs = new Set(entries.map(([slot]) => slot.slice(0, slot.lastIndexOf('/'))));
-        for (const d of dirs) await zk.sync(d);
-        let next = 0;
-        const worker = async (): Promise<void> => {
-          while (next < entries.length) {
-            const [slot, want] = entries[next++]!;
-            const stat = await zk.exists(slot);
-            if (!stat) lost.push(`${slot}@${node.id} (missing)`);
-            else if (compareZxid(stat.mzxid, want.zxid) < 0)
-              lost.push(
-                `${slot}@${node.id} (mzxid ${formatZxid(stat.mzxid)} < acked ${formatZxid(want.zxid)})`,
-              );
-            else if (stat.version < want.count)
-              lost.push(`${slot}@${node.id} (version ${stat.version} < ${want.count} acked writes)`);
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 256, entries.length) }, worker));
-      } finally {
-        await zk.close();
-      }
+      lost.push(...(await readMemberWhenServing(node, entries, dirs, concurrency)));
     }),
   );
   return { checked: opts.acked.length, lost };
+}
+
+/**
+ * One member's final read, done again from the start on a new session if the member drops the
+ * session part-way: a follower that loses its leader and re-syncs closes its clients' connections
+ * (a swarm CI run: a ZooKeeper member's late election closed the check's connection, and the run
+ * failed with "connection closed"). What a dropped read found is discarded with it.
+ */
+async function readMemberWhenServing(
+  node: { readonly id: string; readonly address: Address },
+  entries: ReadonlyArray<[string, SlotExpectation]>,
+  dirs: ReadonlySet<string>,
+  concurrency: number,
+): Promise<string[]> {
+  const until = Date.now() + CONNECT_WITHIN_MS;
+  for (;;) {
+    const zk = await connectWhenServing(node.address);
+    try {
+      return await readMember(zk, node.id, entries, dirs, concurrency);
+    } catch (err) {
+      if (!(err instanceof ZkError && err.code === 'DISCONNECTED') || Date.now() >= until) throw err;
+    } finally {
+      await zk.close();
+    }
+  }
+}
+
+async function readMember(
+  zk: ZkClient,
+  id: string,
+  entries: ReadonlyArray<[string, SlotExpectation]>,
+  dirs: ReadonlySet<string>,
+  concurrency: number,
+): Promise<string[]> {
+  const lost: string[] = [];
+  for (const d of dirs) await zk.sync(d);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < entries.length) {
+      const [slot, want] = entries[next++]!;
+      const stat = await zk.exists(slot);
+      if (!stat) lost.push(`${slot}@${id} (missing)`);
+      else if (compareZxid(stat.mzxid, want.zxid) < 0)
+        lost.push(`${slot}@${id} (mzxid ${formatZxid(stat.mzxid)} < acked ${formatZxid(want.zxid)})`);
+      else if (stat.version < want.count)
+        lost.push(`${slot}@${id} (version ${stat.version} < ${want.count} acked writes)`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return lost;
 }
 
 /** How long a member may take to accept a session for the final read. */
