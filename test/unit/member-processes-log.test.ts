@@ -13,6 +13,23 @@ import { MemberProcesses } from '../../src/runtime/process/member-processes.js';
 
 const LINES = 20_000;
 
+/** One member running `script` in Node, started once it prints "started", its output also in `logFile`. */
+function oneMember(script: string, logFile: string): MemberProcesses {
+  return new MemberProcesses([
+    {
+      id: 'm1',
+      launch: { command: process.execPath, args: ['-e', script] },
+      translate: (line) =>
+        line === 'started' ? [{ t: Date.now(), node: 'm1', ev: 'started' } as never] : [],
+      stopsWithStdin: false,
+      stopGraceMs: 1000,
+      isStarted: (e) => e.ev === 'started',
+      startTimeoutMs: 10_000,
+      logFile,
+    },
+  ]);
+}
+
 test('lines a member wrote just before it exited reach its log file, and nothing throws', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'pole-bench-member-log-'));
   try {
@@ -25,19 +42,7 @@ test('lines a member wrote just before it exited reach its log file, and nothing
       `process.stdout.write('started\\n');` +
       `setTimeout(() => { let s = ''; for (let i = 0; i < ${LINES}; i++) s += 'line ' + i + ' ' + 'x'.repeat(40) + '\\n';` +
       ` process.stdout.write(s + 'cut short', () => process.exit(0)); }, 50);`;
-    const members = new MemberProcesses([
-      {
-        id: 'm1',
-        launch: { command: process.execPath, args: ['-e', script] },
-        translate: (line) =>
-          line === 'started' ? [{ t: Date.now(), node: 'm1', ev: 'started' } as never] : [],
-        stopsWithStdin: false,
-        stopGraceMs: 1000,
-        isStarted: (e) => e.ev === 'started',
-        startTimeoutMs: 10_000,
-        logFile,
-      },
-    ]);
+    const members = oneMember(script, logFile);
     await members.start('m1');
     // The process exits by itself; then its pipes close and the log ends.
     const deadline = Date.now() + 10_000;
@@ -58,23 +63,8 @@ test('lines a member wrote just before it exited reach its log file, and nothing
 test("a log file that cannot be written is said in the member's output, and the harness goes on", async () => {
   const dir = await mkdtemp(join(tmpdir(), 'pole-bench-member-log-'));
   try {
-    const members = new MemberProcesses([
-      {
-        id: 'm1',
-        launch: {
-          command: process.execPath,
-          args: ['-e', `process.stdout.write('started\\n'); setTimeout(() => {}, 300);`],
-        },
-        translate: (line) =>
-          line === 'started' ? [{ t: Date.now(), node: 'm1', ev: 'started' } as never] : [],
-        stopsWithStdin: false,
-        stopGraceMs: 1000,
-        isStarted: (e) => e.ev === 'started',
-        startTimeoutMs: 10_000,
-        // A directory: opening it for append fails (EISDIR).
-        logFile: dir,
-      },
-    ]);
+    // A directory: opening it for append fails (EISDIR).
+    const members = oneMember(`process.stdout.write('started\\n'); setTimeout(() => {}, 300);`, dir);
     await members.start('m1');
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && !members.tail('m1').includes('EISDIR'))
