@@ -114,6 +114,8 @@ export interface RelayBenchResult {
     readonly leadMs: number;
     readonly wakeLatencyMs: number;
     readonly wakes: number;
+    /** Wake-ups of the relay's clock thread over the whole bench. */
+    readonly clockWakes: number;
     readonly spinMs: number;
     readonly napMs: number;
     /** Whether the relay threads got their raised priority. */
@@ -261,6 +263,7 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         leadMs: last.worker.leadMs,
         wakeLatencyMs: last.worker.wakeLatencyMs,
         wakes: last.worker.wakes,
+        clockWakes: last.worker.clockWakes,
         niceSet: last.worker.niceSet,
         spinMs: last.worker.spinMs,
         napMs: last.worker.napMs,

@@ -273,6 +273,35 @@ describe('delay relay', () => {
     }
   });
 
+  it("the clock wakes twice per chunk crossing alone: once armed, once due; a release that empties the queues wakes it no more", async (t) => {
+    const echo = await startEchoServer({ inWorker: true });
+    const relay = await DelayRelay.start({ seed: 1, routes: [route('r', echo.port, fixed(5))] });
+    const socket = await open(relay.port('r'));
+    try {
+      const roundTrip = async (): Promise<void> => {
+        socket.write('x');
+        await nextEvent(socket, ['data']);
+      };
+      await roundTrip();
+      const before = await relay.stats();
+      const trips = 20;
+      for (let i = 0; i < trips; i++) await roundTrip();
+      const after = await relay.stats();
+      const clock = after.worker.clockWakes - before.worker.clockWakes;
+      const ticks = after.worker.wakes - before.worker.wakes;
+      t.diagnostic(`${trips} round trips: ${clock} clock wake-ups, ${ticks} ticks`);
+      // Each chunk is alone in the relay: its arrival arms the clock (a wake-up), the clock sleeps
+      // until it is due (the second) and ticks. When the relay woke the clock again on disarming,
+      // it was 6 per round trip. A wake-up early enough to need arming again may add a few.
+      assert.ok(ticks >= 2 * trips, `${ticks} ticks`);
+      assert.ok(clock <= 4.5 * trips, `${clock} clock wake-ups for ${trips} round trips`);
+    } finally {
+      socket.destroy();
+      await relay.close();
+      await echo.close();
+    }
+  });
+
   it('change() sets a route to no delay and back, on a connection that stays open', async () => {
     const echo = await startEchoServer({ inWorker: true });
     const relay = await DelayRelay.start({ seed: 1, routes: [route('r', echo.port, fixed(15))] });

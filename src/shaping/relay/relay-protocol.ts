@@ -69,6 +69,8 @@ export interface RelayStats {
     readonly clockCpuMs: number | null;
     /** Wake-ups of the release scheduler. */
     readonly wakes: number;
+    /** Wake-ups of the clock thread (each return from one of its waits). */
+    readonly clockWakes: number;
     /** Time spent spinning out the last fraction before a release, ms. */
     readonly spinMs: number;
     /** Time spent asleep (a futex wait, no CPU) before a release instead of spinning, ms. */
