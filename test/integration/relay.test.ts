@@ -273,7 +273,7 @@ describe('delay relay', () => {
     }
   });
 
-  it("the clock wakes twice per chunk crossing alone: once armed, once due; a release that empties the queues wakes it no more", async (t) => {
+  it('the clock wakes twice per chunk crossing alone: once armed, once due; a release that empties the queues wakes it no more', async (t) => {
     const echo = await startEchoServer({ inWorker: true });
     const relay = await DelayRelay.start({ seed: 1, routes: [route('r', echo.port, fixed(5))] });
     const socket = await open(relay.port('r'));
