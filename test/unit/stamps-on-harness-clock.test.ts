@@ -13,7 +13,7 @@ import {
 import type { DoneMessage, IntervalMessage, LoadSpec } from '../../src/load/agent-protocol.js';
 import { clockReport, hostClock, hostClocks, type OffsetEstimate } from '../../src/measure/clock-offset.js';
 import { eventOnHarnessClock } from '../../src/runtime/event-clock.js';
-import { rfc3339Ms } from '../../src/runtime/swarm/fault-helper.js';
+import { rfc3339Ms } from '../../src/runtime/docker/container-kill.js';
 import type { ClusterEvent } from '../../src/vocabulary/node-events.js';
 import { clocksSection, worstSpanUncertaintyMs } from '../../src/report/markdown-clocks.js';
 import { renderReport } from '../../src/report/markdown-report.js';

@@ -28,6 +28,7 @@ import { cgroupProcsFile, procsIn } from '../../measure/container-procs.js';
 import type { Topology } from '../../topology/topology.js';
 import { cleanDocker } from './docker-clean.js';
 import { execIn } from './container-exec.js';
+import { killContainer, killInstant } from './container-kill.js';
 import { DOCKER_LABELS, runLabels } from './docker-labels.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
@@ -322,13 +323,12 @@ export class DockerRuntime implements Runtime {
     return this.book.events;
   }
 
+  /** Resolves with the wall ms the kill struck (container-kill.ts says how that is known). */
   async kill(id: NodeId): Promise<number> {
     const s = this.slot(id);
-    const at = wallNow();
-    await s.node!.kill({ signal: 'SIGKILL' });
-    await s.node!.wait();
+    const k = await killContainer(this.docker, s.node!, wallNow);
     s.running = false;
-    return at;
+    return killInstant(k);
   }
 
   restart(id: NodeId): Promise<void> {

@@ -18,6 +18,7 @@ import type { ClockEstimates } from '../../measure/clock-offset.js';
 import { monoMs } from '../../node/trace/write-tracer.js';
 import { DOCKER_LABELS } from '../docker/docker-labels.js';
 import { execIn } from '../docker/container-exec.js';
+import { killContainer, killInstant } from '../docker/container-kill.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 import { wallNowMs } from '../../util/wall-clock.js';
 
@@ -41,26 +42,11 @@ export async function serveFaults(socket: Socket, runId: string, docker = new Do
   let hostName: Promise<string> | undefined;
   await serveRpc(socket, {
     /**
-     * Resolves with the wall ms, on this node's clock, when the member died: its container's exit
-     * as the node's container runtime recorded it (State.FinishedAt), never before the kill was
-     * asked for. Stamped when the call comes back, a busy daemon's seconds made the kill look later
-     * than the election that followed it; stamped before the call, the 80-90 ms a Docker-in-Docker
-     * daemon takes to deliver the signal were counted as outage while the leader still served (the
-     * run's self-check caught it: every data center's longest write shorter than its outage).
+     * Resolves with the wall ms, on this node's clock, when the kill struck (container-kill.ts says
+     * which of the daemon's stamps that is, and why neither end of the API call).
      */
-    kill: async (a: { container: string }) => {
-      const c = await ours(a.container);
-      const at = wallNowMs();
-      await c.kill({ signal: 'SIGKILL' }).catch((err: Error) => {
-        // Already dead (it crashed, or an earlier kill): what a kill wants.
-        if (!/is not running/.test(err.message)) throw err;
-      });
-      await c.wait();
-      const finished = rfc3339Ms(
-        ((await c.inspect()) as { State?: { FinishedAt?: string } }).State?.FinishedAt,
-      );
-      return finished !== null && finished >= at ? finished : at;
-    },
+    kill: async (a: { container: string }) =>
+      killInstant(await killContainer(docker, await ours(a.container), wallNowMs)),
     pause: async (a: { container: string }) => void (await (await ours(a.container)).pause()),
     /** A command in one of the run's containers (tc and ip for netem shaping): its stdout; throws on a non-zero exit. */
     exec: async (a: { container: string; argv: string[] }) => execIn(await ours(a.container), a.argv),
@@ -150,14 +136,6 @@ export interface ContainerCpu {
   readonly ns: number;
   /** The node runs on the harness's kernel (a local swarm's Docker-in-Docker host). */
   readonly harnessKernel: boolean;
-}
-
-/** An RFC 3339 time with up to ns (Docker's), as epoch ms keeping the sub-ms digits; null if not one. */
-export function rfc3339Ms(text: string | undefined): number | null {
-  const m = text === undefined ? null : /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/.exec(text);
-  if (!m) return null;
-  const whole = Date.parse(`${m[1]}${m[3]}`);
-  return Number.isNaN(whole) ? null : whole + Number(`0${m[2] ?? ''}`) * 1000;
 }
 
 /** Waits (bounded) until no container of the run but the fault helpers' is on this node. */
