@@ -21,7 +21,7 @@ import { parseTopology } from '../topology/topology.js';
 import { targetNamed } from '../targets/registry.js';
 import { noShaper } from '../shaping/no-shaper.js';
 import type { ProcessMembers, Target } from '../targets/target.js';
-import type { TargetName } from '../vocabulary/names.js';
+import { lostKeyCount, type TargetName } from '../vocabulary/names.js';
 import { spread } from '../util/spread.js';
 import { checkDetectAgainstDeath, type DeathCheck } from './death-check.js';
 
@@ -471,7 +471,7 @@ async function countLost(c: BenchCluster, book: AckBook): Promise<number> {
     acked: [...book.last].map(([path, zxid]) => ({ path, zxid })),
     runId: `bench-node-${Date.now()}`,
   });
-  return lost.length;
+  return lostKeyCount(lost);
 }
 
 async function labelled<T>(what: string, p: Promise<T>): Promise<T> {

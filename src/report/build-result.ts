@@ -18,9 +18,9 @@ import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './late
 import { latencyWindows } from './latency-windows.js';
 import { modelColumns } from './model-columns.js';
 import { recoveryFigures } from './recovery-figures.js';
-import { verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
+import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
-import type { FaultMark } from '../vocabulary/names.js';
+import { lostKeyCount, type FaultMark, type FinalRead } from '../vocabulary/names.js';
 import { selfCheck, type CheckedResult } from './self-check.js';
 import { loopStalls, snapshotTransfers } from './snapshots.js';
 import { evaluateThresholds } from './thresholds.js';
@@ -47,8 +47,9 @@ export interface CollectedRun {
   /** By data center: its load agent's `done`. */
   readonly dones: ReadonlyMap<string, DoneMessage>;
   readonly intervals: readonly IntervalMessage[];
-  /** "path@node" of every acknowledged write the final read did not find. */
+  /** "key@node" of every key the final read found short of its acknowledged writes. */
   readonly lostList: readonly string[];
+  readonly finalRead?: FinalRead | null;
   /** Data center → why its agent's data was lost. */
   readonly lostAgents: ReadonlyMap<string, string>;
   /** Every member event, in arrival order. */
@@ -177,8 +178,9 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       acked: sum((d) => d.totals.acked),
       failed: sum((d) => d.totals.failed),
       ...(sum((d) => d.totals.failed) > 0 ? { failedCodes: failedCodes(dones) } : {}),
-      lost: x.lostList.length,
-      ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, 100) } : {}),
+      lost: lostKeyCount(x.lostList),
+      ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, LOST_LISTED_MAX) } : {}),
+      ...(x.finalRead ? { finalRead: x.finalRead } : {}),
     },
     load: {
       targetRate: t.workload.rate,

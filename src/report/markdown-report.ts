@@ -15,7 +15,7 @@ import {
   secUnit,
   table,
 } from './format.js';
-import type { LatencyStats, RunResult } from './result.js';
+import { LOST_LISTED_MAX, type LatencyStats, type RunResult, type WritesInfo } from './result.js';
 import type { RecoveryExplain } from './recovery-explain.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { TRACE_FLUSH_MS } from '../node/trace/trace-batch.js';
@@ -660,19 +660,27 @@ function writes(r: RunResult): string {
       `Failed writes by their last error: ${codes.map(([c, n]) => `${c} ${count(n)}`).join(', ')}.`,
       '',
     );
+  const where = finalReadWhere(w.finalRead);
   if (w.lost === 0) {
-    lines.push('No acknowledged write was lost.');
+    lines.push(`No acknowledged write was lost${where ? `: ${where}` : ''}.`);
   } else {
     const listed = w.lostList ?? [];
     lines.push(
-      `**${count(w.lost)} acknowledged ${w.lost === 1 ? 'write was' : 'writes were'} lost**${listed.length > 0 ? ':' : ' (not listed).'}`,
+      `**Acknowledged writes lost on ${count(w.lost)} ${w.lost === 1 ? 'key' : 'keys'}**${where ? ` of ${where}` : ''}${listed.length > 0 ? ':' : ' (not listed).'}`,
     );
     if (listed.length > 0) {
       lines.push('', ...listed.map((x) => `- \`${x}\``));
-      if (w.lost > listed.length) lines.push(`- … and ${count(w.lost - listed.length)} more`);
+      if (listed.length >= LOST_LISTED_MAX) lines.push(`- … (only the first ${LOST_LISTED_MAX} kept)`);
     }
   }
   return lines.join('\n');
+}
+
+/** Which members the final read covered, and which it could not ('' for files without it). */
+function finalReadWhere(f: WritesInfo['finalRead']): string {
+  if (!f) return '';
+  const notRead = f.notRead.length > 0 ? ` (not read: ${f.notRead.join(', ')}, not running at the end)` : '';
+  return `the ${count(f.keys)} keys with acknowledged writes, read back on ${f.readOn.join(', ')}${notRead}`;
 }
 
 function thresholds(r: RunResult): string {

@@ -10,7 +10,7 @@
 // Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
-import type { FaultMark, TargetName } from '../vocabulary/names.js';
+import type { FaultMark, FinalRead, TargetName } from '../vocabulary/names.js';
 import type { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
@@ -221,6 +221,9 @@ export interface LinkRtt {
   readonly measuredRttMs: number | null;
 }
 
+/** How many "key@member" entries of the final read's finds a result keeps. */
+export const LOST_LISTED_MAX = 100;
+
 export interface WritesInfo {
   readonly attempted: number;
   readonly acked: number;
@@ -228,10 +231,15 @@ export interface WritesInfo {
   readonly failed: number;
   /** The failed writes by their last error's code (absent from files written before issue 27). */
   readonly failedCodes?: Readonly<Record<string, number>>;
-  /** Acknowledged but missing from the final state. */
+  /**
+   * Keys short of their acknowledged writes on some member read (each lost one or more; counted
+   * per key since 2026-11-28, per key and member before).
+   */
   readonly lost: number;
-  /** The first (up to 100) lost writes, e.g. their paths. */
+  /** The first (up to LOST_LISTED_MAX) "key@member" found short. */
   readonly lostList?: readonly string[];
+  /** Where the final read looked (absent from files written before 2026-11-28). */
+  readonly finalRead?: FinalRead;
 }
 
 export interface LoadInfo {

@@ -14,14 +14,18 @@ export async function checkWrites(run: RunContext): Promise<NodeId> {
   const acked = [...state.dones.values()].flatMap((d) =>
     d.acked.map(([path, epoch, counter]) => ({ path, zxid: { epoch, counter } })),
   );
+  const running = t.nodes.filter((n) => rt.isRunning(n.id)).map((n) => n.id);
   const check = await rt.target.checkAckedWrites({
     leader: rt.clientAddress(leader),
-    nodes: t.nodes
-      .filter((n) => rt.isRunning(n.id))
-      .map((n) => ({ id: n.id, address: rt.clientAddress(n.id) })),
+    nodes: running.map((id) => ({ id, address: rt.clientAddress(id) })),
     acked,
     runId: `run${o.seed}`,
   });
   state.lostList = check.lost;
+  state.finalRead = {
+    keys: check.checked,
+    readOn: running,
+    notRead: t.nodes.map((n) => n.id).filter((id) => !running.includes(id)),
+  };
   return leader;
 }

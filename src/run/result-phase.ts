@@ -41,6 +41,7 @@ export function finishRun(run: RunContext): RunScenarioOutput {
       dones: s.dones,
       intervals: s.intervals,
       lostList: s.lostList,
+      finalRead: s.finalRead,
       lostAgents: s.lostAgents,
       nodeEvents,
       loadStart: s.loadStart,

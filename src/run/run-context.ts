@@ -2,6 +2,7 @@
 // harness's own events, the progress line, a sleep that Ctrl-C cuts short, and the state the run
 // collects. The state is one object the phases fill in as they go, so that a phase that fails
 // leaves what the earlier ones measured for the result (report/build-result.ts) to say.
+import type { FinalRead } from '../vocabulary/names.js';
 import type { AgentProcess } from '../load/agent-process.js';
 import type { DoneMessage, IntervalMessage } from '../load/agent-protocol.js';
 import type { ClockReport } from '../measure/clock-offset.js';
@@ -71,8 +72,10 @@ export interface RunState {
   readonly lostAgents: Map<string, string>;
   cpu: CpuReport;
   resources: ResourceReport;
-  /** Check: "path@node" of every acknowledged write the final read did not find. */
+  /** Check: "key@node" of every key the final read found short of its acknowledged writes. */
   lostList: string[];
+  /** Check: where the final read looked (null: it did not run). */
+  finalRead: FinalRead | null;
   /** Calibration (or the note why there was none). */
   floor: NodeFloor;
 }
@@ -111,6 +114,7 @@ export function openRun(o: RunScenarioOptions): RunContext {
     cpu: cpuReport([], 0),
     resources: emptyResourceReport(RESOURCE_EVERY_MS),
     lostList: [],
+    finalRead: null,
     floor: unmeasuredFloor('the run ended before the calibration'),
   };
   return {

@@ -67,8 +67,29 @@ export interface AckedWrite {
 
 /** What the final read found. */
 export interface CheckResult {
-  /** Paths checked (each on every live node), or acknowledged writes for a checker that counts those. */
+  /** Keys (paths, or a ZooKeeper or etcd slot) with acknowledged writes, each read on every member given. */
   readonly checked: number;
-  /** "path@node" of every write missing or older than acknowledged, in order found. */
+  /** "key@node" of every key found missing or older than acknowledged on a member, in order found. */
   readonly lost: string[];
+}
+
+/** Where the final read looked: how many keys, on which members, and the members it could not read. */
+export interface FinalRead {
+  readonly keys: number;
+  readonly readOn: readonly string[];
+  /** Members not running at the end (killed and not restarted): nothing of theirs was read. */
+  readonly notRead: readonly string[];
+}
+
+/**
+ * How many keys lost acknowledged writes: a key short on three members is one key, not three (each
+ * such key lost at least one acknowledged write).
+ */
+export function lostKeyCount(lost: readonly string[]): number {
+  return new Set(
+    lost.map((x) => {
+      const entry = x.split(' ')[0]!; // "key@node", then a reason in brackets
+      return entry.slice(0, entry.lastIndexOf('@'));
+    }),
+  ).size;
 }

@@ -379,6 +379,10 @@ export const runResultSchema = z
       failedCodes: z.record(z.string(), count).optional(),
       lost: count,
       lostList: z.array(z.string()).optional(),
+      // Added within result@8 (2026-11-28): absent from older files.
+      finalRead: z
+        .object({ keys: count, readOn: z.array(z.string()), notRead: z.array(z.string()) })
+        .optional(),
     }),
     load: z.object({
       targetRate: z.number().min(0),

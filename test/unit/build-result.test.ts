@@ -210,6 +210,11 @@ describe('buildResult on a recorded paper-2dc run', () => {
     assert.equal(silent.latency.cern?.lost, 'the load agent reported nothing');
     const missing = buildResult(setting(), collected({ lostList: ['/pb/tud/7@p3'] }));
     assert.deepEqual([missing.writes.lost, missing.writes.lostList], [1, ['/pb/tud/7@p3']]);
+    // A key short on two members is one key lost, not two.
+    const twice = ['/pb/tud/7@p3', '/pb/tud/7@p4 (missing)', '/pb/cern/2@p3 (version 0 < 2 acked writes)'];
+    const finalRead = { keys: 1200, readOn: ['p3', 'p4'], notRead: ['p5'] };
+    const shortOnTwo = buildResult(setting(), collected({ lostList: twice, finalRead }));
+    assert.deepEqual([shortOnTwo.writes.lost, shortOnTwo.writes.finalRead], [2, finalRead]);
   });
 
   it('takes the floor from the traced writes where the target traces them, else from the calibration', () => {

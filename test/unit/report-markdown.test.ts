@@ -346,21 +346,35 @@ describe('report.md', () => {
     assert.match(s, /No acknowledged write was lost/);
   });
 
-  it('lists lost writes when there are any', () => {
+  it('lists the keys found short when there are any, and where the final read looked', () => {
     const r = result2dc();
     r.writes = {
       attempted: 30_000,
       acked: 29_940,
       failed: 60,
-      lost: 3,
-      lostList: ['/w/tud/17', '/w/cern/9'],
+      lost: 2,
+      lostList: ['/w/tud/17@p1', '/w/tud/17@p2', '/w/cern/9@p1 (missing)'],
+      finalRead: { keys: 29_940, readOn: ['p1', 'p2', 'p3', 'p4'], notRead: ['p5'] },
     };
     const s = section(render(r), 'Writes');
-    assert.match(s, /\*\*3 acknowledged writes were lost\*\*/);
-    assert.match(s, /- `\/w\/tud\/17`/);
-    assert.match(s, /- `\/w\/cern\/9`/);
-    assert.match(s, /… and 1 more/);
+    assert.match(
+      s,
+      /\*\*Acknowledged writes lost on 2 keys\*\* of the 29,940 keys with acknowledged writes, read back on p1, p2, p3, p4 \(not read: p5, not running at the end\):/,
+    );
+    assert.match(s, /- `\/w\/tud\/17@p2`/);
+    assert.match(s, /- `\/w\/cern\/9@p1 \(missing\)`/);
+    assert.doesNotMatch(s, /only the first/);
     assert.doesNotMatch(s, /No acknowledged write was lost/);
+  });
+
+  it('says where the final read looked when nothing was lost; older results say only that', () => {
+    const r = result2dc();
+    r.writes = { ...r.writes, finalRead: { keys: 900, readOn: ['p1', 'p2', 'p3'], notRead: [] } };
+    assert.match(
+      section(render(r), 'Writes'),
+      /No acknowledged write was lost: the 900 keys with acknowledged writes, read back on p1, p2, p3\./,
+    );
+    assert.match(section(md, 'Writes'), /No acknowledged write was lost\./);
   });
 
   it('shows each threshold with its result and actual value', () => {

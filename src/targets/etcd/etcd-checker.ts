@@ -48,5 +48,5 @@ export async function checkEtcdAckedWrites(opts: {
       }
     }),
   );
-  return { checked: opts.acked.length, lost };
+  return { checked: slots.size, lost };
 }

@@ -38,7 +38,7 @@ export async function checkZkAckedWrites(opts: {
       lost.push(...(await readMemberWhenServing(node, entries, dirs, concurrency)));
     }),
   );
-  return { checked: opts.acked.length, lost };
+  return { checked: entries.length, lost };
 }
 
 /**
@@ -53,9 +53,11 @@ async function readMemberWhenServing(
   dirs: ReadonlySet<string>,
   concurrency: number,
 ): Promise<string[]> {
+  // One bound for the connects and the reads done again: a member that keeps dropping sessions
+  // fails the check within it, not after a fresh one per session.
   const until = Date.now() + CONNECT_WITHIN_MS;
   for (;;) {
-    const zk = await connectWhenServing(node.address);
+    const zk = await connectWhenServing(node.address, until);
     try {
       return await readMember(zk, node.id, entries, dirs, concurrency);
     } catch (err) {
@@ -91,15 +93,14 @@ async function readMember(
   return lost;
 }
 
-/** How long a member may take to accept a session for the final read. */
+/** How long a member may take to accept a session for the final read, and to keep one for it. */
 const CONNECT_WITHIN_MS = 20_000;
 
 /**
  * A session on a member, retried while it refuses one: a follower re-syncing with its leader (after
  * a failover, or one that lost its leader on a busy machine) closes new connections until it serves.
  */
-async function connectWhenServing(a: Address): Promise<ZkClient> {
-  const until = Date.now() + CONNECT_WITHIN_MS;
+async function connectWhenServing(a: Address, until: number): Promise<ZkClient> {
   for (;;) {
     try {
       return await ZkClient.connect(a.host, a.port, { requestTimeoutMs: 15_000, connectTimeoutMs: 10_000 });
