@@ -79,15 +79,22 @@ const INITIAL_NAP_OVERSHOOT_MS = 0.06;
 const MAX_NAP_OVERSHOOT_MS = 0.3;
 
 // The shared buffer between this thread and the clock: f64 [0] due time (ms on the process-wide
-// monotonic clock, Infinity = nothing), f64 [1] lead; i32 at byte 16: [0] sequence (bumped on
-// every re-arm, the clock fires at most once per value), [1] stop flag, [2] the file descriptor
-// the clock writes its ticks into (-1: none yet, post them as messages), [3] how many times the
-// clock has woken (each return from a wait: its cost at rest is its wake-ups).
-const SAB_BYTES = 32;
+// monotonic clock, Infinity = nothing), f64 [1] lead, f64 [2] the release after the due one (the
+// clock sleeps toward it once it has ticked the due one; Infinity = none); i32 at byte 24: [0]
+// sequence (bumped on every re-arm, the clock ticks each value's due time once and its next one
+// at most once), [1] stop flag, [2] the file descriptor the clock writes its ticks into (-1: none
+// yet, post them as messages), [3] how many times the clock has woken (each return from a wait:
+// its cost at rest is its wake-ups), [4] the last sequence whose next release the clock ticked
+// too (it then sleeps until armed again, and must be woken).
+const SAB_BYTES = 48;
+const F64_SLOTS = 3;
+const I32_AT = 24;
+const I32_SLOTS = 5;
 const SEQ = 0;
 const STOP = 1;
 const TICK_FD = 2;
 const CLOCK_WAKES = 3;
+const TICKED_NEXT = 4;
 /** A tick on the socket: f64 sequence, f64 posted-at. */
 const TICK_BYTES = 16;
 
@@ -103,32 +110,53 @@ function nowMs(): number {
 function runClock(sab: SharedArrayBuffer, nice: number | null): void {
   const port = parentPort;
   if (port === null) throw new Error('the relay clock must run in a worker');
-  const f64 = new Float64Array(sab, 0, 2);
-  const ctl = new Int32Array(sab, 16, 4);
+  const f64 = new Float64Array(sab, 0, F64_SLOTS);
+  const ctl = new Int32Array(sab, I32_AT, I32_SLOTS);
   const tickBuf = Buffer.alloc(TICK_BYTES);
   const tid = ownThreadId();
   const hello: ClockHello = { tid, niceSet: nice !== null && setThreadNice(tid, nice) };
   port.postMessage(hello);
   let fired = -1;
+  let firedNext = -1;
+  const sleep = (seq: number, ms?: number): void => {
+    Atomics.wait(ctl, SEQ, seq, ms);
+    Atomics.add(ctl, CLOCK_WAKES, 1);
+  };
   while (Atomics.load(ctl, STOP) === 0) {
     const seq = Atomics.load(ctl, SEQ);
     if (seq === fired) {
-      Atomics.wait(ctl, SEQ, seq);
-      Atomics.add(ctl, CLOCK_WAKES, 1);
-      continue;
-    }
-    const due = f64[0]!;
-    if (due === Infinity) {
+      // Ticked, not armed again yet: the relay is releasing. Sleep toward the release after the
+      // ticked one, which the relay then arms without waking this thread (a wake-up per tick
+      // saved); tick it from here if the relay has armed nothing by then. Past that, or with no
+      // next release, sleep until armed: the relay wakes a clock that has said so (TICKED_NEXT).
+      if (firedNext === seq) {
+        sleep(seq);
+        continue;
+      }
+      const next = f64[2]!;
+      const wait = next === Infinity ? Infinity : next - f64[1]! - nowMs();
+      if (wait > 0 && wait !== Infinity) {
+        sleep(seq, wait);
+        continue;
+      }
+      firedNext = seq;
+      Atomics.store(ctl, TICKED_NEXT, seq);
+      if (wait === Infinity) continue;
+    } else {
+      const due = f64[0]!;
+      if (due === Infinity) {
+        fired = seq;
+        firedNext = seq;
+        Atomics.store(ctl, TICKED_NEXT, seq);
+        continue;
+      }
+      const wait = due - f64[1]! - nowMs();
+      if (wait > 0) {
+        sleep(seq, wait);
+        continue;
+      }
       fired = seq;
-      continue;
     }
-    const wait = due - f64[1]! - nowMs();
-    if (wait > 0) {
-      Atomics.wait(ctl, SEQ, seq, wait);
-      Atomics.add(ctl, CLOCK_WAKES, 1);
-      continue;
-    }
-    fired = seq;
     const postedAt = nowMs();
     const fd = Atomics.load(ctl, TICK_FD);
     if (fd >= 0) {
@@ -254,6 +282,11 @@ class Direction {
 
   get headAt(): number {
     return this.queue[this.head]!.at;
+  }
+
+  /** The release time of the chunk after the head (Infinity if none). */
+  get secondAt(): number {
+    return this.head + 1 < this.queue.length ? this.queue[this.head + 1]!.at : Infinity;
   }
 
   /** Back in the scheduler's heap, if it holds chunks (after its route was restored). */
@@ -386,6 +419,11 @@ class EntryHeap {
     return this.items[0];
   }
 
+  /** The second smallest `at` (the smaller child of the root), Infinity if none. */
+  secondAt(): number {
+    return Math.min(this.items[1]?.at ?? Infinity, this.items[2]?.at ?? Infinity);
+  }
+
   push(e: HeapEntry): void {
     const a = this.items;
     a.push(e);
@@ -430,6 +468,8 @@ class ReleaseScheduler {
   private readonly ctl: Int32Array;
   private readonly clock: Worker;
   private armedAt = Infinity;
+  /** The release after the armed one, as last published to the clock. */
+  private nextPublished = Infinity;
   private clockTid: number | null = null;
   clockNiceSet = false;
   readonly ready: Promise<void>;
@@ -450,9 +490,10 @@ class ReleaseScheduler {
 
   constructor(nice: number | null) {
     const sab = new SharedArrayBuffer(SAB_BYTES);
-    this.f64 = new Float64Array(sab, 0, 2);
-    this.ctl = new Int32Array(sab, 16, 4);
+    this.f64 = new Float64Array(sab, 0, F64_SLOTS);
+    this.ctl = new Int32Array(sab, I32_AT, I32_SLOTS);
     this.f64[0] = Infinity;
+    this.f64[2] = Infinity;
     this.f64[1] = this.leadMs;
     Atomics.store(this.ctl, TICK_FD, -1);
     const clockInit: ClockInit = { role: 'clock', sab, nice };
@@ -488,16 +529,32 @@ class ReleaseScheduler {
     if (at < this.armedAt) this.arm(at);
   }
 
-  private arm(at: number): void {
+  /**
+   * Arms the clock for `at`. `clockWakesBy`: when the clock will wake by itself, where known (it
+   * ticked the current arming and sleeps toward the next release published with it).
+   */
+  private arm(at: number, clockWakesBy = Infinity): void {
     if (this.closed) return;
     this.armedAt = at;
     this.f64[0] = at;
-    Atomics.add(this.ctl, SEQ, 1);
-    // Disarming wakes nobody: a clock that has fired sleeps without a timeout until armed again,
+    this.nextPublished = this.f64[2] = at === Infinity ? Infinity : this.releaseAfterFirst();
+    const before = Atomics.add(this.ctl, SEQ, 1);
+    // Disarming wakes nobody: a clock that has ticked sleeps without a timeout until armed again,
     // and one sleeping toward an earlier arming wakes at its own timeout, finds the sequence
     // moved and nothing due, and writes no tick. Waking it here cost the clock one wake-up per
     // release that emptied the queues (a lone round trip: 6 wake-ups where 4 do, tested).
-    if (at !== Infinity) Atomics.notify(this.ctl, SEQ);
+    if (at === Infinity) return;
+    // Nor does arming what the clock already sleeps toward, unless it has ticked that too and
+    // sleeps until armed. Read after the bump: a clock that said so before it wakes here; one
+    // that says so after it sees the new sequence before it sleeps.
+    if (at < clockWakesBy || Atomics.load(this.ctl, TICKED_NEXT) === before) Atomics.notify(this.ctl, SEQ);
+  }
+
+  /** The second release in time: the earlier of the first direction's next chunk and the heap's next entry. */
+  private releaseAfterFirst(): number {
+    const top = this.heap.peek();
+    if (top === undefined) return Infinity;
+    return Math.min(top.dir.secondAt, this.heap.secondAt());
   }
 
   private wake(seq: number, postedAt: number): void {
@@ -509,6 +566,8 @@ class ReleaseScheduler {
     if (wasIdle) this.trackWakeLatency(arrivedAt - postedAt);
     const forCurrent = seq === Atomics.load(this.ctl, SEQ);
     const wokeFor = this.armedAt;
+    // Ticked for the current arming: the clock now sleeps toward the release published with it.
+    const clockWakesBy = forCurrent ? this.nextPublished : Infinity;
     let now = nowMs();
     if (wasIdle && forCurrent && wokeFor !== Infinity) this.adaptLead(now - wokeFor);
     for (;;) {
@@ -530,7 +589,7 @@ class ReleaseScheduler {
     }
     const next = this.heap.peek()?.at ?? Infinity;
     // The clock fires once per arming: a fired arming must be renewed even for the same time.
-    if (forCurrent || next !== this.armedAt) this.arm(next);
+    if (forCurrent || next !== this.armedAt) this.arm(next, clockWakesBy);
     this.lastActivity = nowMs();
   }
 
