@@ -26,19 +26,13 @@ describe("a container's kill instant", () => {
   it("is read from the daemon's events: this container's kill, to the sub-ms", async () => {
     const stream = new PassThrough();
     const at = killEventTime(stream, 'abc');
-    const event = (id: string, action: string, ns: number): string =>
-      JSON.stringify({
-        status: action,
-        id,
-        Type: 'container',
-        Action: action,
-        Actor: { ID: id },
-        timeNano: ns,
-      });
-    stream.write(`${event('other', 'kill', 1_795_822_486_000_000_000)}\n`);
-    stream.write(`${event('abc', 'die', 1_795_822_486_100_000_000)}\nnot json\n`);
+    // timeNano as the daemon writes it: more digits than a double holds, kept to ~0.25 µs.
+    const event = (id: string, action: string, ns: string): string =>
+      `{"status":"${action}","id":"${id}","Type":"container","Action":"${action}","Actor":{"ID":"${id}"},"timeNano":${ns}}`;
+    stream.write(`${event('other', 'kill', '1795822486000000000')}\n`);
+    stream.write(`${event('abc', 'die', '1795822486100000000')}\nnot json\n`);
     // A line in two chunks.
-    const line = `${event('abc', 'kill', 1_795_822_486_993_800_500)}\n`;
+    const line = `${event('abc', 'kill', '1795822486993800500')}\n`;
     stream.write(line.slice(0, 40));
     stream.write(line.slice(40));
     assert.ok(Math.abs((await at)! - 1_795_822_486_993.8005) < 0.001);
