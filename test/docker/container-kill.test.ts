@@ -1,7 +1,7 @@
 // A container's kill is stamped when the signal struck, by its daemon's `kill` event: after it was
-// asked for, and within a few ms of the moment a connection the container held was seen to close
-// (when its peers learn of the death). Stamped at the exit as the daemon recorded it, a busy swarm
-// host put the kill 106 ms after ZooKeeper's followers had lost their leader.
+// asked for, and no later than the moment a connection the container held was seen to close (when
+// its peers learn of the death). Stamped at the exit as the daemon recorded it, a busy swarm host
+// put the kill 106 ms after ZooKeeper's followers had lost their leader.
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import { wallNow } from '../../src/runtime/process/process-cluster.js';
 import { dockerSkipReason, nodeImage } from './docker-env.js';
 
-test("a container's kill is stamped by its daemon's kill event: after the request, before its connection closes", async (t) => {
+test("a container's kill is stamped by its daemon's kill event: after the request, no later than its connection is seen to close", async (t) => {
   const skip = await dockerSkipReason();
   if (skip) return t.skip(skip);
   const docker = new Docker();
@@ -43,12 +43,15 @@ test("a container's kill is stamped by its daemon's kill event: after the reques
     assert.notEqual(k.signalledAt, null, 'the daemon logged a kill event');
     assert.equal(at, k.signalledAt);
     assert.ok(at >= k.askedAt);
-    // The daemon logs the event once `runc kill` has returned, a few ms after the signal: this small
-    // process may have died and closed its connection by then (seen here: the event up to 2.7 ms
-    // after the exit). The request itself came 35-50 ms before the close here, so a stamp taken
-    // before the call fails this bound, as does one taken when the call returns after a slow exit.
+    // Never after the death as a peer saw it: the failure this stamp replaces (the exit, 106 ms
+    // after ZooKeeper's followers had lost their leader on a busy swarm host). The daemon logs the
+    // event once `runc kill` has returned, so it may come a little after a small process's death
+    // (seen here: up to 2.7 ms after the exit): 5 ms are allowed. The close is seen late when this
+    // process is busy, which only loosens the bound. Where the request itself is 35-50 ms before the
+    // close (the local daemon) nothing here can tell it from the event: the event's presence and
+    // choice are what is checked.
     assert.ok(
-      Math.abs(at - closed) <= 10,
+      at <= closed + 5,
       `the kill at +${(at - k.askedAt).toFixed(2)} ms, the close seen at +${(closed - k.askedAt).toFixed(2)}`,
     );
     // Killing it again is no error, and there is no signal to stamp.

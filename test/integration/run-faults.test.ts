@@ -106,16 +106,31 @@ test('a link to the leader degrades: the latency oracle resigns it for a better-
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
     assert.equal(result.leaders.initial, 'p2');
-    const resigned = result.leaders.resignations[0];
+    const chain = result.leaders.resignations;
+    const resigned = chain[0];
     assert.ok(resigned, 'p2 resigned');
     assert.equal(resigned.leader, 'p2');
     assert.ok(resigned.atS > 20, `resigned at ${resigned.atS} s, after the link changed at 20 s`);
     assert.equal(result.leaders.cause?.action, 'link');
     assert.equal(result.leaders.elected, resigned.successor);
-    // Usually p1 (fnal: 53 ms from slac, 77 from caltech); once in three runs p2 resigned for p3,
-    // in its own data center, which the model does not call better (an open question about the
-    // leader's own score, not about the harness): the test asks that leadership left p2.
-    assert.ok(['p1', 'p3'].includes(result.leaders.elected ?? ''), `elected ${result.leaders.elected}`);
+    // Each resignation by the rule, on the scores it recorded: the successor's latency score 20 %
+    // (the file's margin) under the leader's own.
+    for (const r of chain)
+      assert.ok(
+        1 - r.successorScore[2]! / r.own[2]! >= 0.2,
+        `${r.leader} for ${r.successor} at ${r.atS} s: ${r.successorScore[2]} against its own ${r.own[2]}`,
+      );
+    // Where leadership ends: p1 (fnal, 53 ms from slac and 77 from caltech) is the model's best;
+    // p3 (slac, p2's own data center) its equal. The first successor is not always one of them: a
+    // member whose round trips to slac were still the old 9.88 ms scored itself better for a few
+    // heartbeats after the change (p3 in one run of three here; p4 in one CI run, which the model
+    // scores worse than p2). A stale view is the node's open question; the test asks that the
+    // resignations end with a leader the model calls no worse than p2.
+    const last = chain.at(-1)!.successor;
+    t.diagnostic(
+      `resignations: ${chain.map((r) => `${r.leader}→${r.successor} at ${r.atS.toFixed(1)} s`).join(', ')}`,
+    );
+    assert.ok(['p1', 'p3'].includes(last), `leadership ended at ${last}`);
     assert.equal(result.writes.lost, 0);
     for (const dc of ['caltech', 'slac', 'fnal'])
       t.diagnostic(

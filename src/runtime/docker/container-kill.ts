@@ -13,6 +13,8 @@ import type Docker from 'dockerode';
 
 /** How long the daemon's record of the kill may take to reach its event stream, after the kill returned. */
 const KILL_EVENT_WAIT_MS = 2_000;
+/** How long a killed container may take to be seen exited (a JVM with a large heap frees it first). */
+const EXIT_WAIT_MS = 30_000;
 
 export interface ContainerKill {
   /** Wall ms just before the kill was asked for. */
@@ -41,12 +43,15 @@ export async function killContainer(
   container: Docker.Container,
   wallNowMs: () => number,
 ): Promise<ContainerKill> {
-  // Subscribed before the kill, so that its event cannot pass unseen.
-  const stream = (await docker.getEvents({
-    filters: JSON.stringify({ type: ['container'], event: ['kill'], container: [container.id] }),
-  })) as unknown as Readable;
+  // Subscribed before the kill, so that its event cannot pass unseen. A daemon that will not stream
+  // its events still gets the kill: the stamp falls back to the exit.
+  const stream = (await docker
+    .getEvents({
+      filters: JSON.stringify({ type: ['container'], event: ['kill'], container: [container.id] }),
+    })
+    .catch(() => null)) as unknown as Readable | null;
   try {
-    const signalled = killEventTime(stream, container.id);
+    const signalled = stream === null ? Promise.resolve(null) : killEventTime(stream, container.id);
     const askedAt = wallNowMs();
     const killed = await container.kill({ signal: 'SIGKILL' }).then(
       () => true,
@@ -58,11 +63,18 @@ export async function killContainer(
     );
     // The daemon answers the kill after logging its event: it is in the stream, or on its way.
     const signalledAt = killed ? await withinMs(signalled, KILL_EVENT_WAIT_MS) : null;
-    await container.wait();
+    const exited = await withinMs(
+      container.wait().then(() => true),
+      EXIT_WAIT_MS,
+    );
+    if (exited === null)
+      throw new Error(
+        `container ${container.id.slice(0, 12)} did not exit within ${EXIT_WAIT_MS} ms of SIGKILL`,
+      );
     const state = ((await container.inspect()) as { State?: { FinishedAt?: string } }).State;
     return { askedAt, signalledAt, exitedAt: rfc3339Ms(state?.FinishedAt) };
   } finally {
-    stream.destroy();
+    stream?.destroy();
   }
 }
 

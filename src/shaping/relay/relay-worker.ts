@@ -321,14 +321,16 @@ class Direction {
   }
 
   /**
-   * The source side was reset: a Reset behind every chunk held, due with the last of them, or at
-   * once if none is held. It takes no delay of its own, as resets never did in this relay: a
-   * reset with nothing held still reaches the other side at once. Apart from push(), so that
-   * the per-chunk path stays as it was.
+   * The source side was reset: a Reset behind every chunk held, crossing the link with the
+   * direction's delay like any segment (netem delays a RST as it delays data). Until 2026-11-28 it
+   * took no delay of its own, so a killed member's peers across the link learned of its death at
+   * once when its socket reset, but one delay later when it ended (FIN): on paper-2dc tud's p2 lost
+   * its leader with cern's members and p1 16 ms after them. Apart from push(), so that the
+   * per-chunk path stays as it was.
    */
   pushReset(): void {
     if (this.dead) return;
-    const at = Math.max(this.lastAt, this.scheduler.arrivalTime());
+    const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
     this.lastAt = at;
     const wasEmpty = this.empty;
     this.queue.push({ at, kind: Kind.Reset, data: null });
