@@ -120,12 +120,12 @@ test('a link to the leader degrades: the latency oracle resigns it for a better-
         1 - r.successorScore[2]! / r.own[2]! >= 0.2,
         `${r.leader} for ${r.successor} at ${r.atS} s: ${r.successorScore[2]} against its own ${r.own[2]}`,
       );
-    // Where leadership ends: p1 (fnal, 53 ms from slac and 77 from caltech) is the model's best;
-    // p3 (slac, p2's own data center) its equal. The first successor is not always one of them: a
-    // member whose round trips to slac were still the old 9.88 ms scored itself better for a few
-    // heartbeats after the change (p3 in one run of three here; p4 in one CI run, which the model
-    // scores worse than p2). A stale view is the node's open question; the test asks that the
-    // resignations end with a leader the model calls no worse than p2.
+    // Where leadership ends: p1 (fnal, 53 ms from slac and 77 from caltech) is the model's best
+    // (latency score 96.7 ms), p3 (slac) p2's equal (121.0). The first successor need not be
+    // either: in one CI run it was p4 (caltech, 152.7 by the model, worse than p2); here p3 once
+    // scored itself 74.8 against p2's own 94.1 a second after the change, then resigned for p1. A
+    // view that lags the change is the node's open question; the test asks that the resignations
+    // end with a leader the model calls no worse than p2.
     const last = chain.at(-1)!.successor;
     t.diagnostic(
       `resignations: ${chain.map((r) => `${r.leader}→${r.successor} at ${r.atS.toFixed(1)} s`).join(', ')}`,
