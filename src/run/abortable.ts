@@ -1,6 +1,6 @@
 // The run's waits: a sleep that the run's abort signal (Ctrl-C, run-guard.ts) cuts short with
 // RunAborted, which the scenario lets through while it records any other failure as the run's
-// error, and a bound on a promise that may never settle (a load agent's `done`).
+// error. The bound on a promise that may never settle is util/with-timeout.ts.
 
 export class RunAborted extends Error {}
 
@@ -19,18 +19,4 @@ export function abortable(ms: number, signal: AbortSignal | undefined): Promise<
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<T>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

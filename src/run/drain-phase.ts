@@ -2,7 +2,7 @@
 // awaited (drain-agents.ts: one agent lost fails the run but keeps what the others measured), and
 // the self-check's per-write costs divided by every write acknowledged by then.
 import { drainAgents } from './drain-agents.js';
-import { withTimeout } from './abortable.js';
+import { withTimeout } from '../util/with-timeout.js';
 import type { Load } from './load-phase.js';
 import type { RunContext } from './run-context.js';
 

@@ -10,6 +10,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type Docker from 'dockerode';
+import { withTimeout } from '../../util/with-timeout.js';
 
 /** How long the daemon's record of the kill may take to reach its event stream, after the kill returned. */
 const KILL_EVENT_WAIT_MS = 2_000;
@@ -62,15 +63,14 @@ export async function killContainer(
       },
     );
     // The daemon answers the kill after logging its event: it is in the stream, or on its way.
-    const signalledAt = killed ? await withinMs(signalled, KILL_EVENT_WAIT_MS) : null;
-    const exited = await withinMs(
-      container.wait().then(() => true),
+    const signalledAt = killed
+      ? await withTimeout(signalled, KILL_EVENT_WAIT_MS, 'the kill event').catch(() => null)
+      : null;
+    await withTimeout(
+      container.wait(),
       EXIT_WAIT_MS,
+      `the exit of container ${container.id.slice(0, 12)} after SIGKILL`,
     );
-    if (exited === null)
-      throw new Error(
-        `container ${container.id.slice(0, 12)} did not exit within ${EXIT_WAIT_MS} ms of SIGKILL`,
-      );
     const state = ((await container.inspect()) as { State?: { FinishedAt?: string } }).State;
     return { askedAt, signalledAt, exitedAt: rfc3339Ms(state?.FinishedAt) };
   } finally {
@@ -100,12 +100,6 @@ export function killEventTime(stream: Readable, id: string): Promise<number | nu
     lines.on('close', () => resolve(null));
     stream.on('error', () => done(null));
   });
-}
-
-function withinMs<T>(p: Promise<T | null>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** An RFC 3339 time with up to ns (Docker's), as epoch ms keeping the sub-ms digits; null if not one. */
