@@ -119,6 +119,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       size: t.workload.size,
       arrival: t.workload.arrival,
       share: Object.fromEntries([...t.workload.ratePerDc].map(([dc, r]) => [dc, r / t.workload.rate])),
+      ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
     },
     scenario: {
       durationMs: t.scenario.durationMs,

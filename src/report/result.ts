@@ -60,6 +60,8 @@ export interface WorkloadInfo {
   readonly arrival: 'constant' | 'poisson';
   /** Fraction of the writes each data center sends (sums to 1). */
   readonly share: Readonly<Record<string, number>>;
+  /** Writes go over this many keys (workload.keys); absent: every write a new key. */
+  readonly keys?: number;
 }
 
 export interface ScenarioInfo {

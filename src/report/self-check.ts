@@ -212,6 +212,29 @@ export function selfCheck(r: CheckedResult): SelfCheck {
       fail(`${acked} in the windows, ${r.writes.acked} acknowledged in all`);
   });
 
+  // The agents count their acknowledged writes (the histograms' totals) and list each one's key for
+  // the final read; the target's checker reads back the keys of that list. Every write a new key
+  // (the default load), the keys read are the writes acknowledged; over `workload.keys` keys per
+  // data center, at most that many per data center writing. Fewer read than acknowledged means
+  // keys nobody looked for: a list cut short (an agent that exited before handing it over), and
+  // "nothing lost" said of writes never checked.
+  check('the final read looked for every key with an acknowledged write', (fail) => {
+    const read = r.writes.finalRead;
+    if (read === undefined || Object.values(r.latency).some((l) => l.lost !== null)) return;
+    const perDc = r.workload.keys;
+    if (perDc === undefined) {
+      if (read.keys !== r.writes.acked)
+        fail(`${read.keys} keys read, ${r.writes.acked} writes acknowledged, each to a key of its own`);
+      return;
+    }
+    const writing = Object.values(r.workload.share).filter((share) => share > 0).length;
+    const most = Math.min(perDc * writing, r.writes.acked);
+    if (read.keys > most || (r.writes.acked > 0 && read.keys === 0))
+      fail(
+        `${read.keys} keys read, ${r.writes.acked} writes acknowledged over ${perDc} keys in each of ${writing} data centers`,
+      );
+  });
+
   // ZooKeeper's leader is named by one log line ("Peer state changed: leading"), the votes it
   // compared by others ("Notification: …"): FLE decides on the best vote it heard in its round, so
   // the two must agree.

@@ -91,6 +91,8 @@ export const runResultSchema = z
       size: count,
       arrival: z.enum(['constant', 'poisson']),
       share: z.record(z.string(), z.number().min(0)),
+      // Added within result@8 (2026-11-28): absent where every write is a new key.
+      keys: count.optional(),
     }),
     scenario: z.object({ durationMs: ms().min(0), warmupMs: ms().min(0), settleMs: ms().min(0) }),
     seed: z.number().int(),

@@ -163,6 +163,31 @@ describe('selfCheck', () => {
     );
   });
 
+  it('holds the keys the final read looked for against the writes the agents counted acknowledged', () => {
+    const r = result2dc();
+    const readOn = ['p1', 'p2', 'p3', 'p4'];
+    const finalRead = (keys: number) => ({ keys, readOn, notRead: ['p5'] });
+    const flagged = (): string[] => violationsOf(r).filter((x) => x.startsWith('the final read looked'));
+    r.writes = { ...r.writes, finalRead: finalRead(29_940) };
+    assert.deepEqual(flagged(), []);
+    // 940 keys never looked for: an agent's list cut short, say.
+    r.writes = { ...r.writes, finalRead: finalRead(29_000) };
+    assert.deepEqual(flagged(), [
+      'the final read looked for every key with an acknowledged write: 29000 keys read, 29940 writes acknowledged, each to a key of its own',
+    ]);
+    // Over 100 keys per data center, two data centers writing: at most 200 keys.
+    r.workload = { ...r.workload, keys: 100 };
+    r.writes = { ...r.writes, finalRead: finalRead(200) };
+    assert.deepEqual(flagged(), []);
+    r.writes = { ...r.writes, finalRead: finalRead(201) };
+    assert.equal(flagged().length, 1, violationsOf(r).join('\n'));
+    r.writes = { ...r.writes, finalRead: finalRead(0) };
+    assert.equal(flagged().length, 1, violationsOf(r).join('\n'));
+    // A data center's figures lost with its agent: its keys may be missing from the list too.
+    r.latency.tud!.lost = 'the agent exited';
+    assert.deepEqual(flagged(), []);
+  });
+
   it('flags anatomy parts that do not add up to their mean', () => {
     const r = result2dc();
     r.anatomy.perDc.tud!.before!.diskMs += 0.5;
