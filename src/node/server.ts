@@ -8,7 +8,7 @@
 // about this node's disk (core/send-order.ts), which leaves at once.
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
-import { compareZxid, formatZxid, type Zxid } from './core/zxid.js';
+import { compareZxid, formatZxid, ZERO_ZXID, type Zxid } from './core/zxid.js';
 import { NodeCore } from './core/node-core.js';
 import type { Oracle } from './core/oracles/oracle.js';
 import { createOracle, knownOracleNames, oracleOptions } from './core/oracles/registry.js';
@@ -52,6 +52,8 @@ export class NodeServer {
   private readonly replyTo = new Map<number, (o: WriteOutcome) => void>();
   private handleSeq = 0;
   private readyScheduled = false;
+  /** The leader's commit point last stamped as decided (the write tracer's `decided` step). */
+  private decidedUpTo: Zxid = ZERO_ZXID;
   private draining = false;
   private timer: NodeJS.Timeout | undefined;
   private timerAt: number | undefined;
@@ -271,12 +273,12 @@ export class NodeServer {
       this.readyScheduled = false;
       if (this.stopped) return;
       const r = this.core.ready();
-      // One COMMIT per follower, for the same decision: stamp once, by the highest.
-      let decided: Zxid | undefined;
-      for (const s of r.sends)
-        if (s.msg.type === 'COMMIT' && (!decided || compareZxid(s.msg.zxid, decided) > 0))
-          decided = s.msg.zxid;
-      if (decided) this.tracer.decided(decided);
+      // The leader's commit point moved in this turn: the decision, whichever follower hears of
+      // it when (a COMMIT at once, or the point carried by a later PROPOSAL).
+      if (this.core.role === 'leading' && compareZxid(this.core.commitZxid, this.decidedUpTo) > 0) {
+        this.decidedUpTo = this.core.commitZxid;
+        this.tracer.decided(this.decidedUpTo);
+      }
       // Heartbeats wait for no fsync: an RTT sample must not include the disk.
       for (const s of r.heartbeats) this.net?.send(s.to, s.msg);
       // Events are observations: stamp them now, not after the fsync.

@@ -126,9 +126,14 @@ const samples: { [T in PeerMessage['type']]: Array<Extract<PeerMessage, { type: 
   ACKNEWLEADER: [{ type: 'ACKNEWLEADER', epoch: 5 }],
   UPTODATE: [{ type: 'UPTODATE', epoch: 5, commitZxid: z(5, 0) }],
   PROPOSAL: [
-    { type: 'PROPOSAL', epoch: 5, txns: [txn(1)] },
-    { type: 'PROPOSAL', epoch: 5, txns: Array.from({ length: 64 }, (_, i) => txn(i + 1)) },
-    { type: 'PROPOSAL', epoch: 0xffff_ffff, txns: [txn(7, 0)] },
+    { type: 'PROPOSAL', epoch: 5, commitZxid: z(4, 99), txns: [txn(1)] },
+    {
+      type: 'PROPOSAL',
+      epoch: 5,
+      commitZxid: z(5, 0),
+      txns: Array.from({ length: 64 }, (_, i) => txn(i + 1)),
+    },
+    { type: 'PROPOSAL', epoch: 0xffff_ffff, commitZxid: z(0xffff_ffff, 0xffff_fffe), txns: [txn(7, 0)] },
   ],
   ACK: [{ type: 'ACK', epoch: 5, zxid: z(5, 0xffff_ffff) }],
   COMMIT: [{ type: 'COMMIT', epoch: 5, zxid: z(5, 12) }],

@@ -145,6 +145,7 @@ test('three nodes form a full mesh with one connection per pair and deliver in o
               ? {
                   type: 'PROPOSAL',
                   epoch: 1,
+                  commitZxid: { epoch: 1, counter: i - 1 },
                   txns: [{ zxid: { epoch: 1, counter: i }, path: '/x', data, clientId: 'c', requestId: i }],
                 }
               : { type: 'COMMIT', epoch: 1, zxid: { epoch: 1, counter: i } };

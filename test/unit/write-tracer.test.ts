@@ -38,7 +38,12 @@ describe('WriteTracer', () => {
       data: new Uint8Array(0),
     });
     tick(5);
-    t.peerIn('p5', { type: 'PROPOSAL', epoch: 2, txns: [txn(63, 9), txn(64, 10)] });
+    t.peerIn('p5', {
+      type: 'PROPOSAL',
+      epoch: 2,
+      commitZxid: { epoch: 2, counter: 8 },
+      txns: [txn(63, 9), txn(64, 10)],
+    });
     const rounds = t.persisting([{ op: 'append', txns: [txn(63, 9), txn(64, 10)] }]);
     tick(1);
     t.durable(rounds);
@@ -131,7 +136,7 @@ describe('WriteTracer', () => {
     const r = t.persisting([{ op: 'append', txns: [txn(128, 3)] }]);
     tick(1);
     t.durable(r);
-    t.peerOut({ type: 'PROPOSAL', epoch: 2, txns: [txn(128, 3)] });
+    t.peerOut({ type: 'PROPOSAL', epoch: 2, commitZxid: { epoch: 2, counter: 2 }, txns: [txn(128, 3)] });
     tick(2);
     t.peerIn('p3', { type: 'ACK', epoch: 2, zxid: { epoch: 2, counter: 3 } });
     tick(1);

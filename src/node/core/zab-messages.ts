@@ -75,7 +75,13 @@ export type ZabMessage =
   | { readonly type: 'ACKNEWLEADER'; readonly epoch: number }
   | { readonly type: 'UPTODATE'; readonly epoch: number; readonly commitZxid: Zxid }
   // broadcast
-  | { readonly type: 'PROPOSAL'; readonly epoch: number; readonly txns: readonly Txn[] }
+  /** With the leader's commit point as it sends them (node-core.ts, announceCommit). */
+  | {
+      readonly type: 'PROPOSAL';
+      readonly epoch: number;
+      readonly txns: readonly Txn[];
+      readonly commitZxid: Zxid;
+    }
   /** Cumulative: the follower has logged everything up to `zxid`. */
   | { readonly type: 'ACK'; readonly epoch: number; readonly zxid: Zxid }
   /** Cumulative: everything up to `zxid` is committed. */

@@ -124,7 +124,7 @@ function decodeFrame(buf: Uint8Array, takeSnapshot: TakeSnapshot): PeerMessage {
   let msg: PeerMessage;
   switch (kind) {
     case Kind.Proposal:
-      msg = { type: 'PROPOSAL', epoch: r.u32(), txns: readTxns(r) };
+      msg = { type: 'PROPOSAL', epoch: r.u32(), commitZxid: readZxid(r), txns: readTxns(r) };
       break;
     case Kind.Ack:
       msg = { type: 'ACK', epoch: r.u32(), zxid: readZxid(r) };
@@ -181,8 +181,9 @@ function decodeFrame(buf: Uint8Array, takeSnapshot: TakeSnapshot): PeerMessage {
 function encodeInto(msg: PeerMessage, framed: boolean): BinaryWriter {
   switch (msg.type) {
     case 'PROPOSAL': {
-      const w = new BinaryWriter(16 + txnsSize(msg.txns), framed);
+      const w = new BinaryWriter(24 + txnsSize(msg.txns), framed);
       w.u8(Kind.Proposal).u32(msg.epoch);
+      writeZxid(w, msg.commitZxid);
       writeTxns(w, msg.txns);
       return w;
     }

@@ -32,6 +32,8 @@ export class InvariantChecker {
   private readonly electionStarts = new Map<NodeId, number[]>();
   /** The most elections any node started within one second, over the whole run. */
   maxElectionsInASecond = 0;
+  /** The serving leaders' commit point, and since when it has stood (for commitHeard). */
+  private leaderCommit: { leader: NodeId; zxid: Zxid; since: number } | undefined;
 
   constructor(
     nodes: readonly NodeId[],
@@ -122,10 +124,13 @@ export class InvariantChecker {
     }
   }
 
-  afterStep(_now: number, cores: ReadonlyMap<NodeId, NodeCore>): void {
+  afterStep(now: number, cores: ReadonlyMap<NodeId, NodeCore>): void {
     for (const [id, core] of cores) {
       const epoch = core.servingLeaderEpoch;
       if (epoch === undefined) continue;
+      const c = this.leaderCommit;
+      if (!c || c.leader !== id || !zxidEquals(c.zxid, core.commitZxid))
+        this.leaderCommit = { leader: id, zxid: core.commitZxid, since: now };
       const holder = this.leaderOfEpoch.get(epoch);
       if (holder === undefined) this.leaderOfEpoch.set(epoch, id);
       else if (holder !== id)
@@ -136,6 +141,21 @@ export class InvariantChecker {
         this.checkAcksIn(id, core);
       }
     }
+  }
+
+  /**
+   * Liveness of what followers know: once `leader`'s commit point has stood for `withinMs`, every
+   * node following it has heard of it (a follower with no client waiting hears of it from the next
+   * PROPOSAL or PING, node-core.ts announceCommit). The caller says when all follow it.
+   */
+  commitHeard(now: number, leader: NodeId, cores: ReadonlyMap<NodeId, NodeCore>, withinMs: number): void {
+    const c = this.leaderCommit;
+    if (!c || c.leader !== leader || now - c.since < withinMs) return;
+    for (const [id, core] of cores)
+      if (id !== leader && compareZxid(core.commitZxid, c.zxid) < 0)
+        this.fail(
+          `commit heard: ${id} knows ${formatZxid(core.commitZxid)} committed, ${Math.round(now - c.since)} ms after leader ${leader} committed ${formatZxid(c.zxid)} (within ${withinMs} ms)`,
+        );
   }
 
   finalCheck(cores: ReadonlyMap<NodeId, NodeCore>): void {

@@ -765,10 +765,15 @@ export class Simulation {
         id !== leader &&
         !(c.role === 'following' && c.leader === leader && c.epoch === lc.epoch && c.phase === 'serving'),
     );
-    if (behind.length > 0)
+    if (behind.length > 0) {
       this.checker.violations.push(
         `rejoin: ${behind.map(([id]) => id).join(', ')} not serving under ${leader}@${lc.epoch} ${after} (${states()})`,
       );
+      return;
+    }
+    // The tick within which a PING tells a follower waiting for nothing, the link's delay, and
+    // 50 ms for a disk round the PING may wait behind (send-order.ts).
+    this.checker.commitHeard(this.now, leader, cores, this.timers.tickMs + this.maxDelayMs + 50);
   }
 
   private trace(line: string): void {

@@ -13,7 +13,8 @@
 // only does map work for a traced write; for the rest a modulo per message.
 //
 // One `trace` event per traced write and node, when the node's part is over: the contact server
-// at its reply, the leader at its first COMMIT out, a follower at the COMMIT it receives. The steps
+// at its reply, the leader at its first commit point out, a follower at the first it receives (in
+// a COMMIT, a PROPOSAL or a PING). The steps
 // and the event's fields are shared with the report (vocabulary/node-events.ts).
 import type { PersistOp } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
@@ -98,7 +99,7 @@ export class WriteTracer {
         return;
       case 'PROPOSAL':
         for (const t of msg.txns) if (this.traced(t.requestId)) this.stamp(this.linked(t), 'proposalRecv');
-        return;
+        return this.committed(msg.commitZxid, 'commitRecv');
       case 'ACK':
         this.covered(msg.zxid, (r) => {
           r.acks ??= {};
@@ -107,6 +108,8 @@ export class WriteTracer {
         return;
       case 'COMMIT':
         return this.committed(msg.zxid, 'commitRecv');
+      case 'PING':
+        return this.committed(msg.commitZxid, 'commitRecv');
       default:
     }
   }
@@ -118,19 +121,22 @@ export class WriteTracer {
         return;
       case 'PROPOSAL':
         for (const t of msg.txns) if (this.traced(t.requestId)) this.stamp(this.linked(t), 'proposalSent');
-        return;
+        return this.committed(msg.commitZxid, 'commitSent');
       case 'ACK':
         this.covered(msg.zxid, (r) => this.stamp(r, 'ackSent'));
         return;
       case 'COMMIT':
         return this.committed(msg.zxid, 'commitSent');
+      case 'PING':
+        return this.committed(msg.commitZxid, 'commitSent');
       default:
     }
   }
 
   /**
-   * The first COMMIT covering a write, in (a follower) or out (the leader): the end of this node's
-   * part unless a client of its own asked for the write (then the reply ends it).
+   * The first commit point covering a write, in (a follower) or out (the leader), whichever message
+   * carries it (a COMMIT, or a PROPOSAL's or PING's commit point): the end of this node's part
+   * unless a client of its own asked for the write (then the reply ends it).
    */
   private committed(zxid: Zxid, step: 'commitRecv' | 'commitSent'): void {
     const done: TraceRecord[] = [];
