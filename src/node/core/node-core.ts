@@ -134,8 +134,11 @@ interface FollowerState {
   lastSent: number;
   /** The commit point it was last told (by a COMMIT, or carried in a PROPOSAL, PING or UPTODATE). */
   commitSent: Zxid;
-  /** The highest zxid of a write it forwarded: a client of its own waits for that commit. */
-  awaits: Zxid;
+  /**
+   * The zxids of the writes it forwarded that it has not yet been told are committed, lowest
+   * first: a client of its own waits on each (so each needs its COMMIT at once).
+   */
+  waiting: Zxid[];
 }
 
 interface LeaderState {
@@ -697,7 +700,7 @@ export class NodeCore {
       lastHeard: now,
       lastSent: now,
       commitSent: ZERO_ZXID,
-      awaits: ZERO_ZXID,
+      waiting: [],
     });
     this.send(from, { type: 'LEADERINFO', epoch: ls.epoch, session: m.session, established: ls.established });
   }
@@ -1518,7 +1521,7 @@ export class NodeCore {
       case 'REQUEST':
         if (this.phaseName === 'serving') {
           const z = this.leaderAccept(now, msg.clientId, msg.requestId, msg.path, msg.data);
-          if (f) f.awaits = maxZxid(f.awaits, z);
+          if (f && compareZxid(z, f.commitSent) > 0) waitOn(f.waiting, z);
         }
         return;
       case 'REJECT':
@@ -1583,8 +1586,8 @@ export class NodeCore {
     for (const [id, f] of ls.followers) {
       if ((f.stage !== 'syncing' && f.stage !== 'synced') || compareZxid(this.committed, f.commitSent) <= 0)
         continue;
-      const waiting = compareZxid(f.awaits, f.commitSent) > 0 && compareZxid(f.awaits, this.committed) <= 0;
-      if (waiting || f.stage === 'syncing')
+      const waits = f.waiting.length > 0 && compareZxid(f.waiting[0]!, this.committed) <= 0;
+      if (waits || f.stage === 'syncing')
         this.send(id, { type: 'COMMIT', epoch: ls.epoch, zxid: this.committed });
     }
   }
@@ -1604,13 +1607,24 @@ export class NodeCore {
     if (f) {
       f.lastSent = this.lastNow;
       const told = commitCarried(msg);
-      if (told && compareZxid(told, f.commitSent) > 0) f.commitSent = told;
+      if (told && compareZxid(told, f.commitSent) > 0) {
+        f.commitSent = told;
+        while (f.waiting.length > 0 && compareZxid(f.waiting[0]!, told) <= 0) f.waiting.shift();
+      }
     }
   }
 
   private emit(e: CoreEvent): void {
     this.events.push(e);
   }
+}
+
+/** Adds `z` to `waiting`, kept lowest first (a retry may wait on a zxid below the last). */
+function waitOn(waiting: Zxid[], z: Zxid): void {
+  let i = waiting.length;
+  while (i > 0 && compareZxid(waiting[i - 1]!, z) > 0) i--;
+  if (i > 0 && compareZxid(waiting[i - 1]!, z) === 0) return;
+  waiting.splice(i, 0, z);
 }
 
 /** The commit point a message tells its follower, if it tells one. */
