@@ -3,14 +3,11 @@
 // hears from p2 (its own data center, so first) and p4 (across the link), both equally ahead.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { PeerMessage, Ready } from '../../src/node/core/core-types.js';
-import { type CatchUpFrom, NodeCore } from '../../src/node/core/node-core.js';
-import { createOracle } from '../../src/node/core/oracles/registry.js';
+import type { Ready } from '../../src/node/core/core-types.js';
+import type { CatchUpFrom, NodeCore } from '../../src/node/core/node-core.js';
 import type { NodeId, Txn } from '../../src/node/core/types.js';
 import { type Zxid, zxid } from '../../src/node/core/zxid.js';
-
-const members = [1, 2, 3, 4, 5].map((sid) => ({ id: `p${sid}`, sid }));
-const timers = { tickMs: 50, syncLimit: 5, initLimit: 10, electionTimeoutMs: 100, retryBaseMs: 100 };
+import { deliver, electedP1 as elected } from '../support/elected-core.js';
 
 const txn = (counter: number): Txn => ({
   zxid: zxid(1, counter),
@@ -20,37 +17,9 @@ const txn = (counter: number): Txn => ({
   requestId: counter,
 });
 
-function deliver(core: NodeCore, now: number, from: NodeId, msg: PeerMessage): Ready {
-  core.step({ type: 'message', now, from, msg });
-  return core.ready();
-}
-
 /** p1, 3 txns into epoch 1, elected leader of epoch 2; returns it in discovery. */
 function electedP1(catchUpFrom?: CatchUpFrom): NodeCore {
-  const core = new NodeCore(
-    {
-      self: members[0]!,
-      members,
-      oracle: createOracle('preference', { preference: ['p1', 'p2', 'p3', 'p4', 'p5'] }),
-      timers,
-      snapshotEvery: 1000,
-      ...(catchUpFrom ? { catchUpFrom } : {}),
-    },
-    { acceptedEpoch: 1, currentEpoch: 1, acceptedLeader: 'p5', txns: [1, 2, 3].map(txn) },
-  );
-  core.start(0);
-  for (const m of members)
-    if (m.id !== 'p1' && m.id !== 'p5') core.step({ type: 'connected', now: 0, peer: m.id });
-  core.ready();
-  // The others propose themselves with their preference scores (5 for p1 down to 1 for p5): p1 wins.
-  for (const from of ['p2', 'p3', 'p4']) {
-    const m = members.find((x) => x.id === from)!;
-    deliver(core, 1, from, { type: 'P', epoch: 2, proposal: { id: from, sid: m.sid, score: [6 - m.sid] } });
-  }
-  core.step({ type: 'tick', now: 200 });
-  core.ready();
-  assert.equal(core.role, 'leading', 'p1 should lead epoch 2');
-  return core;
+  return elected([1, 2, 3].map(txn), catchUpFrom);
 }
 
 /** FOLLOWERINFO then ACKEPOCH from each of `from`, in that order; the sends of the last step. */

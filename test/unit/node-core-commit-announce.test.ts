@@ -5,44 +5,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PeerMessage, Ready } from '../../src/node/core/core-types.js';
-import { NodeCore } from '../../src/node/core/node-core.js';
-import { createOracle } from '../../src/node/core/oracles/registry.js';
+import type { NodeCore } from '../../src/node/core/node-core.js';
 import type { NodeId } from '../../src/node/core/types.js';
 import { formatZxid, type Zxid, zxid } from '../../src/node/core/zxid.js';
+import { deliver as deliverAt, electedP1 } from '../support/elected-core.js';
 
-const members = [1, 2, 3, 4, 5].map((sid) => ({ id: `p${sid}`, sid }));
-const timers = { tickMs: 50, syncLimit: 5, initLimit: 10, electionTimeoutMs: 100, retryBaseMs: 100 };
 const FOLLOWERS = ['p2', 'p3', 'p4'];
 
-let clock = 0;
+let clock = 200;
 function deliver(core: NodeCore, from: NodeId, msg: PeerMessage): Ready {
-  core.step({ type: 'message', now: ++clock, from, msg });
-  return core.ready();
+  return deliverAt(core, ++clock, from, msg);
 }
 
 /** p1 serving epoch 2 with p2, p3 and p4 synced (p5 down), nothing written yet. */
 function servingP1(): NodeCore {
-  const core = new NodeCore(
-    {
-      self: members[0]!,
-      members,
-      oracle: createOracle('preference', { preference: ['p1', 'p2', 'p3', 'p4', 'p5'] }),
-      timers,
-      snapshotEvery: 1000,
-    },
-    { acceptedEpoch: 1, currentEpoch: 1, acceptedLeader: 'p5', txns: [] },
-  );
-  core.start(0);
-  for (const id of FOLLOWERS) core.step({ type: 'connected', now: 0, peer: id });
-  core.ready();
-  for (const from of FOLLOWERS) {
-    const sid = members.find((x) => x.id === from)!.sid;
-    deliver(core, from, { type: 'P', epoch: 2, proposal: { id: from, sid, score: [6 - sid] } });
-  }
+  const core = electedP1([]);
   clock = 200;
-  core.step({ type: 'tick', now: clock });
-  core.ready();
-  assert.equal(core.role, 'leading');
   for (const id of FOLLOWERS)
     deliver(core, id, { type: 'FOLLOWERINFO', epoch: 2, acceptedEpoch: 2, lastZxid: zxid(0, 0), session: 1 });
   for (const id of FOLLOWERS)
