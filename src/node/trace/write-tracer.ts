@@ -14,8 +14,8 @@
 //
 // One `trace` event per traced write and node, when the node's part is over: the contact server
 // at its reply, the leader at its first commit point out, a follower at the first it receives (in
-// a COMMIT, a PROPOSAL or a PING). The steps
-// and the event's fields are shared with the report (vocabulary/node-events.ts).
+// a COMMIT, a PROPOSAL or a PING). The steps and the event's fields are shared with the report
+// (vocabulary/node-events.ts).
 import type { PersistOp } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
 import type { PeerMessage } from '../core/zab-messages.js';
