@@ -6,7 +6,7 @@ import type { RuntimeName } from './runtime.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { zookeeperImageTag } from '../image/target-images.js';
 import { PlacementError } from './swarm/swarm-plan.js';
-import { probeSwarm } from './swarm/swarm-probe.js';
+import { harnessHost, probeSwarm } from './swarm/swarm-probe.js';
 
 export interface RuntimeChoice {
   readonly runtime: RuntimeName;
@@ -61,6 +61,8 @@ async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk)
       images: [image, ...Object.values(own ?? {})],
       ...(swarm.place ? { place: swarm.place } : {}),
     });
+    // Where the tasks will dial back, checked now: a swarm they cannot reach it from is bad input.
+    await harnessHost();
     return {
       runtime: 'swarm',
       reason: `asked for: ${ready.reason}`,

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { cleanSwarm } from '../../src/runtime/swarm/swarm-clean.js';
@@ -25,10 +25,29 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 /**
- * The local engine as a one-node swarm: initialised here when it is in none (and `leave` says to
- * leave it after), used as it is when it manages one already.
+ * This machine's address on Docker's default bridge. Docker 20.10 lists only the bridge's subnet,
+ * no gateway, in its IPAM config: the bridge interface's own address is the one then.
  */
-async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: () => Promise<void> } | string> {
+async function bridgeAddress(d: Docker): Promise<string | undefined> {
+  const bridge = (await d.getNetwork('bridge').inspect()) as {
+    IPAM?: { Config?: Array<{ Gateway?: string }> };
+    Options?: Record<string, string>;
+  };
+  const given = bridge.IPAM?.Config?.[0]?.Gateway;
+  if (given) return given;
+  const name = bridge.Options?.['com.docker.network.bridge.name'] ?? 'docker0';
+  return networkInterfaces()[name]?.find((a) => a.family === 'IPv4')?.address;
+}
+
+/**
+ * The local engine as a one-node swarm: initialised here when it is in none (and `leave` says to
+ * leave it after), advertised on `advertise` or else on the docker0 bridge's address (this
+ * machine's own, on a network its engine made); used as it is when it manages one already.
+ */
+async function oneNodeSwarm(
+  d: Docker,
+  advertise?: string,
+): Promise<{ hostname: string; leave: () => Promise<void> } | string> {
   const info = (await d.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
   let leave = (): Promise<void> => Promise.resolve();
   if (info.Swarm?.LocalNodeState === 'inactive') {
@@ -36,18 +55,17 @@ async function oneNodeSwarm(d: Docker): Promise<{ hostname: string; leave: () =>
     const hadGwBridge = (
       await d.listNetworks({ filters: JSON.stringify({ name: ['docker_gwbridge'] }) })
     ).some((n) => n.Name === 'docker_gwbridge');
-    // The docker0 bridge's address: this machine's own, on a network its engine made.
-    const bridge = (await d.getNetwork('bridge').inspect()) as {
-      IPAM?: { Config?: Array<{ Gateway?: string }> };
-    };
-    const addr = bridge.IPAM?.Config?.[0]?.Gateway ?? '127.0.0.1';
+    const addr = advertise ?? (await bridgeAddress(d));
+    if (!addr) return "no address of this machine on Docker's default bridge to advertise a swarm on";
     const r = await docker(['swarm', 'init', '--advertise-addr', addr, '--listen-addr', `${addr}:2377`]);
     if (r.code !== 0) return `docker swarm init failed: ${r.stderr.trim()}`;
     leave = async () => {
       await docker(['swarm', 'leave', '--force']);
       if (!hadGwBridge) await docker(['network', 'rm', 'docker_gwbridge']);
     };
-  } else if (!info.Swarm?.ControlAvailable) return 'the local engine is a swarm worker, not a manager';
+  } else if (advertise)
+    return 'the local engine is in a swarm already: one advertised elsewhere cannot be made';
+  else if (!info.Swarm?.ControlAvailable) return 'the local engine is a swarm worker, not a manager';
   const self = (await d.info()) as { Swarm?: { NodeID?: string } };
   const node = (await d.getNode(self.Swarm!.NodeID!).inspect()) as { Description?: { Hostname?: string } };
   return { hostname: node.Description?.Hostname ?? self.Swarm!.NodeID!, leave };
@@ -116,6 +134,31 @@ test('--runtime swarm where no node carries a data center: exit 2 naming the lab
     assert.match(said, /no ready node of the swarm carries data center cern/);
     assert.match(said, /--label-add pole-bench\.dc=cern/);
     assert.match(said, /--place cern=NODE/);
+  } finally {
+    await swarm.leave();
+  }
+});
+
+test('--runtime swarm on a swarm advertised on loopback: exit 2 at once, saying its tasks cannot reach the harness', async (t) => {
+  const skip = await dockerSkipReason();
+  if (skip) return t.skip(skip);
+  const d = new Docker();
+  const swarm = await oneNodeSwarm(d, '127.0.0.1');
+  if (typeof swarm === 'string') return t.skip(`swarm test skipped: ${swarm}`);
+  try {
+    const began = Date.now();
+    const place = `tud=${swarm.hostname},cern=${swarm.hostname}`;
+    const r = await runCli(['run', TOPOLOGY, '--runtime', 'swarm', '--place', place]);
+    assert.equal(r.code, 2, r.stderr);
+    const said = r.stderr.replace(/\s+(›\s+)?/g, ' ');
+    assert.match(
+      said,
+      /the swarm's own address is 127\.0\.0\.1, on loopback: its tasks cannot dial the harness back there/,
+    );
+    assert.match(said, /--advertise-addr/);
+    // Refused before anything started: no task was waited for (a task's dial-back deadline is 60 s).
+    assert.ok(Date.now() - began < 30_000, `took ${Date.now() - began} ms`);
+    assert.deepEqual(await swarmLeftovers(d), [], 'nothing labelled is left');
   } finally {
     await swarm.leave();
   }

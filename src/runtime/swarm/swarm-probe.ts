@@ -95,7 +95,20 @@ export async function harnessHost(docker = new Docker()): Promise<string> {
   const info = (await docker.info()) as { Swarm?: { NodeAddr?: string } };
   const addr = info.Swarm?.NodeAddr;
   if (!addr) throw new Error('the Docker daemon has no swarm address to reach the harness on');
-  return localAddressTowards(addr);
+  // A swarm advertised on loopback (`docker swarm init --advertise-addr 127.0.0.1`) would have the
+  // harness listen on loopback, where no task in a container reaches it: every task would then be
+  // waited for until its deadline. Said at once instead.
+  const local = await localAddressTowards(addr);
+  if (isLoopback(local))
+    throw new PlacementError(
+      `the swarm's own address is ${addr}, on loopback: its tasks cannot dial the harness back there. Make the swarm with --advertise-addr on an address its nodes reach (docker swarm init --advertise-addr ADDR), or set POLE_BENCH_HARNESS_HOST to this machine's address the tasks reach`,
+    );
+  return local;
+}
+
+/** 127.0.0.0/8, ::1 and IPv4 loopback written as IPv6. */
+export function isLoopback(addr: string): boolean {
+  return /^127\./.test(addr) || addr === '::1' || /^::ffff:127\./i.test(addr);
 }
 
 /**
