@@ -73,10 +73,13 @@ export default class BenchNode extends Command {
       guard.stop();
     }
     if (!this.jsonEnabled()) {
-      this.log(
-        `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}; killed process reaped ${fmt(result.failover.goneMs)}`,
-      );
-      this.log(describeDeathCheck(result.failover.detectCheck));
+      if (result.failover.kills === 0) this.log('failover: not measured (--kills 0)');
+      else {
+        this.log(
+          `failover over ${result.failover.kills} kills (median/max ms from the kill): detect ${fmt(result.failover.detectMs)}, elected ${fmt(result.failover.electedMs)}, serving ${fmt(result.failover.servingMs)}, first commit ${fmt(result.failover.firstCommitMs)}, first ack ${fmt(result.failover.firstAckMs)}; killed process reaped ${fmt(result.failover.goneMs)}`,
+        );
+        this.log(describeDeathCheck(result.failover.detectCheck));
+      }
       this.log(
         `lost writes: ${result.lostWrites} of ${result.details.acked} acknowledged (${result.details.checkedPaths} paths checked on every live node)`,
       );
