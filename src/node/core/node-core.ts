@@ -1549,10 +1549,15 @@ export class NodeCore {
         this.persist.push({ op: 'append', txns: batch });
         const max = this.cfg.maxBatch ?? 1000;
         for (let i = 0; i < batch.length; i += max) {
-          const part = batch.slice(i, i + max);
+          // One message object for every follower: the network encodes it once (peer-network.ts).
+          const proposal: PeerMessage = {
+            type: 'PROPOSAL',
+            epoch: ls.epoch,
+            txns: batch.slice(i, i + max),
+            commitZxid: this.committed,
+          };
           for (const [id, f] of ls.followers) {
-            if (f.stage === 'syncing' || f.stage === 'synced')
-              this.send(id, { type: 'PROPOSAL', epoch: ls.epoch, txns: part, commitZxid: this.committed });
+            if (f.stage === 'syncing' || f.stage === 'synced') this.send(id, proposal);
           }
         }
         // A leader alone in a quorum of one commits what it has just logged.

@@ -108,6 +108,13 @@ export class PeerNetwork {
   private readonly maxPendingBytes: number;
   /** Links that are up, by peer. */
   private readonly links = new Map<NodeId, Conn>();
+  /**
+   * The message last encoded and its frame. A leader sends one PROPOSAL object to each follower in
+   * a row (and an election one vote to each peer), so the batch's bytes are copied into a frame
+   * once, not once per follower; the sockets only read the frame. A message is never changed once
+   * handed to send(), so the same object means the same bytes.
+   */
+  private lastEncoded: { readonly msg: PeerMessage; readonly frame: Buffer } | undefined;
   private readonly conns = new Set<Conn>();
   private readonly redialTimers = new Map<NodeId, NodeJS.Timeout>();
   private server: Server | undefined;
@@ -176,11 +183,19 @@ export class PeerNetwork {
       void this.stream(conn);
       return true;
     }
-    conn.writer.write(encodePeerFrame(msg));
+    conn.writer.write(this.frameOf(msg));
     if (conn.writer.pendingBytes > this.maxPendingBytes) {
       this.fail(conn, `${to} is not reading: over ${this.maxPendingBytes} bytes pending`);
     }
     return true;
+  }
+
+  private frameOf(msg: PeerMessage): Buffer {
+    const last = this.lastEncoded;
+    if (last?.msg === msg) return last.frame;
+    const frame = encodePeerFrame(msg);
+    this.lastEncoded = { msg, frame };
+    return frame;
   }
 
   /**
