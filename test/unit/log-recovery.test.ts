@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { copyFile, readFile, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Txn } from '../../src/node/core/types.js';
+import { ZERO_AHEAD_BYTES } from '../../src/node/log/disk-actions.js';
 import { DurableStore, LogCorruptionError } from '../../src/node/log/durable-store.js';
 import { tempDirs } from '../support/temp-dirs.js';
 
@@ -33,7 +34,10 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
-/** A log of 15 txns 1:1..1:15 written in three flush rounds of five. */
+/**
+ * A log of 15 txns 1:1..1:15 written in three flush rounds of five. The first round's write also
+ * puts ZERO_AHEAD_BYTES of zeros after its records; the next two write over them.
+ */
 async function threeRounds(dir: string, segmentBytes?: number): Promise<void> {
   const { store } = await DurableStore.open({ dir, ...(segmentBytes ? { segmentBytes } : {}) });
   for (let r = 0; r < 3; r++) {
@@ -54,7 +58,7 @@ describe('recovery', () => {
     const dir = await tempDir();
     await threeRounds(dir);
     const file = join(dir, SEG1);
-    assert.equal((await stat(file)).size, 15 * RECORD);
+    assert.equal((await stat(file)).size, 5 * RECORD + ZERO_AHEAD_BYTES);
     await truncate(file, 15 * RECORD - 50);
     const a = await DurableStore.open({ dir });
     assert.deepEqual(counters(a.recovered.txns), range(1, 14));
@@ -80,13 +84,57 @@ describe('recovery', () => {
     await a.store.close();
   });
 
-  it('treats zeros past the last record (file grown, data not written) as a torn write', async () => {
+  it('reads zeros past the last record as the end of the log: nothing cut, and appends go on over them', async () => {
     const dir = await tempDir();
     await threeRounds(dir);
-    await truncate(join(dir, SEG1), 15 * RECORD + 4096);
+    const file = join(dir, SEG1);
+    const padded = (await stat(file)).size;
+    assert.equal(padded, 5 * RECORD + ZERO_AHEAD_BYTES, 'zeros ahead of the records');
     const a = await DurableStore.open({ dir });
     assert.deepEqual(counters(a.recovered.txns), range(1, 15));
-    assert.equal(a.report.tornTailBytes, 4096);
+    assert.equal(a.report.tornTailBytes, 0);
+    assert.deepEqual(a.report.warnings, []);
+    assert.equal((await stat(file)).size, padded, 'nothing cut');
+    a.store.apply([{ op: 'append', txns: [txn(1, 16), txn(1, 17)] }]);
+    await a.store.close();
+    assert.equal((await stat(file)).size, padded, 'written over the zeros, the file not grown');
+    const b = await DurableStore.open({ dir });
+    assert.deepEqual(counters(b.recovered.txns), range(1, 17));
+    await b.store.close();
+    // Records that reach past the zeros bring the next run of them in the same write.
+    const c = await DurableStore.open({ dir });
+    const big = Array.from({ length: Math.ceil(ZERO_AHEAD_BYTES / RECORD) }, (_, i) => txn(1, 18 + i));
+    c.store.apply([{ op: 'append', txns: big }]);
+    await c.store.close();
+    assert.equal((await stat(file)).size, (17 + big.length) * RECORD + ZERO_AHEAD_BYTES);
+    const d = await DurableStore.open({ dir });
+    assert.equal(d.recovered.txns.length, 17 + big.length);
+    assert.equal(d.report.tornTailBytes, 0);
+    await d.store.close();
+  });
+
+  it('a record torn inside the zeros ahead (its second half never written) is cut, the zeros not counted as torn', async () => {
+    const dir = await tempDir();
+    await threeRounds(dir);
+    const file = join(dir, SEG1);
+    // Record 1:15's last 60 bytes (its data) as they were before the write: zeros. Its data is
+    // filled with its counter (15), so the byte before them is the last that is not zero.
+    await patch(file, 15 * RECORD - 60, (b) => b.fill(0, 0, 60));
+    const a = await DurableStore.open({ dir });
+    assert.deepEqual(counters(a.recovered.txns), range(1, 14));
+    assert.equal(a.report.tornTailBytes, RECORD - 60);
+    assert.equal((await stat(file)).size, 14 * RECORD, 'cut after the last whole record');
+    await a.store.close();
+  });
+
+  it('a file grown with nothing written after the records (zeros) loses nothing and is not cut', async () => {
+    const dir = await tempDir();
+    await threeRounds(dir);
+    const file = join(dir, SEG1);
+    await truncate(file, 15 * RECORD + 4096);
+    const a = await DurableStore.open({ dir });
+    assert.deepEqual(counters(a.recovered.txns), range(1, 15));
+    assert.equal(a.report.tornTailBytes, 0);
     await a.store.close();
   });
 
@@ -110,7 +158,7 @@ describe('recovery', () => {
       assert.match(err.message, new RegExp(`${file.replace(/[.]/g, '\\.')} at offset ${record * RECORD}\\b`));
       assert.match(err.message, /CRC mismatch/);
       // Nothing was "repaired": the file is as it was.
-      assert.equal((await stat(file)).size, 15 * RECORD);
+      assert.equal((await stat(file)).size, 5 * RECORD + ZERO_AHEAD_BYTES);
     });
   }
 
@@ -120,9 +168,8 @@ describe('recovery', () => {
     const segs = (await readdir(dir)).filter((n) => n.startsWith('log.')).sort();
     assert.ok(segs.length >= 3, segs.join(','));
     const file = join(dir, SEG1);
-    // The final bytes of the first segment: it looks torn on its own.
-    const size = (await stat(file)).size;
-    await truncate(file, size - 10);
+    // The final bytes of the first segment's records (its first round, five): it looks torn on its own.
+    await truncate(file, 5 * RECORD - 10);
     await assert.rejects(DurableStore.open({ dir }), (e: unknown) => {
       assert.ok(e instanceof LogCorruptionError);
       assert.equal(e.file, file);

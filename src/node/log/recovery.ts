@@ -18,7 +18,7 @@ import {
   segmentName,
 } from './file-names.js';
 import { fsyncDir } from './fs-helpers.js';
-import { scanSegment, hasValidRecord } from './segment-scan.js';
+import { dataEnd, scanSegment, hasValidRecord } from './segment-scan.js';
 import { SegmentIndex } from './segment-index.js';
 import type { LoadedSnapshot, SnapshotMeta } from './snapshot-file.js';
 import { readSnapshot, readSnapshotMeta } from './snapshot-file.js';
@@ -149,11 +149,12 @@ async function readLog(
         scan.bad.offset,
       );
     }
-    // A torn tail: cut it, and empty any later segment (none holds a valid record).
-    tornTailBytes += buf.length - scan.validEnd;
+    // A torn tail: cut it, and empty any later segment (none holds a valid record). Counted up to
+    // the last byte that is not zero: zeros after it are room written ahead (disk-actions.ts).
+    tornTailBytes += scan.bad.dataEnd - scan.validEnd;
     cuts.push({ file, length: scan.validEnd });
     live.slice(i + 1).forEach((laterSeq, k) => {
-      tornTailBytes += later[k]!.length;
+      tornTailBytes += dataEnd(later[k]!);
       cuts.push({ file: join(dir, segmentName(laterSeq)), length: 0 });
       segments.push(new SegmentIndex(laterSeq));
     });

@@ -17,13 +17,15 @@ export interface ScannedRecord {
 
 export interface SegmentScan {
   readonly records: ScannedRecord[];
-  /** Where the valid prefix ends (the file length when the whole file is valid). */
+  /** Where the valid prefix ends (the file length when the whole file is valid, less any zeros after it). */
   readonly validEnd: number;
   /** The first bad record, if the file does not end cleanly. */
   readonly bad?: {
     readonly offset: number;
     readonly reason: string;
     readonly followedByDurableData: boolean;
+    /** Where the file's last byte that is not zero ends: zeros after it were never data. */
+    readonly dataEnd: number;
   };
 }
 
@@ -33,16 +35,35 @@ export function scanSegment(buf: Buffer): SegmentScan {
   while (off < buf.length) {
     const r = decodeRecordAt(buf, off);
     if (!r.ok) {
+      // Zeros to the end: the file's zero-filled room ahead of its records (disk-actions.ts), or a
+      // write of which only the file's new size persisted. Either way the records end here.
+      if (allZeros(buf, off)) return { records, validEnd: off };
       return {
         records,
         validEnd: off,
-        bad: { offset: off, reason: r.reason, followedByDurableData: durableDataFollows(buf, off + 1) },
+        bad: {
+          offset: off,
+          reason: r.reason,
+          followedByDurableData: durableDataFollows(buf, off + 1),
+          dataEnd: dataEnd(buf),
+        },
       };
     }
     records.push({ txn: r.txn, offset: off, size: r.size });
     off += r.size;
   }
   return { records, validEnd: off };
+}
+
+function allZeros(buf: Buffer, from: number): boolean {
+  return dataEnd(buf) <= from;
+}
+
+/** One past the last byte of `buf` that is not zero (0 when every byte is). */
+export function dataEnd(buf: Buffer): number {
+  let end = buf.length;
+  while (end > 0 && buf[end - 1] === 0) end--;
+  return end;
 }
 
 /** True when, from `from` on, a valid sync-point record is followed by another valid record. */
