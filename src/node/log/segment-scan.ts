@@ -17,7 +17,10 @@ export interface ScannedRecord {
 
 export interface SegmentScan {
   readonly records: ScannedRecord[];
-  /** Where the valid prefix ends (the file length when the whole file is valid, less any zeros after it). */
+  /**
+   * Where the valid prefix ends: the file's length when the whole file is valid, less any zeros
+   * after the last record.
+   */
   readonly validEnd: number;
   /** The first bad record, if the file does not end cleanly. */
   readonly bad?: {

@@ -107,7 +107,7 @@ export async function harnessHost(docker = new Docker()): Promise<string> {
 }
 
 /** 127.0.0.0/8, ::1 and IPv4 loopback written as IPv6. */
-export function isLoopback(addr: string): boolean {
+function isLoopback(addr: string): boolean {
   return /^127\./.test(addr) || addr === '::1' || /^::ffff:127\./i.test(addr);
 }
 
