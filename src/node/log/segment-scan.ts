@@ -40,7 +40,7 @@ export function scanSegment(buf: Buffer): SegmentScan {
     if (!r.ok) {
       // Zeros to the end: the file's zero-filled room ahead of its records (disk-actions.ts), or a
       // write of which only the file's new size persisted. Either way the records end here.
-      if (allZeros(buf, off)) return { records, validEnd: off };
+      if (dataEnd(buf) <= off) return { records, validEnd: off };
       return {
         records,
         validEnd: off,
@@ -56,10 +56,6 @@ export function scanSegment(buf: Buffer): SegmentScan {
     off += r.size;
   }
   return { records, validEnd: off };
-}
-
-function allZeros(buf: Buffer, from: number): boolean {
-  return dataEnd(buf) <= from;
 }
 
 /** One past the last byte of `buf` that is not zero (0 when every byte is). */
