@@ -91,6 +91,8 @@ export interface ContainerStartOptions {
 export interface ContainerMember {
   readonly id: NodeId;
   readonly cmd: readonly string[];
+  /** Variables set in the member's container ("NAME=value"). */
+  readonly env?: readonly string[];
   readonly translate: (line: string) => readonly ClusterEvent[];
   /** Lines for the container's /etc/hosts ("address name"), where the runtime sets them (swarm). */
   readonly etcHosts?: readonly string[];

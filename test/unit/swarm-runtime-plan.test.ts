@@ -151,10 +151,11 @@ test("a member's gate in bash: dials the harness, says who it is, runs the scrip
       cmd: [
         'sh',
         '-c',
-        `printf '%s|' "$@" > ${dir}/args; echo '{"ev":"started"}'; echo oops >&2`,
+        `printf '%s|' "$@" "$ODD" "$TUNED" > ${dir}/args; echo '{"ev":"started"}'; echo oops >&2`,
         'sh',
         ...words,
       ],
+      env: ["ODD=it's $HOME `x`", 'TUNED=glibc.malloc.hugetlb=1:a=b'],
       files,
     });
     let hello = '';
@@ -186,7 +187,13 @@ test("a member's gate in bash: dials the harness, says who it is, runs the scrip
       assert.deepEqual(readFileSync(f.path), f.data);
       assert.equal(statSync(f.path).mode & 0o777, 0o444);
     }
-    assert.equal(readFileSync(join(dir, 'args'), 'utf8'), words.map((w) => `${w}|`).join(''));
+    assert.equal(
+      readFileSync(join(dir, 'args'), 'utf8'),
+      [...words, "it's $HOME `x`", 'glibc.malloc.hugetlb=1:a=b'].map((w) => `${w}|`).join(''),
+      'the words and the variables as given, nothing expanded',
+    );
+    assert.throws(() => memberStartScript({ cmd: ['x'], env: ['A B=1'], files: [] }), /NAME=value/);
+    assert.throws(() => memberStartScript({ cmd: ['x'], env: ['NOVALUE'], files: [] }), /NAME=value/);
     assert.match(
       memberStartScript({ cmd: ['x'], files: [], hosts: ['10.0.0.9 pb-r-p1', "odd ' line"] }),
       /^printf '%s\\n' '10\.0\.0\.9 pb-r-p1' 'odd '\\'' line' >> \/etc\/hosts$/m,

@@ -203,6 +203,7 @@ export class DockerRuntime implements Runtime {
         Image: image,
         name: `pole-bench-${this.runId}-${m.id}`,
         Cmd: [...m.cmd],
+        ...(m.env ? { Env: [...m.env] } : {}),
         // The image's entrypoint is the node's CLI; a plan's command is the whole command line.
         ...(plan.image === 'node' ? {} : { Entrypoint: [] }),
         Labels: this.labels('node', m.id),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../../node/core/types.js';
 import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
+import { nodeProcessEnv } from '../../node/node-process-env.js';
 import { MemberProcesses, wallNow } from './member-processes.js';
 import { parseNodeEventLine, type ClusterEvent } from '../../vocabulary/node-events.js';
 
@@ -99,6 +100,7 @@ export class ProcessCluster implements ProcessMembers {
         launch: {
           command: process.execPath,
           args: [...childNodeArgs(), RUN_JS, 'node', '--config', s.configFile, '--stop-with-stdin'],
+          env: nodeProcessEnv(),
         },
         translate: parseNodeEventLine,
         stopsWithStdin: true,

@@ -103,6 +103,8 @@ export interface MemberFile {
 export interface MemberStart {
   /** The whole command line, the image's entrypoint included. */
   readonly cmd: readonly string[];
+  /** Variables the command runs with ("NAME=value"). */
+  readonly env?: readonly string[];
   readonly files: readonly MemberFile[];
   /** Lines for its /etc/hosts ("address name"): the target's peers abroad at the relay. */
   readonly hosts?: readonly string[];
@@ -110,6 +112,7 @@ export interface MemberStart {
 
 // A path goes into the start script as it is: only characters needing no quoting.
 const PLAIN_PATH = /^\/[A-Za-z0-9._/-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** One word for sh, whatever its bytes (single quotes; a quote inside as '\''). */
 export function shellWord(w: string): string {
@@ -141,6 +144,11 @@ export function memberStartScript(m: MemberStart): string {
   }
   if (m.hosts && m.hosts.length > 0)
     lines.push(`printf '%s\\n' ${m.hosts.map(shellWord).join(' ')} >> /etc/hosts`);
+  for (const v of m.env ?? []) {
+    const name = v.slice(0, Math.max(0, v.indexOf('=')));
+    if (!ENV_NAME.test(name)) throw new Error(`a member's variable must be NAME=value: '${v}'`);
+    lines.push(`export ${name}=${shellWord(v.slice(name.length + 1))}`);
+  }
   lines.push(`exec ${m.cmd.map(shellWord).join(' ')} >&${GATE_FD} ${GATE_FD}>&-`);
   return `${lines.join('\n')}\n`;
 }

@@ -399,7 +399,7 @@ export class SwarmRuntime implements Runtime {
     const m = s.member!;
     // The node image's entrypoint is its CLI; another image's command is the whole command line.
     const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...m.cmd] : m.cmd;
-    return memberStartScript({ cmd, files: this.files, hosts: m.etcHosts ?? [] });
+    return memberStartScript({ cmd, env: m.env ?? [], files: this.files, hosts: m.etcHosts ?? [] });
   }
 
   /** Opens the gates of members whose tasks run, all at once, and waits for each one's `started`. */

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseNodeEventLine } from '../../vocabulary/node-events.js';
 import type { ContainerPlan, ContainerStartOptions } from '../target.js';
 import { traceEveryOf } from '../../topology/trace-sampling.js';
+import { nodeContainerEnv } from '../../node/node-process-env.js';
 
 /** Ports inside every node's own network namespace. */
 export const POLE_CONTAINER_PORTS = { peer: 7000, client: 7001, http: 7002 } as const;
@@ -51,6 +52,7 @@ export async function planPoleContainers(o: ContainerStartOptions): Promise<Cont
     members: t.nodes.map((n) => ({
       id: n.id,
       cmd: ['node', '--config', `/config/${n.id}.json`],
+      env: nodeContainerEnv(),
       translate: parseNodeEventLine,
     })),
     clientPort: ports.client,
