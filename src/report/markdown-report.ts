@@ -847,6 +847,10 @@ function environment(r: RunResult): string {
     `- ${e.os}, kernel ${e.kernel}`,
     `- ${e.cpus} × ${e.cpuModel}`,
     `- Host: ${cell(e.hostname)}`,
+    ...(e.nodeTunables !== undefined ? [`- POLE nodes' glibc tunables: \`${e.nodeTunables}\``] : []),
+    ...(e.transparentHugePages !== undefined
+      ? [`- Transparent huge pages (this machine): ${e.transparentHugePages}`]
+      : []),
   ].join('\n');
 }
 

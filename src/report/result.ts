@@ -313,6 +313,10 @@ export interface Environment {
   readonly cpuModel: string;
   readonly poleBenchVersion: string;
   readonly hostname: string;
+  /** GLIBC_TUNABLES the POLE nodes started with (POLE runs only). */
+  readonly nodeTunables?: string;
+  /** This machine's transparent huge page mode (always, madvise, never), where Linux says. */
+  readonly transparentHugePages?: string;
 }
 
 export interface RunResult {

@@ -26,7 +26,7 @@ export function finishRun(run: RunContext): RunScenarioOutput {
       shaping: rt.shaping,
       seed: o.seed,
       thresholds: o.thresholds,
-      environment: collectEnvironment(o.version),
+      environment: collectEnvironment(o.version, rt.target.name),
     },
     {
       startedAt: s.startedAt,

@@ -421,6 +421,8 @@ export const runResultSchema = z
       cpuModel: z.string(),
       poleBenchVersion: z.string(),
       hostname: z.string(),
+      nodeTunables: z.string().optional(),
+      transparentHugePages: z.string().optional(),
     }),
   })
   .superRefine((r, ctx) => {

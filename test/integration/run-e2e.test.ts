@@ -54,6 +54,8 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     assert.equal(result.shaping.mode, 'relay');
     assert.equal(result.leaders.initial, 'p5');
     assert.equal(result.leaders.killed, 'p5');
+    // The nodes' malloc on huge pages (src/node/node-process-env.ts), as the report states it.
+    assert.match(result.environment.nodeTunables ?? '', /(^|:)glibc\.malloc\.hugetlb=1(:|$)/);
     assert.ok(result.leaders.elected && result.leaders.elected !== 'p5', `elected ${result.leaders.elected}`);
     const rec = result.recovery;
     for (const k of ['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'] as const)
