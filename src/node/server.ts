@@ -132,6 +132,7 @@ export class NodeServer {
         timers: config.timers,
         snapshotEvery: config.snapshotEvery,
         ...(config.syncDiffLimit !== undefined ? { syncDiffLimit: config.syncDiffLimit } : {}),
+        logInMemory: config.logInMemory,
         ...(config.catchUpFrom !== undefined ? { catchUpFrom: config.catchUpFrom } : {}),
         ...(config.electionWaitFor !== undefined ? { electionWaitFor: config.electionWaitFor } : {}),
         ...(heartbeat ? { heartbeat, measurementWaitMs: config.measure.waitMs } : {}),

@@ -223,3 +223,52 @@ test('ranges kept as txns are appended agree with a walk over the log, through t
     }
   }
 });
+
+test('the newest txns kept in memory: cut in steps, never past what is applied; a log behind the cut gets a SNAP', () => {
+  const counters = (h: TxnHistory): number[] => h.slice(h.base).map((t) => t.zxid.counter);
+  const leader = history(
+    ZERO_ZXID,
+    Array.from({ length: 50 }, (_, i): [number, number] => [1, i + 1]),
+  );
+  assert.equal(leader.keepNewest(40, zxid(1, 50)), false, 'within a quarter of the window: no cut');
+  for (let c = 51; c <= 100; c++) leader.append(txn(1, c));
+  // Applied only up to 1:30: the cut stops there, whatever the window says.
+  assert.equal(leader.keepNewest(40, zxid(1, 30)), true);
+  assert.deepEqual(leader.base, zxid(1, 30));
+  assert.equal(leader.length, 70);
+  // Applied up to the end: the newest 40 stay.
+  assert.equal(leader.keepNewest(40, zxid(1, 100)), true);
+  assert.deepEqual(leader.base, zxid(1, 60));
+  assert.deepEqual(
+    counters(leader),
+    Array.from({ length: 40 }, (_, i) => 61 + i),
+  );
+  assert.deepEqual(leader.ranges(), [{ epoch: 1, first: 60, last: 100 }]);
+
+  // A follower at 1:70 is within the window: a DIFF of what it lacks.
+  const near = history(
+    ZERO_ZXID,
+    Array.from({ length: 70 }, (_, i): [number, number] => [1, i + 1]),
+  );
+  const diff = leader.planSync(near.ranges(), near.last, noSnapshot);
+  assert.deepEqual(
+    diff.txns.map((t) => t.zxid.counter),
+    Array.from({ length: 30 }, (_, i) => 71 + i),
+  );
+  assert.equal(diff.snapshot, undefined);
+  // One at 1:50 is behind the cut: a snapshot, then the txns after it.
+  const far = history(
+    ZERO_ZXID,
+    Array.from({ length: 50 }, (_, i): [number, number] => [1, i + 1]),
+  );
+  const snap = leader.planSync(
+    far.ranges(),
+    far.last,
+    () => new EncodedState(zxid(1, 90), new Uint8Array([1])),
+  );
+  assert.deepEqual(snap.snapshot?.zxid, zxid(1, 90));
+  assert.deepEqual(
+    snap.txns.map((t) => t.zxid.counter),
+    Array.from({ length: 10 }, (_, i) => 91 + i),
+  );
+});

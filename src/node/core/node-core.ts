@@ -54,6 +54,13 @@ export interface CoreConfig {
   readonly snapshotEvery: number;
   /** A log further behind than this many txns is synced with a snapshot (default: never for that reason). */
   readonly syncDiffLimit?: number;
+  /**
+   * Applied txns kept in memory for DIFFs, the newest (default: all since the snapshot). A node
+   * holding every txn since its snapshot held 200-290 MB under `bench node`, and a killed node's
+   * peers see it die only once the kernel has freed all of that (docs/benchmarks.md). A log
+   * further behind than what is kept syncs by SNAP. The log on disk is not touched.
+   */
+  readonly logInMemory?: number;
   /** Most txns in one PROPOSAL; larger batches are split. */
   readonly maxBatch?: number;
   /** Whom a new leader behind its quorum catches up from, among equally up-to-date members. */
@@ -1173,6 +1180,8 @@ export class NodeCore {
       this.appliedSinceSnapshot += 1;
     }
     if (this.appliedSinceSnapshot >= this.cfg.snapshotEvery) this.takeLocalSnapshot();
+    else if (this.cfg.logInMemory !== undefined)
+      this.history.keepNewest(this.cfg.logInMemory, this.tree.lastApplied);
   }
 
   /** The state now; encoded later, a chunk at a time, by whoever sends or writes it. */

@@ -102,6 +102,21 @@ export class TxnHistory {
     this.rebuildRuns();
   }
 
+  /**
+   * Forget the oldest txns beyond the newest `keep`, but none after `notAfter` (what is not yet
+   * applied stays). Cut in steps of a quarter of `keep`, so that the copy a cut makes costs a
+   * few element moves per append. A log further behind than what is kept then syncs by SNAP,
+   * the path of a log that shares nothing with this one (planSync). Returns whether it cut.
+   */
+  keepNewest(keep: number, notAfter: Zxid): boolean {
+    if (this.txns.length <= keep + Math.max(1, keep >> 2)) return false;
+    const cut = this.txns[this.txns.length - keep - 1]!.zxid;
+    const to = compareZxid(cut, notAfter) <= 0 ? cut : notAfter;
+    if (compareZxid(to, this.baseZxid) <= 0) return false;
+    this.compactTo(to);
+    return true;
+  }
+
   /** Start over from a snapshot at z. */
   reset(z: Zxid): void {
     this.txns = [];

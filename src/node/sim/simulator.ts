@@ -29,6 +29,8 @@ export interface SimOptions {
   /** Virtual ms after the faults stop within which a leader must serve and a write commit. */
   readonly calmMs?: number;
   readonly snapshotEvery?: number;
+  /** Applied txns each node keeps in memory (NodeCoreConfig.logInMemory; default 24). */
+  readonly logInMemory?: number;
   /** Keep a trace of every event (for replaying a failure by hand). */
   readonly trace?: boolean;
   /** Heartbeats (RTT_i, F_i) on every link: needed by measured oracles. */
@@ -295,6 +297,9 @@ export class Simulation {
         ...(this.opts.initialLeader !== undefined ? { initialLeader: this.opts.initialLeader } : {}),
         timers: this.timers,
         snapshotEvery: this.opts.snapshotEvery ?? 40,
+        // Fewer than a snapshot's worth: between snapshots the window is cut too, and a log
+        // that falls behind it syncs by SNAP.
+        logInMemory: this.opts.logInMemory ?? 24,
         ...(this.opts.heartbeat ? { heartbeat: this.opts.heartbeat } : {}),
         ...(this.opts.resign ? { resign: this.opts.resign } : {}),
         electionWaitFor: this.opts.electionWaitFor ?? (this.opts.seed % 2 === 0 ? 'all' : 'live'),
