@@ -115,7 +115,7 @@ const positive = z.number().positive();
 const positiveInt = z.int().positive();
 
 /**
- * Applied txns a node keeps in memory for DIFFs (NodeCoreConfig.logInMemory says why so few).
+ * Applied txns a node keeps in memory for DIFFs (CoreConfig.logInMemory says why a limit).
  * 10,000 is 10 s of the paper's 1,000 writes/s: a follower back from a restart within that
  * gets a DIFF, one further behind a SNAP. ZooKeeper keeps 500 (commitLogCount).
  */

@@ -5,8 +5,9 @@
  * A peer learns that a node was killed only when the node's sockets close, and Linux closes them
  * after it has freed the dying process's memory (exit_mm before exit_files). Freeing 4 KiB pages
  * costs about 0.1 ms per MB on the VMs measured here, so a node holding 250 MB under load dies
- * some 30 ms late to its peers. Nearly half of what a node holds under load is its txns' data,
- * which Node allocates with glibc's malloc: asked to back its heaps with transparent huge pages
+ * some 30 ms late to its peers. Most of what a node holds under load is buffers Node gets from
+ * glibc's malloc (its txns' and state's data, and what malloc keeps of those it freed): asked to
+ * back its heaps with transparent huge pages
  * (`glibc.malloc.hugetlb=1`, glibc ≥ 2.35; the kernel's THP mode `madvise` or `always`), that
  * memory is freed in 2 MiB pages, and the same death reaches the peers 11-15 ms sooner
  * (docs/benchmarks.md: scripts/kill-close.js and `bench node`). Where glibc or the kernel lacks
