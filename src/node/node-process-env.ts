@@ -9,7 +9,7 @@
  * glibc's malloc (its txns' and state's data, and what malloc keeps of those it freed): asked to
  * back its heaps with transparent huge pages
  * (`glibc.malloc.hugetlb=1`, glibc ≥ 2.35; the kernel's THP mode `madvise` or `always`), that
- * memory is freed in 2 MiB pages, and the same death reaches the peers 11-15 ms sooner
+ * memory is freed in 2 MiB pages, and the same death reaches the peers 7-15 ms sooner
  * (docs/benchmarks.md: scripts/kill-close.js and `bench node`). Where glibc or the kernel lacks
  * it the tunable is ignored. A tunable the caller already set for this glibc option wins, so
  * `GLIBC_TUNABLES=glibc.malloc.hugetlb=0` turns it off.

@@ -8,8 +8,8 @@ import { nodeTunables } from '../node/node-process-env.js';
 /**
  * This machine and process; `poleBenchVersion` comes from the caller (oclif knows it). For a run
  * of POLE nodes, also the glibc tunables they started with and this kernel's THP mode: together
- * they say whether a killed node's memory was freed in huge pages, which moves its detection by
- * 10-15 ms (node-process-env.ts).
+ * they say whether a killed node's memory was freed in huge pages, which made its detection
+ * ~10 ms sooner here (node-process-env.ts).
  */
 export function collectEnvironment(poleBenchVersion: string, target?: string): Environment {
   const cpuList = cpus();

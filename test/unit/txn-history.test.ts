@@ -226,10 +226,15 @@ test('ranges kept as txns are appended agree with a walk over the log, through t
 
 test('the newest txns kept in memory: cut in steps, never past what is applied; a log behind the cut gets a SNAP', () => {
   const counters = (h: TxnHistory): number[] => h.slice(h.base).map((t) => t.zxid.counter);
-  const leader = history(
-    ZERO_ZXID,
-    Array.from({ length: 50 }, (_, i): [number, number] => [1, i + 1]),
-  );
+  /** Counters first..first+n-1. */
+  const run = (first: number, n: number): number[] => Array.from({ length: n }, (_, i) => first + i);
+  /** A log of epoch 1's txns 1..n from the start. */
+  const upTo = (n: number): TxnHistory =>
+    history(
+      ZERO_ZXID,
+      run(1, n).map((c): [number, number] => [1, c]),
+    );
+  const leader = upTo(50);
   assert.equal(leader.keepNewest(40, zxid(1, 50)), false, 'within a quarter of the window: no cut');
   for (let c = 51; c <= 100; c++) leader.append(txn(1, c));
   // Applied only up to 1:30: the cut stops there, whatever the window says.
@@ -239,28 +244,19 @@ test('the newest txns kept in memory: cut in steps, never past what is applied; 
   // Applied up to the end: the newest 40 stay.
   assert.equal(leader.keepNewest(40, zxid(1, 100)), true);
   assert.deepEqual(leader.base, zxid(1, 60));
-  assert.deepEqual(
-    counters(leader),
-    Array.from({ length: 40 }, (_, i) => 61 + i),
-  );
+  assert.deepEqual(counters(leader), run(61, 40));
   assert.deepEqual(leader.ranges(), [{ epoch: 1, first: 60, last: 100 }]);
 
   // A follower at 1:70 is within the window: a DIFF of what it lacks.
-  const near = history(
-    ZERO_ZXID,
-    Array.from({ length: 70 }, (_, i): [number, number] => [1, i + 1]),
-  );
+  const near = upTo(70);
   const diff = leader.planSync(near.ranges(), near.last, noSnapshot);
   assert.deepEqual(
     diff.txns.map((t) => t.zxid.counter),
-    Array.from({ length: 30 }, (_, i) => 71 + i),
+    run(71, 30),
   );
   assert.equal(diff.snapshot, undefined);
   // One at 1:50 is behind the cut: a snapshot, then the txns after it.
-  const far = history(
-    ZERO_ZXID,
-    Array.from({ length: 50 }, (_, i): [number, number] => [1, i + 1]),
-  );
+  const far = upTo(50);
   const snap = leader.planSync(
     far.ranges(),
     far.last,
@@ -269,6 +265,6 @@ test('the newest txns kept in memory: cut in steps, never past what is applied; 
   assert.deepEqual(snap.snapshot?.zxid, zxid(1, 90));
   assert.deepEqual(
     snap.txns.map((t) => t.zxid.counter),
-    Array.from({ length: 10 }, (_, i) => 91 + i),
+    run(91, 10),
   );
 });
