@@ -291,7 +291,7 @@ function electedText(e: RecoveryExplain['election'], d: RecoveryExplain['detecti
   if (e.reason === null) {
     const span =
       e.tookFromMs !== null && e.tookLoggedMs !== null
-        ? `, from its "New election" (${ms(e.tookFromMs)} ms) to its role built (${ms(e.tookLoggedMs)} ms)`
+        ? `, from its ${e.tookLookingMs !== null ? `"LOOKING" (${ms(e.tookLookingMs)} ms) or ` : ''}"New election" (${ms(e.tookFromMs)} ms) to its role built (${ms(e.tookLoggedMs)} ms)`
         : '';
     const took =
       e.tookMs !== null ? `; ZooKeeper's own figure: the election took ${ms(e.tookMs)} ms${span}` : '';

@@ -51,13 +51,16 @@ export interface ElectionExplain {
   /** ZooKeeper's own "LEADER ELECTION TOOK" figure; null where there is none (POLE). */
   readonly tookMs: number | null;
   /**
-   * When, by the leader's log, that figure starts and ends: its "New election" line (FLE sets its
-   * start just before it) and the "TOOK" line itself, ms from the fault. The two differ from each
-   * other by tookMs, to the log's millisecond: the self-check holds them to it, a check on the
-   * times the run gives ZooKeeper's events. Null where not logged (POLE, older runs).
+   * When, by the leader's log, that figure starts and ends, ms from the fault. ZooKeeper 3.8 takes
+   * its start (FastLeaderElection's start_fle) after its "LOOKING" line (tookLookingMs) and before
+   * its "New election" line (tookFromMs); between the two it may load its database from disk. It
+   * takes the end just before its "TOOK" line (tookLoggedMs). So tookMs lies between TOOK − New
+   * election and TOOK − LOOKING, to the log's millisecond: the self-check holds it there, a check on
+   * the times the run gives ZooKeeper's events. Null where not logged (POLE, older runs).
    */
   readonly tookFromMs: number | null;
   readonly tookLoggedMs: number | null;
+  readonly tookLookingMs: number | null;
 }
 
 export interface FollowerSync {
@@ -119,9 +122,18 @@ export function explainRecovery(
   // The leader's own proposal of this election (ZooKeeper's "New election"): its last before deciding
   // (searched back from the decision, without copying a run's worth of events).
   let proposed: EventOf<'candidate'> | undefined;
-  for (let i = electedAt - 1; i >= 0 && proposed === undefined; i--) {
+  let i = electedAt - 1;
+  for (; i >= 0 && proposed === undefined; i--) {
     const e = events[i]!;
     if (e.node === elected && e.ev === 'candidate' && e.t >= faultAt) proposed = e;
+  }
+  // Its "LOOKING" line before that proposal: where this election's start can be at the earliest.
+  let looking: EventOf<'election-started'> | undefined;
+  for (; proposed !== undefined && i >= 0 && looking === undefined; i--) {
+    const e = events[i]!;
+    if (e.node !== elected || e.t < faultAt) continue;
+    if (e.ev === 'candidate') break;
+    if (e.ev === 'election-started') looking = e;
   }
 
   const lost = events.find((e): e is EventOf<'leader-lost'> => e.t >= faultAt && e.ev === 'leader-lost');
@@ -178,6 +190,7 @@ export function explainRecovery(
       tookMs: took?.tookMs ?? won.tookMs ?? null,
       tookFromMs: took && proposed ? rel(proposed) : null,
       tookLoggedMs: took && proposed ? rel(took) : null,
+      tookLookingMs: took && proposed && looking ? rel(looking) : null,
     },
     sync: {
       followers: reports ? syncs : null,

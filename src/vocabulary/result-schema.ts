@@ -153,6 +153,8 @@ export const runResultSchema = z
             // Added within result@8 (ZooKeeper's figure checked against its log): absent from older files.
             tookFromMs: ms().nullable().default(null),
             tookLoggedMs: ms().nullable().default(null),
+            // Added within result@8 (where ZooKeeper's start can be at the earliest): absent from older files.
+            tookLookingMs: ms().nullable().default(null),
           }),
           sync: z.object({
             followers: z

@@ -59,8 +59,10 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
         );
     t.diagnostic(`recovery ${JSON.stringify(result.recovery)}; writes ${JSON.stringify(result.writes)}`);
     // In containers ZooKeeper's first seconds of load stall more (per-second p99s of 150-230 ms
-    // about every 5 s until some 15 s in, then none): tud's mean before the kill was 27.4, 27.9 and 30.1 ms
-    // in three runs at this seed (model 20.75, floor 1.8), so 15 ms of slack instead of 10.
+    // about every 5 s until some 15 s in): tud's mean before the kill was 27.4, 27.9 and 30.1 ms
+    // in three runs at this seed (model 20.75, floor 1.8), so 15 ms of slack instead of 10. Since
+    // 2026-11-28 the median is held to it (zk-run-checks.ts): in six runs tud's medians were
+    // −1.2..+8.4 ms over, with per-second p99s of up to 2 s well after the kill as well.
     checkPaper2dcZkRun(result, 15, (l) => t.diagnostic(l));
     // The self-check sees the JVMs and the agents through their containers' cgroups.
     const labels = (g: string): string[] => cpuLabels(result, g);

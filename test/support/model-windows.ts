@@ -7,6 +7,8 @@ export interface ModelWindow {
   readonly dc: string;
   readonly w: 'before' | 'after';
   readonly mean: number;
+  /** The window's median: what a typical write took, whatever a stall did to a few seconds of them. */
+  readonly p50: number;
   readonly model: number;
   readonly floor: number;
   /** model + floor: what the mean should be. */
@@ -18,13 +20,17 @@ export function modelWindows(result: RunResult, dcs: readonly string[]): ModelWi
   return dcs.flatMap((dc) =>
     (['before', 'after'] as const).map((w) => {
       const mean = result.latency[dc]?.[w]?.mean;
+      const p50 = result.latency[dc]?.[w]?.p50;
       const model = result.model[dc]?.[w];
       const floor = result.floor.perDc[dc]?.[w];
       assert.ok(
-        typeof mean === 'number' && typeof model === 'number' && typeof floor === 'number',
+        typeof mean === 'number' &&
+          typeof p50 === 'number' &&
+          typeof model === 'number' &&
+          typeof floor === 'number',
         `${dc} ${w}`,
       );
-      return { dc, w, mean, model, floor, predicted: model + floor };
+      return { dc, w, mean, p50, model, floor, predicted: model + floor };
     }),
   );
 }

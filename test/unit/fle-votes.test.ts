@@ -108,7 +108,13 @@ test('the run checks its ZooKeeper leader against the votes heard, and says so w
 test("the run holds ZooKeeper's own election time to its log's times, and says so when they disagree", () => {
   const base = result2dc();
   const what = 'ZooKeeper’s own election time agrees with its log’s times';
-  const zk = (election: { atMs: number; tookMs: number; tookFromMs: number; tookLoggedMs: number }) => ({
+  const zk = (election: {
+    atMs: number;
+    tookMs: number;
+    tookFromMs: number;
+    tookLoggedMs: number;
+    tookLookingMs?: number;
+  }) => ({
     ...base,
     target: 'zookeeper' as const,
     recovery: {
@@ -122,6 +128,7 @@ test("the run holds ZooKeeper's own election time to its log's times, and says s
           rounds: null,
           unheard: null,
           down: null,
+          tookLookingMs: null,
           ...election,
         },
         sync: {
@@ -146,6 +153,21 @@ test("the run holds ZooKeeper's own election time to its log's times, and says s
   ]);
   assert.deepEqual(mine(zk({ tookFromMs: 902, atMs: 1600, tookLoggedMs: 1525, tookMs: 624 })), [
     `${what}: elected at 1600.00 ms, outside its own election, 902.00 to 1525.00 ms`,
+  ]);
+  // ZooKeeper starts its count after its LOOKING line and may load its database before "New
+  // election": a 3-host swarm's leader counted 752 ms, its New election and TOOK lines 721 ms apart.
+  const swarm = { tookFromMs: 400, atMs: 1000, tookLoggedMs: 1121, tookMs: 752 };
+  assert.deepEqual(mine(zk({ ...swarm, tookLookingMs: 360 })), []);
+  // ... but never more than from its LOOKING line, nor less than from its New election line.
+  assert.deepEqual(mine(zk({ ...swarm, tookLookingMs: 390 })), [
+    `${what}: it says 752.00 ms; its "LOOKING" and "TOOK" lines are 731.00 ms apart`,
+  ]);
+  assert.deepEqual(mine(zk({ ...swarm, tookMs: 700, tookLookingMs: 360 })), [
+    `${what}: it says 700.00 ms; its "New election" and "TOOK" lines are 721.00 ms apart`,
+  ]);
+  // Without the LOOKING line (a run stored before it was read), the New election line bounds both ways.
+  assert.deepEqual(mine(zk(swarm)), [
+    `${what}: it says 752.00 ms; its "New election" and "TOOK" lines are 721.00 ms apart`,
   ]);
   // Where the log did not give both lines (POLE, stored runs), nothing is checked.
   assert.ok(!selfCheck(base).checked.includes(what));
