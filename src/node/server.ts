@@ -150,6 +150,9 @@ export class NodeServer {
     events.emit('started', {
       pid: process.pid,
       datacenter: config.datacenter,
+      // What reached this process of the tunables its runtime set (node-process-env.ts): the run
+      // holds it against the ones its report names.
+      glibcTunables: process.env['GLIBC_TUNABLES'] ?? null,
       ...server.ports(),
       recovered: {
         txns: report.txns,

@@ -26,6 +26,7 @@ import { loopStalls, snapshotTransfers } from './snapshots.js';
 import { evaluateThresholds } from './thresholds.js';
 import { parseThresholds, type Threshold } from '../vocabulary/thresholds.js';
 import { timelineSeconds } from './timeline-points.js';
+import { nodeTunablesSeen } from './node-tunables-seen.js';
 import { tracedFloor } from './traced-floor.js';
 
 /** What a run collected, start to end (run/run-context.ts RunState, with the members' events). */
@@ -189,13 +190,20 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
     },
     timeline: timeline(x.intervals, x.loadStart, x.faults, t.scenario.durationMs),
-    environment: s.environment,
+    environment: withTunablesSeen(s.environment, nodeTunablesSeen(ev)),
   };
   // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
   const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...s.thresholds];
   const partial = { ...checked, selfCheck: selfCheck(checked) };
   const thresholds = evaluateThresholds(all, partial);
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+}
+
+function withTunablesSeen(
+  e: Environment,
+  seen: Readonly<Record<string, string | null>> | undefined,
+): Environment {
+  return seen ? { ...e, nodeTunablesSeen: seen } : e;
 }
 
 function shapingInfo(s: ResultSetting): RunResult['shaping'] {

@@ -837,6 +837,14 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** How many nodes read the tunables themselves; those that read others are in the self-check. */
+function tunablesSeenText(e: RunResult['environment']): string {
+  const seen = Object.values(e.nodeTunablesSeen ?? {});
+  if (seen.length === 0) return '';
+  const same = seen.filter((s) => s === e.nodeTunables).length;
+  return `; ${same} of ${seen.length} nodes read the same in their own environment`;
+}
+
 function environment(r: RunResult): string {
   const e = r.environment;
   return [
@@ -847,7 +855,9 @@ function environment(r: RunResult): string {
     `- ${e.os}, kernel ${e.kernel}`,
     `- ${e.cpus} × ${e.cpuModel}`,
     `- Host: ${cell(e.hostname)}`,
-    ...(e.nodeTunables !== undefined ? [`- POLE nodes' glibc tunables: \`${e.nodeTunables}\``] : []),
+    ...(e.nodeTunables !== undefined
+      ? [`- POLE nodes' glibc tunables: \`${e.nodeTunables}\`${tunablesSeenText(e)}`]
+      : []),
     ...(e.transparentHugePages !== undefined
       ? [`- Transparent huge pages (this machine): ${e.transparentHugePages}`]
       : []),

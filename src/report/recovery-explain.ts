@@ -132,6 +132,7 @@ export function explainRecovery(
   for (; proposed !== undefined && i >= 0 && looking === undefined; i--) {
     const e = events[i]!;
     if (e.node !== elected || e.t < faultAt) continue;
+    // An earlier proposal of its own first: this election's LOOKING is not in the log.
     if (e.ev === 'candidate') break;
     if (e.ev === 'election-started') looking = e;
   }

@@ -315,6 +315,13 @@ export interface Environment {
   readonly hostname: string;
   /** GLIBC_TUNABLES the POLE nodes started with (POLE runs only). */
   readonly nodeTunables?: string;
+  /**
+   * The same as each POLE node's own process read it at its last start (its `started` event; null:
+   * unset): a second reading of nodeTunables, through whatever the runtime passed it by (a
+   * process's environment, a container's, a swarm task's start script). The self-check holds the
+   * two together. Absent where no node said (other targets, older runs).
+   */
+  readonly nodeTunablesSeen?: Readonly<Record<string, string | null>>;
   /** This machine's transparent huge page mode (always, madvise, never), where Linux says. */
   readonly transparentHugePages?: string;
 }

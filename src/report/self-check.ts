@@ -251,10 +251,10 @@ export function selfCheck(r: CheckedResult): SelfCheck {
   // ZooKeeper times its election itself, on its monotonic clock; the run times the same span by the
   // stamps of its log lines. Disagreeing, the run's ZooKeeper times are wrong (a misread stamp,
   // lines timed when read instead of when logged), and so is its elected figure. ZooKeeper 3.8
-  // takes the start after its "LOOKING" line and before "New election" (with its database maybe
-  // loaded from disk between them: a CI run on the 3-host swarm counted 752 ms where the "New
-  // election" and "TOOK" lines were 721 ms apart), and the end just before "TOOK". So its figure is
-  // at least the New election → TOOK span and at most the LOOKING → TOOK span.
+  // takes the start after its "LOOKING" line and before "New election" (between them it takes a
+  // lock and may load its database from disk; a CI run on the 3-host swarm counted 752 ms where the
+  // "New election" and "TOOK" lines were 721 ms apart), and the end just before "TOOK". So its
+  // figure is at least the New election → TOOK span and at most the LOOKING → TOOK span.
   const e = r.recovery.explain?.election;
   if (e && e.tookMs !== null && e.tookFromMs !== null && e.tookLoggedMs !== null) {
     const [tookMs, from, logged] = [e.tookMs, e.tookFromMs, e.tookLoggedMs];
@@ -275,6 +275,17 @@ export function selfCheck(r: CheckedResult): SelfCheck {
         fail(`elected at ${f(e.atMs)} ms, outside its own election, ${f(from)} to ${f(logged)} ms`);
     });
   }
+
+  // The report names the tunables the harness gave the POLE nodes; each node says what its own
+  // process read. Apart, a runtime lost them on the way (a container's Env, a task's start script),
+  // and the report's line, and what it says of a killed node's death, is wrong for that node.
+  const { nodeTunables, nodeTunablesSeen } = r.environment;
+  if (nodeTunables !== undefined && nodeTunablesSeen !== undefined)
+    check('every POLE node started with the glibc tunables the report names', (fail) => {
+      for (const [node, seen] of Object.entries(nodeTunablesSeen))
+        if (seen !== nodeTunables)
+          fail(`${node} read ${seen === null ? 'none' : `"${seen}"`}, not "${nodeTunables}"`);
+    });
 
   check('no negative duration', (fail) => {
     for (const [path, v] of negativeDurations(r)) fail(`${path} = ${f(v)} ms`);

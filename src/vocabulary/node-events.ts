@@ -80,6 +80,8 @@ export type NodeEventBody =
       readonly clientPort?: number;
       readonly httpPort?: number;
       readonly recovered?: Readonly<Record<string, unknown>>;
+      /** GLIBC_TUNABLES as the node's own process read it (POLE; null: unset), for the self-check. */
+      readonly glibcTunables?: string | null;
     }
   | { readonly ev: 'stopped' }
   | { readonly ev: 'fatal'; readonly error: string }

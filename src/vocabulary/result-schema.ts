@@ -424,6 +424,7 @@ export const runResultSchema = z
       poleBenchVersion: z.string(),
       hostname: z.string(),
       nodeTunables: z.string().optional(),
+      nodeTunablesSeen: z.record(z.string(), z.string().nullable()).optional(),
       transparentHugePages: z.string().optional(),
     }),
   })

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli.js';
+import { checkNodeTunables } from '../support/node-tunables-check.js';
 
 /** undefined when Docker tests of `target` can run (its images exist), else the reason they skip. */
 export async function dockerSkipReason(target: TargetName = 'pole'): Promise<string | undefined> {
@@ -63,6 +64,8 @@ export function passedSwarmRun(r: { code: number; stdout: string; stderr: string
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.leaders.initial, 'p5');
   assert.equal(result.leaders.killed, 'p5');
+  // A swarm task's tunables go by its start script.
+  if (result.target === 'pole') checkNodeTunables(result);
   return result;
 }
 

@@ -13,6 +13,7 @@ import { cpuLabels, dockerLeftovers, dockerSkipReason } from './docker-env.js';
 import { topScored } from '../support/scores.js';
 import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkPartitionRun } from '../support/partition-checks.js';
+import { checkNodeTunables } from '../support/node-tunables-check.js';
 
 const RUN_JS = join(ROOT, 'bin', 'run.js');
 const TOPOLOGY = join(ROOT, 'test', 'fixtures', 'e2e-2dc.yaml');
@@ -40,6 +41,8 @@ function runJson(args: string[]): Promise<{ code: number; result?: RunResult; st
 function checkRun(result: RunResult, diagnostic: (s: string) => void): void {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.leaders.initial, 'p5');
+  // In containers the tunables go by each container's Env.
+  checkNodeTunables(result);
   // The kill takes whoever serves at 4 s. A follower that stops hearing p5 for syncLimit (500 ms:
   // a stall of the busy 2-core CI machine) elects another before the kill (a CI run saw p4); the
   // run must then say so itself, as an election no fault explains and a self-check violation.

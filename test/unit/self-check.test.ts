@@ -218,6 +218,28 @@ describe('selfCheck', () => {
       violationsOf(r).join('\n'),
     );
   });
+
+  it('holds the glibc tunables the report names against what each node read itself', () => {
+    const what = 'every POLE node started with the glibc tunables the report names';
+    const r = result2dc();
+    // No node said (a stored run, another target): nothing to hold the line against.
+    r.environment.nodeTunables = 'glibc.malloc.hugetlb=1';
+    assert.ok(!selfCheck(r).checked.includes(what));
+    const all = 'glibc.malloc.hugetlb=1';
+    r.environment.nodeTunablesSeen = { p1: all, p2: all, p3: all, p4: all, p5: all };
+    assert.ok(selfCheck(r).checked.includes(what));
+    assert.deepEqual(violationsOf(r), []);
+    // A container that lost its Env, and one whose start script mangled the value.
+    r.environment.nodeTunablesSeen.p2 = null;
+    r.environment.nodeTunablesSeen.p4 = "'glibc.malloc.hugetlb=1'";
+    assert.deepEqual(
+      violationsOf(r).filter((v) => v.startsWith(what)),
+      [
+        `${what}: p2 read none, not "glibc.malloc.hugetlb=1"`,
+        `${what}: p4 read "'glibc.malloc.hugetlb=1'", not "glibc.malloc.hugetlb=1"`,
+      ],
+    );
+  });
 });
 
 describe('pole-bench report --check', () => {
