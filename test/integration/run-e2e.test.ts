@@ -133,10 +133,12 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
     );
     for (const hop of ['forward hop', 'COMMIT hop'] as const) {
       const m = eastBefore.parts[hop] ?? NaN;
-      // Never under the relay's delay (less its 2 % jitter): the stamps share one clock. The mean is
-      // over four or five writes on two busy cores, where one stalled receiver adds ms to it; the
-      // relay's own accuracy is tested in relay.test.ts.
-      assert.ok(m >= 5 * 0.98 - 0.05 && m <= 5 + 5, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
+      // Never under the relay's delay (less its 2 % jitter): the stamps share one clock. No bound
+      // above: the mean is over four or five writes on two busy cores, where one stalled receiver
+      // adds ms to it (a CI run on 2026-11-28 read 10.21 ms against the old bound of 10), and a
+      // doubled delay (10 ms) sat on that bound anyway. A doubled delay fails the measured RTT
+      // below; the relay's own accuracy is tested in relay.test.ts.
+      assert.ok(m >= 5 * 0.98 - 0.05, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
     }
     const measured = result.links.east?.west?.measuredRttMs ?? NaN;
     assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
