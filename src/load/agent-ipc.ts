@@ -120,7 +120,7 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
 
 function emptyDone(): DoneMessage {
   const now = wallNowMs();
-  const zero = { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
+  const zero = { count: 0, mean: 0, sd: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
   return {
     v: AGENT_PROTOCOL_VERSION,
     type: 'done',

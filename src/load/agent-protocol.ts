@@ -117,6 +117,8 @@ export const harnessMessageSchema = z.discriminatedUnion('type', [
 export const latencySummarySchema = z.object({
   count,
   mean: nonNegative,
+  /** The population standard deviation of every write's latency (the histogram's). */
+  sd: nonNegative,
   p50: nonNegative,
   p90: nonNegative,
   p99: nonNegative,

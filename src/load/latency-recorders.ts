@@ -30,11 +30,12 @@ export function recordMs(h: Histogram, ms: number): void {
 /** The ms summary of a µs histogram; all zero when it is empty. */
 export function summarizeMs(h: Histogram): LatencySummary {
   const count = h.totalCount;
-  if (count === 0) return { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
+  if (count === 0) return { count: 0, mean: 0, sd: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 };
   const at = (p: number): number => round3(h.getValueAtPercentile(p) / 1000);
   return {
     count,
     mean: round3(h.mean / 1000),
+    sd: round3(h.stdDeviation / 1000),
     p50: at(50),
     p90: at(90),
     p99: at(99),

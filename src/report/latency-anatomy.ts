@@ -66,8 +66,9 @@ export interface AnatomyBreakdown {
   readonly writes: number;
   readonly totalMs: number;
   /**
-   * The standard deviation of the traced writes' latencies, ms: how far the mean of so few may
-   * lie from the mean of every write (its standard error is this over √writes).
+   * The standard deviation of the traced writes' latencies, ms. The self-check takes the standard
+   * error of their mean from every write's spread (LatencyStats.sentSd), and this one only for
+   * stored runs without it: a stall that missed the traced writes leaves this one small.
    */
   readonly sdMs?: number;
   /** The shaping's configured one-way delays on the hops between data centers. */

@@ -40,11 +40,22 @@ export function latencyWindows(
 /** One window: corrected latency (from the intended send time), and the mean from the actual send. */
 export function stats(s: LatencySummary, fromSend: LatencySummary): LatencyStats {
   if (s.count === 0)
-    return { count: 0, mean: null, sentMean: null, p50: null, p90: null, p99: null, p999: null, max: null };
+    return {
+      count: 0,
+      mean: null,
+      sentMean: null,
+      sentSd: null,
+      p50: null,
+      p90: null,
+      p99: null,
+      p999: null,
+      max: null,
+    };
   return {
     count: s.count,
     mean: s.mean,
     sentMean: fromSend.mean,
+    sentSd: fromSend.sd,
     p50: s.p50,
     p90: s.p90,
     p99: s.p99,

@@ -152,6 +152,11 @@ export interface LatencyStats {
   readonly mean: number | null;
   /** The mean from the actual send time (not corrected): what the traced writes' anatomy measures. */
   readonly sentMean: number | null;
+  /**
+   * The standard deviation of every write's latency from the actual send (added within result@7:
+   * null in older files): how far a sample of the writes (the traced ones) may stray by chance.
+   */
+  readonly sentSd: number | null;
   readonly p50: number | null;
   readonly p90: number | null;
   readonly p99: number | null;

@@ -19,8 +19,8 @@ export const CLOCK_SLACK_MS = 1;
 export const ANATOMY_SUM_MS = 0.2;
 /**
  * The floor against the window's mean less the model: max(this, FLOOR_SHARE of the floor, or
- * FLOOR_STANDARD_ERRORS standard errors of the traced writes' mean: one write in 64 of a short
- * window is a small sample, and its mean strays from every write's by chance alone).
+ * FLOOR_STANDARD_ERRORS standard errors of the traced writes' mean, from every write's spread: one
+ * write in 64 of a short window is a small sample, and its mean strays from every write's by chance).
  */
 export const FLOOR_SLACK_MS = 1;
 export const FLOOR_SHARE = 0.2;
@@ -179,8 +179,15 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             const off = mean - model - floor;
             const traced = r.anatomy.perDc[dc]?.[w];
             if ((traced?.writes ?? 0) < FLOOR_MIN_TRACED) continue;
+            // The traced writes are a sample of the window's, so their mean strays from every
+            // write's by sd/√n, with sd every write's spread. A stall that delays a second of writes
+            // widens that spread but may hit no traced write, leaving the sample's own sd small: the
+            // sample's sd stands in only for stored runs that lack every write's.
+            const sd = r.latency[dc]?.[w]?.sentSd ?? traced?.sdMs;
             const se =
-              traced?.sdMs !== undefined && traced.writes > 1 ? traced.sdMs / Math.sqrt(traced.writes) : 0;
+              sd !== undefined && traced !== undefined && traced.writes > 1
+                ? sd / Math.sqrt(traced.writes)
+                : 0;
             const allowed = Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor, FLOOR_STANDARD_ERRORS * se);
             if (Math.abs(off) > allowed)
               fail(

@@ -43,6 +43,7 @@ const latencyStats = z.object({
   count,
   mean: ms().nullable(),
   sentMean: ms().nullable(),
+  sentSd: ms().nullable().default(null),
   p50: ms().nullable(),
   p90: ms().nullable(),
   p99: ms().nullable(),

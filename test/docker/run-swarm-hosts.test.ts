@@ -157,14 +157,20 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       `CPU: nodes ${cpu.groups['nodes']?.pctOfCore.toFixed(1)} %, agents ${cpu.groups['agents']?.pctOfCore.toFixed(1)} %, relay ${cpu.groups['relay']?.pctOfCore.toFixed(1)} %, helpers ${cpu.groups['helpers']?.pctOfCore.toFixed(1)} % of a core; not ours ${cpu.shares?.notOursPct.toFixed(1)} % of all cores`,
     );
     assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'result.json')), 'report written');
-    // The relay's delays, measured through it from where it runs, are the topology's.
-    for (const [a, b, rtt] of [
+    // The relay's delays, measured through it from where it runs, are the topology's. Over them
+    // by less than half the shortest link (4.94 ms): a doubled or another link's delay is 9.88 ms
+    // or more off, while a relay released late by three hosts' daemons and a starting cluster on
+    // two cores is not what this checks (a CI run read slac→fnal 3.56 ms over, median of 20).
+    const links = [
       ['slac', 'caltech', 9.88],
       ['slac', 'fnal', 53.26],
       ['caltech', 'fnal', 77.06],
-    ] as const) {
+    ] as const;
+    const over = Math.min(...links.map(([, , rtt]) => rtt)) / 2;
+    for (const [a, b, rtt] of links) {
       const m = result.links[a]?.[b]?.measuredRttMs ?? result.links[b]?.[a]?.measuredRttMs ?? NaN;
-      assert.ok(m >= rtt - 0.5 && m <= rtt + 3, `${a}→${b}: measured ${m} ms, configured ${rtt}`);
+      t.diagnostic(`${a}→${b}: measured ${m} ms, configured ${rtt}`);
+      assert.ok(m >= rtt - 0.5 && m < rtt + over, `${a}→${b}: measured ${m} ms, configured ${rtt}`);
     }
     for (const dc of ['caltech', 'slac', 'fnal'])
       for (const w of ['before', 'after'] as const) {

@@ -34,7 +34,7 @@ const topology = parseTopology(
 );
 
 function summary(count: number, mean: number, max: number): LatencySummary {
-  return { count, mean, p50: mean, p90: mean + 1, p99: mean + 2, p999: mean + 3, max };
+  return { count, mean, sd: mean / 10, p50: mean, p90: mean + 1, p99: mean + 2, p999: mean + 3, max };
 }
 
 /** One window of an agent: corrected latency, and 0.5 ms less from the actual send. */
@@ -183,6 +183,7 @@ describe('buildResult on a recorded paper-2dc run', () => {
     const tud = r.latency.tud!;
     assert.equal(tud.before?.mean, 31.5);
     assert.equal(tud.before?.sentMean, 31);
+    assert.equal(tud.before?.sentSd, 3.1, 'every write’s spread, from the actual send');
     assert.equal(tud.warmup?.count, 2500);
     assert.equal(tud.during?.max, 720);
     assert.equal(tud.after?.mean, 32.5);

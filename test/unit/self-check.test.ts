@@ -217,6 +217,18 @@ describe('selfCheck', () => {
       violationsOf(r).some((x) => /tud before: .*\(allowed ±4\.20 ms\)/.test(x)),
       violationsOf(r).join('\n'),
     );
+    // Every write's spread, where the run has it, sets the standard error instead: a stall that
+    // delayed a second of writes but no traced one widens it (30 ms: 3 × 2.80 = 8.4 ms) ...
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 30 };
+    assert.ok(!violationsOf(r).some((x) => /tud before/.test(x)), violationsOf(r).join('\n'));
+    // ... and writes that all kept close (4 ms: 3 × 0.37 = 1.1 ms, below 20 % of the floor) leave
+    // the traced sample's wide spread no room.
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 4 };
+    r.anatomy.perDc.tud!.before!.sdMs = 25;
+    assert.ok(
+      violationsOf(r).some((x) => /tud before: .*\(allowed ±1\.20 ms\)/.test(x)),
+      violationsOf(r).join('\n'),
+    );
   });
 
   it('holds the glibc tunables the report names against what each node read itself', () => {
