@@ -2,7 +2,7 @@
 // turns ops into these at once (updating its in-memory index), so a flush only does I/O.
 import type { EncodedSnapshot } from '../core/state-snapshot.js';
 import type { FileHandle } from 'node:fs/promises';
-import { constants } from 'node:fs';
+import { constants, writevSync } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Epochs } from './epoch-file.js';
@@ -64,8 +64,8 @@ function markSyncPoints(actions: readonly DiskAction[]): void {
 }
 
 // With fsync on, segments are opened O_DSYNC: a write returns once its data is on disk, as a write
-// followed by fdatasync would, but in one trip through libuv's thread pool instead of two, and a
-// round is usually one write. On the 2-core machine the nodes' CPU per write went from 1,138-1,205
+// followed by fdatasync would, but in one system call instead of two, and a round is usually one
+// write. On the 2-core machine the nodes' CPU per write went from 1,138-1,205
 // to 1,032-1,175 µs (bench cost, docs/benchmarks.md). Truncation is not a write and is still synced.
 const SEGMENT_FLAGS = constants.O_RDWR;
 const NEW_SEGMENT_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL;
@@ -81,6 +81,15 @@ const NEW_SEGMENT_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXC
 // 22 ms), and recovery reads a run of zeros after the last record as the log's end
 // (segment-scan.ts). ZooKeeper pads its log files for the same reason.
 export const ZERO_AHEAD_BYTES = 1024 * 1024;
+
+// A round's records are written by the event loop's own thread (writevSync), blocking it for the
+// O_DSYNC write (~0.2 ms over zeros here), instead of by libuv's thread pool. Through the pool each
+// round woke a pool thread and then the loop again (an eventfd) when it was done: two wake-ups of
+// sleeping threads per round, the dearest thing a node does on this VM at rest (a follower at 50
+// writes/s woke its loop ~200 times a second and its pool threads ~230, docs/benchmarks.md). The
+// store starts a round only once the turn's I/O is read (durable-store.ts), so a busy node still
+// shares one write among every message of the turn.
+
 const ZEROS = Buffer.alloc(ZERO_AHEAD_BYTES);
 
 /** Performs flush rounds for one data directory; owns the open segment file handles. */
@@ -118,7 +127,8 @@ export class DiskExecutor {
           const h = await this.handle(a.seq);
           const pad = await this.zerosAhead(a.seq, h, a.position + a.bytes);
           const chunks = pad > 0 ? [...a.chunks, ZEROS.subarray(0, pad)] : a.chunks;
-          const { bytesWritten } = await h.writev(chunks, a.position);
+          // On the event loop's thread, not libuv's pool (see the note on ZERO_AHEAD_BYTES).
+          const bytesWritten = writevSync(h.fd, chunks, a.position);
           if (bytesWritten !== a.bytes + pad) {
             throw new Error(`short write to ${this.path(a.seq)}: ${bytesWritten} of ${a.bytes + pad} bytes`);
           }

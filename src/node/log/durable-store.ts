@@ -138,7 +138,7 @@ export class DurableStore {
     if (this.durable >= target) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiters.push({ target, resolve, reject });
-      this.running ??= this.drain();
+      this.running ??= this.drainAfterTurn();
     });
   }
 
@@ -176,6 +176,15 @@ export class DurableStore {
   private checkUsable(): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closing) throw new Error('DurableStore is closed');
+  }
+
+  /**
+   * A round blocks the thread while it writes (disk-actions.ts): started in the check phase, after
+   * every I/O callback of this turn has applied its ops, it takes all of them in one write.
+   */
+  private async drainAfterTurn(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.drain();
   }
 
   /** Flush rounds until no caller is waiting; each round takes everything queued when it starts. */
