@@ -70,10 +70,15 @@ describe('DurableStore', () => {
     await store.close();
   });
 
-  for (const fsync of [true, false]) {
-    it(`round-trips appends and epochs with fsync ${fsync ? 'on' : 'off'}`, async () => {
+  for (const [fsync, inline] of [
+    [true, true],
+    [true, false],
+    [false, true],
+  ] as const) {
+    it(`round-trips appends and epochs with fsync ${fsync ? 'on' : 'off'}, written ${inline ? 'inline' : 'by the pool'}`, async () => {
       const dir = await tempDir();
       const a = await DurableStore.open({ dir, fsync });
+      a.store.writeInline(inline);
       const written = [...txns(1, 1, 50, 1024), ...txns(2, 1, 50, 1024)];
       a.store.apply([
         { op: 'epochs', acceptedEpoch: 1, currentEpoch: 1, acceptedLeader: 'p1' },
@@ -312,30 +317,34 @@ describe('DurableStore', () => {
     await b.store.close();
   });
 
-  it('shares flush rounds among concurrent callers (group commit) and loses nothing', async () => {
-    const dir = await tempDir();
-    const a = await DurableStore.open({ dir, fsync: true });
-    const pending: Promise<void>[] = [];
-    const written: Txn[] = [];
-    for (let i = 1; i <= 200; i++) {
-      const t = txn(1, i, 256);
-      written.push(t);
-      a.store.apply([{ op: 'append', txns: [t] }]);
-      pending.push(a.store.flush());
-    }
-    await Promise.all(pending);
-    assert.ok(a.store.flushRounds < 200 / 2, `200 flush calls shared ${a.store.flushRounds} rounds`);
-    assert.ok(a.store.flushRounds >= 1);
-    // Nothing applied since the last flush: resolves without another round.
-    const rounds = a.store.flushRounds;
-    await a.store.flush();
-    assert.equal(a.store.flushRounds, rounds);
-    // Without closing (as after a crash), a second reader sees every txn.
-    const b = await DurableStore.open({ dir });
-    assertState(b.recovered, { txns: written });
-    await b.store.close();
-    await a.store.close();
-  });
+  for (const inline of [true, false])
+    it(`shares flush rounds among concurrent callers (group commit) and loses nothing, written ${inline ? 'inline' : 'by the pool'}`, async () => {
+      const dir = await tempDir();
+      const a = await DurableStore.open({ dir, fsync: true });
+      a.store.writeInline(inline);
+      const pending: Promise<void>[] = [];
+      const written: Txn[] = [];
+      for (let i = 1; i <= 200; i++) {
+        const t = txn(1, i, 256);
+        written.push(t);
+        a.store.apply([{ op: 'append', txns: [t] }]);
+        pending.push(a.store.flush());
+      }
+      await Promise.all(pending);
+      // Inline, the round waits for the turn's end and takes all 200; the pool starts one at once.
+      if (inline) assert.equal(a.store.flushRounds, 1, 'one round for the turn');
+      assert.ok(a.store.flushRounds < 200 / 2, `200 flush calls shared ${a.store.flushRounds} rounds`);
+      assert.ok(a.store.flushRounds >= 1);
+      // Nothing applied since the last flush: resolves without another round.
+      const rounds = a.store.flushRounds;
+      await a.store.flush();
+      assert.equal(a.store.flushRounds, rounds);
+      // Without closing (as after a crash), a second reader sees every txn.
+      const b = await DurableStore.open({ dir });
+      assertState(b.recovered, { txns: written });
+      await b.store.close();
+      await a.store.close();
+    });
 
   it('writes many small batches queued for one round (more chunks than one writev takes)', async () => {
     const dir = await tempDir();

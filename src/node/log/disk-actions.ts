@@ -81,20 +81,22 @@ const NEW_SEGMENT_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXC
 // 22 ms), and recovery reads a run of zeros after the last record as the log's end
 // (segment-scan.ts). ZooKeeper pads its log files for the same reason.
 export const ZERO_AHEAD_BYTES = 1024 * 1024;
-
-// A round's records are written by the event loop's own thread (writevSync), blocking it for the
-// O_DSYNC write (~0.2 ms over zeros here), instead of by libuv's thread pool. Through the pool each
-// round woke a pool thread and then the loop again (an eventfd) when it was done: two wake-ups of
-// sleeping threads per round, the dearest thing a node does on this VM at rest (a follower at 50
-// writes/s woke its loop ~200 times a second and its pool threads ~230, docs/benchmarks.md). The
-// store starts a round only once the turn's I/O is read (durable-store.ts), so a busy node still
-// shares one write among every message of the turn.
-
 const ZEROS = Buffer.alloc(ZERO_AHEAD_BYTES);
+
+// A round's records may be written by the event loop's own thread (writevSync), blocking it for
+// the O_DSYNC write (~0.2 ms over zeros here), instead of by libuv's thread pool. Through the pool
+// each round wakes a pool thread and then the loop again (an eventfd) when it is done: two wake-ups
+// of sleeping threads per round, the dearest thing a node does on this VM at rest (a follower at 50
+// writes/s woke its loop ~210 times a second and its pool threads ~230, docs/benchmarks.md). The
+// pool lets the loop work while the disk writes, which a busy leader needs (the server chooses,
+// node/server.ts). Inline, the store starts a round only once the turn's I/O is read
+// (durable-store.ts), so one write still serves every message of the turn.
 
 /** Performs flush rounds for one data directory; owns the open segment file handles. */
 export class DiskExecutor {
   bytesWritten = 0;
+  /** Rounds' records written by the calling thread (see the note above), else by libuv's pool. */
+  inline = true;
   private readonly handles = new Map<number, FileHandle>();
   /** Per open segment, its file's size: where the zeros written ahead of its records end. */
   private readonly fileEnds = new Map<number, number>();
@@ -127,8 +129,9 @@ export class DiskExecutor {
           const h = await this.handle(a.seq);
           const pad = await this.zerosAhead(a.seq, h, a.position + a.bytes);
           const chunks = pad > 0 ? [...a.chunks, ZEROS.subarray(0, pad)] : a.chunks;
-          // On the event loop's thread, not libuv's pool (see the note on ZERO_AHEAD_BYTES).
-          const bytesWritten = writevSync(h.fd, chunks, a.position);
+          const bytesWritten = this.inline
+            ? writevSync(h.fd, chunks, a.position)
+            : (await h.writev(chunks, a.position)).bytesWritten;
           if (bytesWritten !== a.bytes + pad) {
             throw new Error(`short write to ${this.path(a.seq)}: ${bytesWritten} of ${a.bytes + pad} bytes`);
           }

@@ -179,11 +179,17 @@ export class DurableStore {
   }
 
   /**
-   * A round blocks the thread while it writes (disk-actions.ts): started in the check phase, after
-   * every I/O callback of this turn has applied its ops, it takes all of them in one write.
+   * A round written inline blocks the thread while it writes (disk-actions.ts): started in the check
+   * phase, after every I/O callback of this turn has applied its ops, it takes all of them in one
+   * write. Through the pool it starts at once, and what comes meanwhile joins the next round.
    */
+  /** Whether rounds from now on write on this thread (true, the default) or through libuv's pool. */
+  writeInline(on: boolean): void {
+    this.executor.inline = on;
+  }
+
   private async drainAfterTurn(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.executor.inline) await new Promise<void>((resolve) => setImmediate(resolve));
     await this.drain();
   }
 
