@@ -321,10 +321,6 @@ export class NodeServer {
         if (persist.length > 0) {
           const traced = this.tracer.persisting(persist);
           this.store.apply(persist);
-          // A leader's loop is the cluster's busiest (bench node: idle 2.6 s of 14.3, a follower
-          // 5): it lets the pool write while it goes on with ACKs and requests, 16 % more writes/s
-          // than writing inline. A follower has the slack, and saves the pool's two wake-ups.
-          this.store.writeInline(this.core.role !== 'leading');
           await this.store.flush();
           this.tracer.durable(traced);
           // The leader counts itself in a quorum only for what is durable (send-order.ts). Only a

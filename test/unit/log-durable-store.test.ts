@@ -78,7 +78,7 @@ describe('DurableStore', () => {
     it(`round-trips appends and epochs with fsync ${fsync ? 'on' : 'off'}, written ${inline ? 'inline' : 'by the pool'}`, async () => {
       const dir = await tempDir();
       const a = await DurableStore.open({ dir, fsync });
-      a.store.writeInline(inline);
+      a.store.writeRounds(inline ? 'inline' : 'pool');
       const written = [...txns(1, 1, 50, 1024), ...txns(2, 1, 50, 1024)];
       a.store.apply([
         { op: 'epochs', acceptedEpoch: 1, currentEpoch: 1, acceptedLeader: 'p1' },
@@ -321,7 +321,7 @@ describe('DurableStore', () => {
     it(`shares flush rounds among concurrent callers (group commit) and loses nothing, written ${inline ? 'inline' : 'by the pool'}`, async () => {
       const dir = await tempDir();
       const a = await DurableStore.open({ dir, fsync: true });
-      a.store.writeInline(inline);
+      a.store.writeRounds(inline ? 'inline' : 'pool');
       const pending: Promise<void>[] = [];
       const written: Txn[] = [];
       for (let i = 1; i <= 200; i++) {
@@ -345,6 +345,30 @@ describe('DurableStore', () => {
       await b.store.close();
       await a.store.close();
     });
+
+  it('writes inline when quiet: a turn’s flushes share one round, and one right after a round goes to the pool', async () => {
+    const batch = async (store: DurableStore, from: number): Promise<number> => {
+      const before = store.flushRounds;
+      const pending: Promise<void>[] = [];
+      for (let i = from; i < from + 50; i++) {
+        store.apply([{ op: 'append', txns: [txn(1, i, 64)] }]);
+        pending.push(store.flush());
+      }
+      await Promise.all(pending);
+      return store.flushRounds - before;
+    };
+    // Never quiet long enough after the first round: the pool starts a round at once and the
+    // rest of the turn's flushes share the next.
+    const busy = await DurableStore.open({ dir: await tempDir(), quietMs: 60_000 });
+    assert.equal(await batch(busy.store, 1), 1, 'the first round: quiet since the store opened');
+    assert.ok((await batch(busy.store, 51)) >= 2, 'through the pool');
+    await busy.store.close();
+    // Always quiet: each turn's flushes are one inline round.
+    const quiet = await DurableStore.open({ dir: await tempDir(), quietMs: 0 });
+    assert.equal(await batch(quiet.store, 1), 1);
+    assert.equal(await batch(quiet.store, 51), 1);
+    await quiet.store.close();
+  });
 
   it('writes many small batches queued for one round (more chunks than one writev takes)', async () => {
     const dir = await tempDir();

@@ -88,9 +88,9 @@ const ZEROS = Buffer.alloc(ZERO_AHEAD_BYTES);
 // each round wakes a pool thread and then the loop again (an eventfd) when it is done: two wake-ups
 // of sleeping threads per round, the dearest thing a node does on this VM at rest (a follower at 50
 // writes/s woke its loop ~210 times a second and its pool threads ~230, docs/benchmarks.md). The
-// pool lets the loop work while the disk writes, which a busy leader needs (the server chooses,
-// node/server.ts). Inline, the store starts a round only once the turn's I/O is read
-// (durable-store.ts), so one write still serves every message of the turn.
+// pool lets the loop work while the disk writes, which a busy node needs: the store chooses by how
+// long it has been quiet (durable-store.ts QUIET_MS). Inline, it starts a round only once the
+// turn's I/O is read, so one write still serves every message of the turn.
 
 /** Performs flush rounds for one data directory; owns the open segment file handles. */
 export class DiskExecutor {

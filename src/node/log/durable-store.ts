@@ -8,6 +8,7 @@
 // log and queues the disk actions (appends are encoded into one buffer per op). flush() performs
 // everything queued in one round (one writev per segment, made durable by O_DSYNC) and
 // shares that round among all concurrent callers (group commit).
+import { performance } from 'node:perf_hooks';
 import type { EncodedSnapshot } from '../core/state-snapshot.js';
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { Txn } from '../core/types.js';
@@ -35,7 +36,24 @@ export interface StoreOptions {
   readonly fsync?: boolean;
   /** A segment that has reached this size is closed and appends go to a new one (default 64 MiB). */
   readonly segmentBytes?: number;
+  /** Quiet this long, a round is written inline (default QUIET_MS; see RoundWriting). */
+  readonly quietMs?: number;
 }
+
+/**
+ * Who writes a round's records: the thread that flushes (inline), libuv's pool, or the thread when
+ * the store has been quiet for QUIET_MS and the pool otherwise (disk-actions.ts says why).
+ */
+export type RoundWriting = 'inline' | 'pool' | 'inline when quiet';
+
+/**
+ * A round that follows the last by less than this goes through the pool. At rest (a follower of a
+ * cluster taking 50 writes/s has a round every 20 ms) writing inline saves two wake-ups a round;
+ * under load the pool's threads are awake anyway, and an inline write would hold the loop while the
+ * disk, queued by every node's writes, takes its time: a follower inline under `bench node` made
+ * kill → serving 6 ms slower in the median (docs/benchmarks.md).
+ */
+export const QUIET_MS = 5;
 
 interface Waiter {
   readonly target: number;
@@ -46,6 +64,7 @@ interface Waiter {
 export class DurableStore {
   private readonly executor: DiskExecutor;
   private readonly segmentBytes: number;
+  private readonly quietMs: number;
   private segments: SegmentIndex[];
   private snapshot: SnapshotMeta | undefined;
   /** Snapshot files on disk (or queued to be) other than ones already queued for deletion. */
@@ -59,6 +78,8 @@ export class DurableStore {
   private applied = 0;
   private durable = 0;
   private rounds = 0;
+  private writing: RoundWriting = 'inline when quiet';
+  private lastRoundEnd = -Infinity;
   private waiters: Waiter[] = [];
   private running: Promise<void> | undefined;
   private failure: unknown;
@@ -68,6 +89,7 @@ export class DurableStore {
   private constructor(opts: StoreOptions, layout: RecoveredLayout) {
     this.executor = new DiskExecutor(opts.dir, opts.fsync ?? true);
     this.segmentBytes = opts.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+    this.quietMs = opts.quietMs ?? QUIET_MS;
     this.segments = layout.segments;
     this.snapshot = layout.snapshot;
     this.snapshotFiles = layout.snapshot ? [snapshotName(layout.snapshot.zxid)] : [];
@@ -138,7 +160,7 @@ export class DurableStore {
     if (this.durable >= target) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.waiters.push({ target, resolve, reject });
-      this.running ??= this.drainAfterTurn();
+      this.running ??= this.startRounds();
     });
   }
 
@@ -178,19 +200,23 @@ export class DurableStore {
     if (this.closing) throw new Error('DurableStore is closed');
   }
 
-  /**
-   * A round written inline blocks the thread while it writes (disk-actions.ts): started in the check
-   * phase, after every I/O callback of this turn has applied its ops, it takes all of them in one
-   * write. Through the pool it starts at once, and what comes meanwhile joins the next round.
-   */
-  /** Whether rounds from now on write on this thread (true, the default) or through libuv's pool. */
-  writeInline(on: boolean): void {
-    this.executor.inline = on;
+  /** How rounds from now on are written (disk-actions.ts): by default inline when quiet. */
+  writeRounds(how: RoundWriting): void {
+    this.writing = how;
   }
 
-  private async drainAfterTurn(): Promise<void> {
-    if (this.executor.inline) await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.drain();
+  /**
+   * Starts the rounds for a flush. Inline, a round blocks the thread while it writes: started in
+   * the check phase, after every I/O callback of this turn has applied its ops, it takes all of them
+   * in one write. Through the pool it starts at once, and what comes meanwhile joins the next round.
+   */
+  private startRounds(): Promise<void> {
+    const inline =
+      this.writing === 'inline' ||
+      (this.writing === 'inline when quiet' && performance.now() - this.lastRoundEnd >= this.quietMs);
+    this.executor.inline = inline;
+    if (!inline) return this.drain();
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
   }
 
   /** Flush rounds until no caller is waiting; each round takes everything queued when it starts. */
@@ -201,6 +227,7 @@ export class DurableStore {
         const upTo = this.applied;
         this.queue = [];
         await this.executor.run(actions);
+        this.lastRoundEnd = performance.now();
         this.rounds++;
         this.durable = upTo;
         const still: Waiter[] = [];
