@@ -95,8 +95,6 @@ const ZEROS = Buffer.alloc(ZERO_AHEAD_BYTES);
 /** Performs flush rounds for one data directory; owns the open segment file handles. */
 export class DiskExecutor {
   bytesWritten = 0;
-  /** Rounds' records written by the calling thread (see the note above), else by libuv's pool. */
-  inline = true;
   private readonly handles = new Map<number, FileHandle>();
   /** Per open segment, its file's size: where the zeros written ahead of its records end. */
   private readonly fileEnds = new Map<number, number>();
@@ -119,8 +117,11 @@ export class DiskExecutor {
     this.epochs = new EpochsFile(dir, fsync);
   }
 
-  /** Perform `actions` in order; with fsync on, all of it is durable when this resolves. */
-  async run(actions: readonly DiskAction[]): Promise<void> {
+  /**
+   * Perform `actions` in order; with fsync on, all of it is durable when this resolves. `inline`:
+   * the records are written by the calling thread (see the note above), else by libuv's pool.
+   */
+  async run(actions: readonly DiskAction[], inline: boolean): Promise<void> {
     this.throwBackgroundError();
     markSyncPoints(actions);
     for (const a of actions) {
@@ -129,7 +130,7 @@ export class DiskExecutor {
           const h = await this.handle(a.seq);
           const pad = await this.zerosAhead(a.seq, h, a.position + a.bytes);
           const chunks = pad > 0 ? [...a.chunks, ZEROS.subarray(0, pad)] : a.chunks;
-          const bytesWritten = this.inline
+          const bytesWritten = inline
             ? writevSync(h.fd, chunks, a.position)
             : (await h.writev(chunks, a.position)).bytesWritten;
           if (bytesWritten !== a.bytes + pad) {

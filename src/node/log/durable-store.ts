@@ -214,19 +214,18 @@ export class DurableStore {
     const inline =
       this.writing === 'inline' ||
       (this.writing === 'inline when quiet' && performance.now() - this.lastRoundEnd >= this.quietMs);
-    this.executor.inline = inline;
-    if (!inline) return this.drain();
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+    if (!inline) return this.drain(false);
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain(true));
   }
 
   /** Flush rounds until no caller is waiting; each round takes everything queued when it starts. */
-  private async drain(): Promise<void> {
+  private async drain(inline: boolean): Promise<void> {
     try {
       while (this.waiters.length > 0) {
         const actions = this.queue;
         const upTo = this.applied;
         this.queue = [];
-        await this.executor.run(actions);
+        await this.executor.run(actions, inline);
         this.lastRoundEnd = performance.now();
         this.rounds++;
         this.durable = upTo;
