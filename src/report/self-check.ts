@@ -174,20 +174,17 @@ export function selfCheck(r: CheckedResult): SelfCheck {
           for (const w of ['before', 'after'] as const) {
             const floor = floors[w];
             const model = r.model[dc]?.[w] ?? null;
-            const mean = r.latency[dc]?.[w]?.sentMean ?? null;
+            const every = r.latency[dc]?.[w];
+            const mean = every?.sentMean ?? null;
             if (floor === null || model === null || mean === null) continue;
             const off = mean - model - floor;
             const traced = r.anatomy.perDc[dc]?.[w];
-            if ((traced?.writes ?? 0) < FLOOR_MIN_TRACED) continue;
+            if (traced === undefined || traced.writes < FLOOR_MIN_TRACED) continue;
             // The traced writes are a sample of the window's, so their mean strays from every
             // write's by sd/√n, with sd every write's spread. A stall that delays a second of writes
             // widens that spread but may hit no traced write, leaving the sample's own sd small: the
             // sample's sd stands in only for stored runs that lack every write's.
-            const sd = r.latency[dc]?.[w]?.sentSd ?? traced?.sdMs;
-            const se =
-              sd !== undefined && traced !== undefined && traced.writes > 1
-                ? sd / Math.sqrt(traced.writes)
-                : 0;
+            const se = (every?.sentSd ?? traced.sdMs ?? 0) / Math.sqrt(traced.writes);
             const allowed = Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor, FLOOR_STANDARD_ERRORS * se);
             if (Math.abs(off) > allowed)
               fail(
