@@ -23,6 +23,66 @@ export interface NodeFloor {
   readonly followerMs: number | null;
   /** Writes the figures are means of (after the warm-up third). */
   readonly writes: number;
+  /**
+   * Every calibration taken, in order, the figures above being one of them (`kept`): absent for a
+   * floor not calibrated (traced, or not measured) and in files written before.
+   */
+  readonly readings?: readonly FloorReading[];
+  readonly kept?: number;
+}
+
+/** One calibration: each kind of write's mean and median, ms (null when none of that kind). */
+export interface FloorReading {
+  readonly leaderMs: number | null;
+  readonly leaderMedianMs: number | null;
+  readonly followerMs: number | null;
+  readonly followerMedianMs: number | null;
+  readonly writes: number;
+  /**
+   * Whatever else the machine ran while it wrote, % of one core (the CPU sampler's "not ours");
+   * null where it could not be read (members on other machines). Absent in older files.
+   */
+  readonly otherPctOfCore?: number | null;
+}
+
+/**
+ * How far a calibration's mean may run over its median before the reading counts as held up by
+ * the machine (a JVM's pause, a build beside it) rather than the target's cost: max(2 ms, 50 %).
+ * ZooKeeper's writes are skewed of themselves: three calibrations of one run here (2026-11-28)
+ * ran 0.8-1.4 ms over their medians for the leader's writes and 0.6-2.1 ms for the followers'
+ * (medians 3.8-4.6 ms). A floor read while a build ran beside the run came out at 15.2 ms, the
+ * usual being 4-7.6: the kind of figure this is to catch.
+ */
+export const FLOOR_STALL_SLACK_MS = 2;
+export const FLOOR_STALL_SHARE = 0.5;
+
+/**
+ * Other work beside a calibration, % of one core, past which its figures are the machine's as
+ * much as the target's. A build beside a ZooKeeper run here (2026-11-28) took its calibration from
+ * the usual 4-5 ms to 11.5 ms for the leader's writes and 12.9 ms for the followers', their
+ * medians moving with them (8.0 and 11.0): no gap between mean and median shows that.
+ */
+export const FLOOR_OTHER_MAX_PCT = 20;
+
+/**
+ * What held a calibration up, in words: each kind of write whose mean runs past its median by
+ * more than the stall allowance (a pause), and other work beside it past FLOOR_OTHER_MAX_PCT.
+ */
+export function floorStalls(r: FloorReading): string[] {
+  const out: string[] = [];
+  if ((r.otherPctOfCore ?? 0) > FLOOR_OTHER_MAX_PCT)
+    out.push(`${r.otherPctOfCore!.toFixed(0)} % of a core of other work beside it`);
+  for (const [kind, mean, median] of [
+    ['leader', r.leaderMs, r.leaderMedianMs],
+    ['follower', r.followerMs, r.followerMedianMs],
+  ] as const)
+    if (
+      mean !== null &&
+      median !== null &&
+      mean - median > Math.max(FLOOR_STALL_SLACK_MS, FLOOR_STALL_SHARE * median)
+    )
+      out.push(`${kind} mean ${mean.toFixed(2)} ms over its median ${median.toFixed(2)}`);
+  return out;
 }
 
 /** A data center's floor with `leader` leading and `alive` up: null where nothing was measured. */
@@ -106,22 +166,28 @@ async function paceWrites(
 }
 
 /** Writes at `rate` to each node in turn for `durationMs`; the first third is warm-up. */
-export async function calibrateFloor(o: CalibrateOptions): Promise<NodeFloor> {
+export async function calibrateFloor(o: CalibrateOptions): Promise<{ count: number; reading: FloorReading }> {
   const { count, latencies } = await paceWrites(o.nodes, { ...o, pathPrefix: FLOOR_PREFIX });
   // The first third pays for connections and JIT warm-up: not the steady cost.
   const steady = latencies.filter((l) => l.i > count / 3);
-  const mean = (xs: number[]): number | null =>
-    xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+  const leader = steady.filter((l) => l.id === o.leader).map((l) => l.ms);
+  const follower = steady.filter((l) => l.id !== o.leader).map((l) => l.ms);
   return {
-    method:
-      `calibrated after the load on the run's live members with every delay between data centers ` +
-      `set to zero (the relay still in the path): ${count} writes of ${o.size} bytes at ${o.rate}/s, ` +
-      `to each node in turn, by the harness's client`,
-    leaderMs: mean(steady.filter((l) => l.id === o.leader).map((l) => l.ms)),
-    followerMs: mean(steady.filter((l) => l.id !== o.leader).map((l) => l.ms)),
-    writes: steady.length,
+    count,
+    reading: {
+      leaderMs: mean(leader),
+      leaderMedianMs: median(leader),
+      followerMs: mean(follower),
+      followerMedianMs: median(follower),
+      writes: steady.length,
+    },
   };
 }
+
+const mean = (xs: readonly number[]): number | null =>
+  xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs: readonly number[]): number | null =>
+  xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 /**
  * Warm-up before the load: writes at the run's rate straight to the leader, through its real

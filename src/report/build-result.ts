@@ -18,7 +18,14 @@ import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './late
 import { latencyWindows } from './latency-windows.js';
 import { modelColumns } from './model-columns.js';
 import { recoveryFigures } from './recovery-figures.js';
-import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
+import {
+  LOST_LISTED_MAX,
+  verdictFor,
+  type Environment,
+  type LinkReadingsRecord,
+  type PreloadInfo,
+  type RunResult,
+} from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
 import { lostKeyCount, type FaultMark, type FinalRead } from '../vocabulary/names.js';
 import { selfCheck, type CheckedResult } from './self-check.js';
@@ -45,6 +52,8 @@ export interface CollectedRun {
   readonly cause: FaultMark | null;
   /** Measured RTT between data centers, ms (NaN where the shaping cannot measure). */
   readonly links: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Every reading of the relay's probe behind `links`; null where the shaping reads none. */
+  readonly linkReadings?: LinkReadingsRecord | null;
   /** By data center: its load agent's `done`. */
   readonly dones: ReadonlyMap<string, DoneMessage>;
   readonly intervals: readonly IntervalMessage[];
@@ -174,6 +183,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       ? { loopStalls: loopStalls(ev, x.loadStart), loopStallMs: LOOP_STALL_MS }
       : {}),
     links: linkRtts(t, x.links),
+    linkReadings: x.linkReadings ?? null,
     ...(x.clocks ? { clocks: x.clocks } : {}),
     writes: {
       attempted: sum((d) => d.totals.attempted),
@@ -225,6 +235,8 @@ function linkRtts(t: Topology, measured: CollectedRun['links']): RunResult['link
       (links[a.name] ??= {})[b.name] = {
         configuredRttMs: t.rttMs(a.name, b.name),
         measuredRttMs: m === undefined || Number.isNaN(m) ? null : m,
+        // The round trip's jitter: the two directions' spreads, independent, added as variances.
+        jitterMs: Math.hypot(t.jitterMs(a.name, b.name), t.jitterMs(b.name, a.name)),
       };
     }
   return links;

@@ -155,10 +155,39 @@ function links(r: RunResult): string {
   return [
     head,
     '',
-    `Round-trip time between data centers in ms: configured / measured through the ${r.shaping.mode} shaping before the load, the median round trip (measurement error).`,
+    `Round-trip time between data centers in ms: configured / measured through the ${r.shaping.mode} shaping before the load, the median round trip (measurement error).${linkReadingsNote(r)}`,
     '',
     table(['', ...names], rows),
   ].join('\n');
+}
+
+/** The kept calibration's medians, and the other work beside each calibration, where recorded. */
+function calibrationMedians(f: RunResult['floor']): string {
+  const k = f.readings?.[f.kept ?? -1];
+  if (!k) return '';
+  const others = f
+    .readings!.map((x) => (x.otherPctOfCore == null ? '?' : x.otherPctOfCore.toFixed(0)))
+    .join(', ');
+  return ` Their medians: ${ms(k.leaderMedianMs)} and ${ms(k.followerMedianMs)} ms. Other work on the machine beside each calibration: ${others} % of a core.`;
+}
+
+/** What the probe's undelayed route read beside the links, and any reading taken again. */
+function linkReadingsNote(r: RunResult): string {
+  const lr = r.linkReadings;
+  const kept = lr?.readings[lr.kept];
+  if (!lr || !kept) return '';
+  const note = ` A route of the same relay with no delay, read over the same span, took ${ms(kept.undelayedMs)} ms: the machine's own part of every figure.`;
+  const others = lr.readings.filter((_, i) => i !== lr.kept);
+  if (others.length === 0) return note;
+  const said = others
+    .map(
+      (o) =>
+        `${ms(o.undelayedMs)} ms (${Object.entries(o.rtts)
+          .map(([p, v]) => `${p.replace('>', '→')} ${ms(v)}`)
+          .join(', ')})`,
+    )
+    .join('; ');
+  return `${note} The links were read ${lr.readings.length} times, while the undelayed route read as a held-up machine; the quietest reading is shown, the others' undelayed route read ${said}.`;
 }
 
 function leaders(r: RunResult): string {
@@ -491,7 +520,7 @@ function againstModel(r: RunResult): string {
       ? `Floor: what a write costs beside the network, from ${f.method}, ${count(f.writes)} writes. Beside it, the same quantity from every write of the window: its mean from the actual send time less the paper model; the two agree within max(1 ms, 20 %) or the run says so (Cross-checks).`
       : f.leaderMs === null && f.followerMs === null
         ? `Node floor ${f.method}.`
-        : `Node floor: ${ms(f.leaderMs)} ms for a write sent to the leader, ${ms(f.followerMs)} ms for one a follower forwards (${count(f.writes)} writes; ${f.method}); a data center's floor mixes the two by the share of its live servers that leads.`;
+        : `Node floor: ${ms(f.leaderMs)} ms for a write sent to the leader, ${ms(f.followerMs)} ms for one a follower forwards (${count(f.writes)} writes; ${f.method}); a data center's floor mixes the two by the share of its live servers that leads.${calibrationMedians(f)}`;
   return [
     '## Latency against the model',
     '',

@@ -17,6 +17,7 @@ import type { LatencyAnatomy } from './latency-anatomy.js';
 import type { ElectionsInfo } from './elections.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
 import type { ClockReport } from '../measure/clock-offset.js';
+import type { FloorReading } from '../measure/node-floor.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
 import type { RecoveryExplain } from './recovery-explain.js';
@@ -213,6 +214,14 @@ export interface FloorInfo {
   readonly writes: number;
   /** perDc[dc]: the floor under the leader of each window. */
   readonly perDc: Readonly<Record<string, ModelWindows>>;
+  /**
+   * A calibrated floor's per-window mix of the kept calibration's medians instead of its means:
+   * what a window's median is held to (absent for a traced floor and in older files).
+   */
+  readonly perDcMedian?: Readonly<Record<string, ModelWindows>>;
+  /** A calibrated floor: every calibration taken, and which one the figures are (absent in older files). */
+  readonly readings?: readonly FloorReading[];
+  readonly kept?: number;
 }
 
 export interface SelfCheck {
@@ -226,6 +235,22 @@ export interface LinkRtt {
   readonly configuredRttMs: number;
   /** Measured through the shaping before the load started; null when not measured. */
   readonly measuredRttMs: number | null;
+  /** The configured round trip's jitter, ms (its two directions' added as variances; absent in older files). */
+  readonly jitterMs?: number;
+}
+
+/** One reading of the links by the relay's probe (shaping/relay/relay-shaping.ts, PairReading). */
+export interface LinkReading {
+  /** "a>b" → the median round trip through a route of that pair's delays, ms. */
+  readonly rtts: Readonly<Record<string, number>>;
+  /** The median round trip through the same relay with no delay, read over the same span, ms. */
+  readonly undelayedMs: number;
+}
+
+/** Every reading the relay's probe took before the load, and the one `links` shows. */
+export interface LinkReadingsRecord {
+  readonly readings: readonly LinkReading[];
+  readonly kept: number;
 }
 
 /** How many "key@member" entries of the final read's finds a result keeps. */
@@ -390,6 +415,11 @@ export interface RunResult {
   readonly loopStallMs?: number;
   /** links[a][b]: the round trip between data centers a and b. */
   readonly links: Readonly<Record<string, Readonly<Record<string, LinkRtt>>>>;
+  /**
+   * Every reading of the links by the relay's probe, with the undelayed route read beside them;
+   * null where the shaping reads none (added within result@7: absent from files written before).
+   */
+  readonly linkReadings?: LinkReadingsRecord | null;
   /**
    * Every other host's clock against the harness's, before and after the load, by host name
    * (measure/clock-offset.ts): what its stamps were corrected by, and how surely. Added within

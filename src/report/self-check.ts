@@ -4,6 +4,12 @@
 // on a stored run. A violation does not stop a run from writing everything it measured; it says
 // which figures are suspect.
 import { ASSUMED_DRIFT_PPM } from '../measure/clock-offset.js';
+import {
+  FLOOR_OTHER_MAX_PCT,
+  FLOOR_STALL_SHARE,
+  FLOOR_STALL_SLACK_MS,
+  floorStalls,
+} from '../measure/node-floor.js';
 import { bestScored } from './fle-votes.js';
 import type { RunResult, SelfCheck } from './result.js';
 
@@ -27,6 +33,15 @@ export const FLOOR_SHARE = 0.2;
 export const FLOOR_STANDARD_ERRORS = 3;
 /** Fewer traced writes than this in a window are too few to hold every write's mean against. */
 export const FLOOR_MIN_TRACED = 20;
+/**
+ * A measured link against its configured RTT, beyond what the machine's own round trip added then
+ * (the undelayed route read beside it): max(this, LINK_SHARE of the RTT) + LINK_JITTERS times the
+ * round trip's jitter (a median of a few dozen round trips strays with it, and a skewed
+ * distribution's median sits below its mean). A doubled delay or a missing one is far outside.
+ */
+export const LINK_SLACK_MS = 2;
+export const LINK_SHARE = 0.1;
+export const LINK_JITTERS = 2;
 /**
  * ZooKeeper's own election time against its log's: the lines are stamped to the ms, and a line is
  * logged a little after the time it brackets (seen within 1 ms in the fixtures' runs).
@@ -191,6 +206,42 @@ export function selfCheck(r: CheckedResult): SelfCheck {
                 `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms (allowed ±${f(allowed)} ms)`,
               );
           }
+      },
+    );
+
+  const linkReadings = r.linkReadings;
+  if (linkReadings) {
+    const kept = linkReadings.readings[linkReadings.kept];
+    check(
+      `every link measured within max(${LINK_SLACK_MS} ms, ${LINK_SHARE * 100} %) + ${LINK_JITTERS} jitters of its configured RTT, beyond the undelayed route's round trip read beside it`,
+      (fail) => {
+        if (!kept) return fail(`no reading ${linkReadings.kept} among ${linkReadings.readings.length}`);
+        for (const [a, row] of Object.entries(r.links))
+          for (const [b, link] of Object.entries(row)) {
+            if (a === b || link.measuredRttMs === null) continue;
+            const beyond = link.measuredRttMs - kept.undelayedMs;
+            const allowed =
+              Math.max(LINK_SLACK_MS, LINK_SHARE * link.configuredRttMs) +
+              LINK_JITTERS * (link.jitterMs ?? 0);
+            if (Math.abs(beyond - link.configuredRttMs) > allowed)
+              fail(
+                `${a}→${b}: measured ${f(link.measuredRttMs)} ms − the undelayed ${f(kept.undelayedMs)} = ${f(beyond)}, configured ${f(link.configuredRttMs)} (allowed ±${f(allowed)})`,
+              );
+          }
+      },
+    );
+  }
+
+  const floorReadings = r.floor.source === 'calibrated' ? r.floor.readings : undefined;
+  if (floorReadings)
+    check(
+      `the calibrated floor taken on a quiet machine: its means within max(${FLOOR_STALL_SLACK_MS} ms, ${FLOOR_STALL_SHARE * 100} %) of their medians, at most ${FLOOR_OTHER_MAX_PCT} % of a core of other work beside it`,
+      (fail) => {
+        const kept = floorReadings[r.floor.kept ?? floorReadings.length - 1];
+        if (!kept) return fail(`no calibration ${r.floor.kept} among ${floorReadings.length}`);
+        const stalls = floorStalls(kept);
+        if (stalls.length > 0)
+          fail(`${stalls.join('; ')} (the least stalled of ${floorReadings.length} calibrations)`);
       },
     );
 

@@ -18,6 +18,7 @@ import type { PreloadInfo } from '../report/result.js';
 import type { Threshold } from '../vocabulary/thresholds.js';
 import { wallNow } from '../runtime/process/process-cluster.js';
 import type { Runtime } from '../runtime/runtime.js';
+import type { LinkReadings } from '../shaping/relay/relay-shaping.js';
 import type { Topology } from '../topology/topology.js';
 import { FaultBook } from '../chaos/fault-book.js';
 import { abortable } from './abortable.js';
@@ -53,7 +54,7 @@ export interface RunState {
   readonly harnessEvents: Array<Record<string, unknown>>;
   /** Bring-up: the leader serving first, the measured links, the state written before the load. */
   initial: NodeId | null;
-  links: Map<string, Map<string, number>>;
+  links: LinkReadings;
   preloaded: PreloadInfo | null;
   /** Load: wall ms of its t = 0 (0 until the load is scheduled), and the agents' interval reports. */
   loadStart: number;
@@ -99,7 +100,7 @@ export function openRun(o: RunScenarioOptions): RunContext {
     errors: [],
     harnessEvents: [],
     initial: null,
-    links: new Map(),
+    links: { rtts: new Map(), readings: null },
     preloaded: null,
     loadStart: 0,
     intervals: [],

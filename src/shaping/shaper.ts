@@ -7,7 +7,13 @@
 // scenario changes, measures and closes it through this interface only.
 import type { NodeId } from '../node/core/types.js';
 import type { Address, ShapingName } from '../vocabulary/names.js';
-import type { DialDirection, RelayedNode, RouteListen, WanDelays } from './relay/relay-shaping.js';
+import type {
+  DialDirection,
+  LinkReadings,
+  RelayedNode,
+  RouteListen,
+  WanDelays,
+} from './relay/relay-shaping.js';
 import type { Topology } from '../topology/topology.js';
 
 export type { WanDelays };
@@ -54,7 +60,7 @@ export interface Shaper {
   /** Sets the round-trip time between two data centers, open connections included; false where it cannot. */
   setRtt(dcA: string, dcB: string, rttMs: number): Promise<boolean>;
   /** Median RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
-  measure(samples: number): Promise<Map<string, Map<string, number>>>;
+  measure(samples: number): Promise<LinkReadings>;
   /** CPU ms this shaping's own threads have used in the harness so far; null where it has none. */
   cpuMs(): Promise<number | null>;
   /** Removes whatever it installed; safe to call twice. */
@@ -73,7 +79,10 @@ export function directDial(members: readonly RelayedNode[]): Dial {
 }
 
 /** The matrix for shaping that was not measured: NaN between data centers. */
-export function unmeasuredLinks(t: Topology): Map<string, Map<string, number>> {
+export function unmeasuredLinks(t: Topology): LinkReadings {
   const dcs = t.datacenters.map((d) => d.name);
-  return new Map(dcs.map((a) => [a, new Map(dcs.map((b) => [b, a === b ? 0 : NaN]))]));
+  return {
+    rtts: new Map(dcs.map((a) => [a, new Map(dcs.map((b) => [b, a === b ? 0 : NaN]))])),
+    readings: null,
+  };
 }

@@ -201,6 +201,22 @@ export const runResultSchema = z
       followerMs: ms().nullable(),
       writes: count,
       perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+      perDcMedian: z
+        .record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() }))
+        .optional(),
+      readings: z
+        .array(
+          z.object({
+            leaderMs: ms().nullable(),
+            leaderMedianMs: ms().nullable(),
+            followerMs: ms().nullable(),
+            followerMedianMs: ms().nullable(),
+            writes: count,
+            otherPctOfCore: z.number().min(0).nullable().optional(),
+          }),
+        )
+        .optional(),
+      kept: z.number().int().min(0).optional(),
     }),
     selfCheck: z.object({ checked: z.array(z.string()), violations: z.array(z.string()) }),
     cpu: z.object({
@@ -360,8 +376,22 @@ export const runResultSchema = z
     loopStallMs: ms().min(0).optional(),
     links: z.record(
       z.string(),
-      z.record(z.string(), z.object({ configuredRttMs: ms().min(0), measuredRttMs: ms().nullable() })),
+      z.record(
+        z.string(),
+        z.object({
+          configuredRttMs: ms().min(0),
+          measuredRttMs: ms().nullable(),
+          jitterMs: ms().min(0).optional(),
+        }),
+      ),
     ),
+    linkReadings: z
+      .object({
+        readings: z.array(z.object({ rtts: z.record(z.string(), ms().min(0)), undelayedMs: ms().min(0) })),
+        kept: z.number().int(),
+      })
+      .nullable()
+      .optional(),
     clocks: z
       .object({
         method: z.string(),

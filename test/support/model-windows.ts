@@ -13,6 +13,11 @@ export interface ModelWindow {
   readonly floor: number;
   /** model + floor: what the mean should be. */
   readonly predicted: number;
+  /**
+   * model + the floor of the calibration's medians (result.floor.perDcMedian): what the median
+   * should be; the mean's where the floor has no medians (traced, or a file from before).
+   */
+  readonly predictedMedian: number;
 }
 
 /** Each data center's before and after windows; every figure must be there. */
@@ -30,7 +35,17 @@ export function modelWindows(result: RunResult, dcs: readonly string[]): ModelWi
           typeof floor === 'number',
         `${dc} ${w}`,
       );
-      return { dc, w, mean, p50, model, floor, predicted: model + floor };
+      const floorMedian = result.floor.perDcMedian?.[dc]?.[w] ?? floor;
+      return {
+        dc,
+        w,
+        mean,
+        p50,
+        model,
+        floor,
+        predicted: model + floor,
+        predictedMedian: model + floorMedian,
+      };
     }),
   );
 }

@@ -16,6 +16,9 @@ export function checkPaper2dcZkRun(
       `recovery detect/elected/serving/first commit ${['detectMs', 'electedMs', 'servingMs', 'firstCommitMs'].map((k) => result.recovery[k as 'detectMs']).join('/')} ms; ` +
       `writes acked ${result.writes.acked} of ${result.writes.attempted}, failed ${result.writes.failed}, lost ${result.writes.lost}`,
   );
+  say(
+    `floor ${result.floor.leaderMs?.toFixed(2)} / ${result.floor.followerMs?.toFixed(2)} ms (leader / follower); calibrations ${JSON.stringify(result.floor.readings)}, kept ${result.floor.kept}; self-check violations ${JSON.stringify(result.selfCheck.violations)}`,
+  );
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
   assert.equal(result.target, 'zookeeper');
   assert.equal(result.shaping.mode, 'relay');
@@ -45,7 +48,10 @@ export function checkPaper2dcZkRun(
   // the model itself (the relay's delays are on every path; 2 % jitter at most): the mean is held to
   // that. The median is held to the bar: a stall of the machine's (a JVM's pause, the five JVMs,
   // the relay and the agents queueing for two cores) delays every write of a second or two and
-  // moves a 10-20 s window's mean as far as a doubled delay would, but not its median. CI runs on
+  // moves a 10-20 s window's mean as far as a doubled delay would, but not its median. The median
+  // is held to the model plus the calibration's medians, like with like: ZooKeeper's writes are
+  // skewed, the calibration's means ran 0.6-2.6 ms over its medians here (2026-11-28), and a window's
+  // median held to the mean floor read up to 4.4 ms under it with 4.43 allowed. CI runs on
   // 2026-11-28 read tud's mean at 47.96 ms before the kill (model 20.75 + floor 3.56) and at 73.66
   // after it (41.5 + 5.77), in containers. Six container runs here (2026-11-28, seed 7): tud's
   // medians −1.2..+8.4 ms over, its means +1.0..+18.8 (the +18.8 with a build running beside it).
@@ -53,17 +59,21 @@ export function checkPaper2dcZkRun(
   // run gets, the process runtime's run, with none, and run-docker.test.ts's comparison of the two
   // runtimes catch it). Before the kill the bar gets 2 ms more: the JVMs are still compiling then.
   // docs/zookeeper.md has the figures.
-  for (const { dc, w, mean, p50, model, floor, predicted } of modelWindows(result, ['tud', 'cern'])) {
-    const allowed = Math.max(0.15 * predicted, 3) + (w === 'before' ? 2 : 0);
+  for (const { dc, w, mean, p50, model, floor, predicted, predictedMedian } of modelWindows(result, [
+    'tud',
+    'cern',
+  ])) {
+    const allowed = Math.max(0.15 * predictedMedian, 3) + (w === 'before' ? 2 : 0);
     // Printed before the checks, so that a failure in CI shows every window's figures.
     say(
-      `${dc} ${w}: median ${p50.toFixed(2)} ms, mean ${mean.toFixed(2)}, model ${model} + floor ${floor.toFixed(2)}: ` +
-        `median ${(p50 - predicted).toFixed(2)} over (allowed ±${(allowed + slackMs).toFixed(2)}), mean ${(mean - predicted).toFixed(2)} over`,
+      `${dc} ${w}: median ${p50.toFixed(2)} ms, mean ${mean.toFixed(2)}, model ${model} + floor ${floor.toFixed(2)} ` +
+        `(of the calibration's medians ${(predictedMedian - model).toFixed(2)}): median ${(p50 - predictedMedian).toFixed(2)} over ` +
+        `(allowed ±${(allowed + slackMs).toFixed(2)}), mean ${(mean - predicted).toFixed(2)} over`,
     );
     assert.ok(mean >= model * 0.98, `${dc} ${w}: ${mean} ms under the model ${model}`);
     assert.ok(
-      Math.abs(p50 - predicted) <= allowed + slackMs,
-      `${dc} ${w}: median ${p50} ms for model ${model} + floor ${floor} (allowed ±${allowed + slackMs} ms)`,
+      Math.abs(p50 - predictedMedian) <= allowed + slackMs,
+      `${dc} ${w}: median ${p50} ms for model ${model} + the floor's median ${predictedMedian - model} (allowed ±${allowed + slackMs} ms)`,
     );
   }
   // FastLeaderElection elects the newest history (then the highest sid): usually a follower in

@@ -191,8 +191,11 @@ describe('buildResult on a recorded paper-2dc run', () => {
     assert.deepEqual([tud.attempted, tud.failed, tud.lost], [9298, 0, null]);
     assert.equal(r.latency.cern?.before?.p99, 14.25);
     assert.deepEqual(r.writes, { attempted: 18_596, acked: 18_596, failed: 0, lost: 0 });
-    assert.deepEqual(r.links.tud?.cern, { configuredRttMs: 20.75, measuredRttMs: 21.1 });
-    assert.deepEqual(r.links.cern?.tud, { configuredRttMs: 20.75, measuredRttMs: null });
+    // paper-2dc's jitter: 2 % of each direction's 10.375 ms, the round trip's the two as variances.
+    const { jitterMs, ...tudCern } = r.links.tud!.cern!;
+    assert.deepEqual(tudCern, { configuredRttMs: 20.75, measuredRttMs: 21.1 });
+    assert.ok(Math.abs(jitterMs! - Math.hypot(0.2075, 0.2075)) < 1e-9, `jitter ${jitterMs}`);
+    assert.deepEqual(r.links.cern?.tud, { configuredRttMs: 20.75, measuredRttMs: null, jitterMs });
     assert.deepEqual(r.timeline.faults, [mark]);
     assert.equal(r.timeline.startedAt, new Date(run.loadStart).toISOString());
 

@@ -35,6 +35,26 @@ describe('model columns', () => {
     assert.equal(f.perDc.slac!.after, 1.4);
     assert.equal(f.perDc.fnal!.after, 1.4);
     assert.equal(f.method, 'test');
+    // No calibrations recorded: no floor of medians.
+    assert.equal(f.perDcMedian, undefined);
+  });
+
+  it("a calibrated floor's medians are mixed the same way, from the calibration kept", () => {
+    const t = parseTopology('paper-3dc-deployment-1.yaml', text);
+    const reading = (l: number, f: number) => ({
+      leaderMs: l + 1,
+      leaderMedianMs: l,
+      followerMs: f + 1,
+      followerMedianMs: f,
+      writes: 100,
+    });
+    const calibrated: NodeFloor = { ...floor, readings: [reading(9, 9), reading(0.6, 1.2)], kept: 1 };
+    const { floor: f } = modelColumns(t, { initial: 'p5', elected: 'p4', killed: 'p5' }, calibrated);
+    assert.equal(f.perDcMedian?.caltech?.before, (0.6 + 1.2) / 2);
+    assert.equal(f.perDcMedian?.caltech?.after, 0.6);
+    assert.equal(f.perDcMedian?.fnal?.after, 1.2);
+    // The means' floor is the one the figures name, as before.
+    assert.equal(f.perDc.caltech!.after, 0.8);
   });
 
   it('the floor does not depend on any delay between data centers', () => {

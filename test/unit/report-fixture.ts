@@ -189,6 +189,10 @@ export function result2dc(): MutableResult {
         tud: { before: 1.2, after: 1.05 },
         cern: { before: 1.1, after: 1.2 },
       },
+      readings: [
+        { leaderMs: 0.9, leaderMedianMs: 0.8, followerMs: 1.2, followerMedianMs: 1.1, writes: 2000 },
+      ],
+      kept: 0,
     },
     selfCheck: {
       checked: ['every window’s count + failed = attempted, per data center and in all'],
@@ -324,8 +328,12 @@ export function result2dc(): MutableResult {
     ],
     loopStallMs: 20,
     links: {
-      tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93 } },
-      cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88 } },
+      tud: { cern: { configuredRttMs: 20.75, measuredRttMs: 20.93, jitterMs: 0.29 } },
+      cern: { tud: { configuredRttMs: 20.75, measuredRttMs: 20.88, jitterMs: 0.29 } },
+    },
+    linkReadings: {
+      readings: [{ rtts: { 'tud>cern': 20.93, 'cern>tud': 20.88 }, undelayedMs: 0.31 }],
+      kept: 0,
     },
     writes: { attempted: 30_000, acked: 29_940, failed: 60, lost: 0 },
     load: { targetRate: 1000, achievedRate: 999.7, latenessP99Ms: 0.42 },

@@ -254,6 +254,102 @@ describe('selfCheck', () => {
   });
 });
 
+describe('selfCheck: the links and the calibrated floor, each against a second reading', () => {
+  const linkCheck = /^every link measured within/;
+  const floorCheck = /^the calibrated floor taken on a quiet machine/;
+
+  it('holds a measured link less the undelayed route read beside it to the configured RTT', () => {
+    const r = result2dc();
+    assert.ok(selfCheck(r).checked.some((c) => linkCheck.test(c)));
+    // A doubled delay: 41.5 ms less 0.31 is 20.44 past the configured 20.75, allowed max(2, 2.075) + 2 × 0.29.
+    r.links.tud!.cern = { configuredRttMs: 20.75, measuredRttMs: 41.81, jitterMs: 0.29 };
+    assert.ok(
+      violationsOf(r).some((v) =>
+        /^every link measured.*tud→cern: measured 41\.81 ms − the undelayed 0\.31 = 41\.50, configured 20\.75 \(allowed ±2\.66\)/.test(
+          v,
+        ),
+      ),
+      violationsOf(r).join('\n'),
+    );
+    // A missing delay fails as well.
+    r.links.tud!.cern = { configuredRttMs: 20.75, measuredRttMs: 0.6, jitterMs: 0.29 };
+    assert.ok(violationsOf(r).some((v) => /tud→cern: measured 0\.60 ms/.test(v)));
+  });
+
+  it('takes a held-up machine out: 32.62 ms read while the undelayed route took 11.9', () => {
+    const r = result2dc();
+    r.links.tud!.cern = { configuredRttMs: 20.75, measuredRttMs: 32.62, jitterMs: 0.29 };
+    assert.ok(
+      violationsOf(r).some((v) => linkCheck.test(v)),
+      'the undelayed route read 0.31 ms',
+    );
+    r.linkReadings = {
+      readings: [{ rtts: { 'tud>cern': 32.62, 'cern>tud': 32.5 }, undelayedMs: 11.9 }],
+      kept: 0,
+    };
+    r.links.cern!.tud = { configuredRttMs: 20.75, measuredRttMs: 32.5, jitterMs: 0.29 };
+    assert.deepEqual(
+      violationsOf(r).filter((v) => linkCheck.test(v)),
+      [],
+    );
+  });
+
+  it('checks no link where the shaping read none (netem, a stored run from before)', () => {
+    const r = result2dc();
+    delete r.linkReadings;
+    r.links.tud!.cern = { configuredRttMs: 20.75, measuredRttMs: 41.81 };
+    const c = selfCheck(r);
+    assert.ok(!c.checked.some((x) => linkCheck.test(x)));
+    assert.deepEqual(c.violations, []);
+  });
+
+  it('names a calibrated floor whose kept reading ran far past its median (a stall)', () => {
+    const r = result2dc();
+    assert.ok(selfCheck(r).checked.some((c) => floorCheck.test(c)));
+    r.floor.readings = [
+      { leaderMs: 15.2, leaderMedianMs: 4.9, followerMs: 16.1, followerMedianMs: 5.2, writes: 100 },
+      { leaderMs: 9.8, leaderMedianMs: 4.8, followerMs: 6.4, followerMedianMs: 5.1, writes: 100 },
+    ];
+    r.floor.kept = 1;
+    assert.ok(
+      violationsOf(r).some((v) =>
+        /^the calibrated floor taken.*leader mean 9\.80 ms over its median 4\.80 \(the least stalled of 2 calibrations\)/.test(
+          v,
+        ),
+      ),
+      violationsOf(r).join('\n'),
+    );
+    // Skewed but not stalled: ZooKeeper's own writes ran 0.6-2.1 ms past their medians of 3.8-4.6.
+    r.floor.readings[1] = {
+      leaderMs: 5.8,
+      leaderMedianMs: 4.4,
+      followerMs: 6.6,
+      followerMedianMs: 4.6,
+      writes: 100,
+    };
+    assert.deepEqual(
+      violationsOf(r).filter((v) => floorCheck.test(v)),
+      [],
+    );
+    // A build beside it moves the medians with the means: the other work it read names it.
+    r.floor.readings[1] = {
+      ...r.floor.readings[1]!,
+      leaderMs: 11.45,
+      leaderMedianMs: 7.98,
+      otherPctOfCore: 131,
+    };
+    assert.ok(
+      violationsOf(r).some((v) =>
+        /^the calibrated floor taken.*131 % of a core of other work beside it/.test(v),
+      ),
+      violationsOf(r).join('\n'),
+    );
+    // A traced floor has no calibrations to check.
+    r.floor.source = 'traced';
+    assert.ok(!selfCheck(r).checked.some((c) => floorCheck.test(c)));
+  });
+});
+
 describe('pole-bench report --check', () => {
   it('passes a consistent stored run and fails a doctored one, naming what is wrong', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'pole-bench-check-'));

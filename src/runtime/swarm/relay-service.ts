@@ -7,7 +7,12 @@
 import type { Socket } from 'node:net';
 import { DelayRelay, type DelayRelayOptions, type RelayStats } from '../../shaping/relay/delay-relay.js';
 import type { RouteDelayChange } from '../../shaping/relay/relay-protocol.js';
-import { measurePairDelays, type DcPairDelay, type RelayHandle } from '../../shaping/relay/relay-shaping.js';
+import {
+  measurePairDelays,
+  type DcPairDelay,
+  type PairReadings,
+  type RelayHandle,
+} from '../../shaping/relay/relay-shaping.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
 /** The task's side: one relay, made by the harness's `start`; ends with the connection. */
@@ -26,8 +31,8 @@ export async function serveRelay(socket: Socket): Promise<void> {
     change: async (changes: RouteDelayChange[]) => started().change(changes),
     block: async (a: { names: string[]; blocked: boolean }) => started().block(a.names, a.blocked),
     stats: async () => started().stats(),
-    measure: async (a: { pairs: DcPairDelay[]; seed: number; samples: number }) =>
-      Object.fromEntries(await measurePairDelays(a.pairs, a.seed, a.samples)),
+    measure: (a: { pairs: DcPairDelay[]; seed: number; samples: number }) =>
+      measurePairDelays(a.pairs, a.seed, a.samples),
     close: async () => {
       await relay?.close();
       relay = undefined;
@@ -66,7 +71,6 @@ export async function measureRemote(
   pairs: readonly DcPairDelay[],
   seed: number,
   samples: number,
-): Promise<Map<string, number>> {
-  const r = await rpc.call<Record<string, number>>('measure', { pairs, seed, samples }, 60_000);
-  return new Map(Object.entries(r));
+): Promise<PairReadings> {
+  return rpc.call<PairReadings>('measure', { pairs, seed, samples }, 60_000);
 }

@@ -6,7 +6,7 @@ import type { Dial, Shaper } from '../../shaping/shaper.js';
 import { relayControls } from '../../shaping/relay/relay-shaper.js';
 import {
   dcPairDelays,
-  rttMatrix,
+  linkReadings,
   startNodeRelay,
   type NodeRelay,
 } from '../../shaping/relay/relay-shaping.js';
@@ -45,7 +45,7 @@ export function swarmRelayShaper(
     },
     ...relayControls(() => relay),
     async measure(samples) {
-      return rttMatrix(t, await measureRemote(await o.relayTask(), dcPairDelays(t), o.seed + 1, samples));
+      return linkReadings(t, await measureRemote(await o.relayTask(), dcPairDelays(t), o.seed + 1, samples));
     },
     // The relay's threads run in its task, not in the harness: the self-check has no share of them.
     cpuMs: () => Promise.resolve(null),

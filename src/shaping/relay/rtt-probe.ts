@@ -17,6 +17,11 @@ export interface RttProbeOptions {
   readonly warmup?: number;
   /** Give up on a single round trip after this long, ms; 10 s by default. */
   readonly timeoutMs?: number;
+  /**
+   * Goes on past `samples` until this settles: a probe that must cover the same span as others
+   * running beside it (the undelayed route measured with the pairs, relay-shaping.ts).
+   */
+  readonly until?: Promise<unknown>;
 }
 
 export interface RttResult {
@@ -42,8 +47,10 @@ export async function measureRtt(opts: RttProbeOptions): Promise<ProbeResult> {
   try {
     const warmup = opts.warmup ?? 2;
     for (let i = 0; i < warmup; i++) await pinger.ping(payload);
+    let settled = opts.until === undefined;
+    void opts.until?.finally(() => (settled = true)).catch(() => undefined);
     const samples: number[] = [];
-    for (let i = 0; i < opts.samples; i++) {
+    while (samples.length < opts.samples || !settled) {
       if (opts.intervalMs > 0) await new Promise((r) => setTimeout(r, opts.intervalMs));
       samples.push(await pinger.ping(payload));
     }
