@@ -167,6 +167,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       ['caltech', 'fnal', 77.06],
     ] as const;
     const over = Math.min(...links.map(([, , rtt]) => rtt)) / 2;
+    t.diagnostic(`link readings ${JSON.stringify(result.linkReadings)}`);
     for (const [a, b, rtt] of links) {
       const m = result.links[a]?.[b]?.measuredRttMs ?? result.links[b]?.[a]?.measuredRttMs ?? NaN;
       t.diagnostic(`${a}→${b}: measured ${m} ms, configured ${rtt}`);

@@ -105,12 +105,21 @@ test('paper-2dc on a one-node swarm: the leader killed at 6 s, a new one elected
     assert.ok(result.leaders.elected && result.leaders.elected !== 'p5', `elected ${result.leaders.elected}`);
     assert.equal(result.writes.lost, 0);
     assert.ok(result.writes.acked > 1000, `acked ${result.writes.acked}`);
-    // The relay service's delay, measured where it runs: paper-2dc's 20.75 ms.
+    // The relay service's delay, measured where it runs: paper-2dc's 20.75 ms, beyond what the
+    // machine added then (the undelayed route read beside it). A CI run read 32.62 ms once, when
+    // only the link was read: the machine, not the relay, held every probe of that second.
     const rtt = result.links.tud?.cern?.measuredRttMs ?? NaN;
+    const readings = result.linkReadings;
+    const undelayed = readings?.readings[readings.kept]?.undelayedMs ?? NaN;
     t.diagnostic(
-      `measured tud→cern ${rtt.toFixed(2)} ms; serving ${result.recovery.servingMs?.toFixed(0)} ms after the kill; ${result.writes.acked} writes acked`,
+      `measured tud→cern ${rtt.toFixed(2)} ms, the undelayed route ${undelayed.toFixed(2)} (readings ${JSON.stringify(readings?.readings)}); serving ${result.recovery.servingMs?.toFixed(0)} ms after the kill; ${result.writes.acked} writes acked`,
     );
-    assert.ok(rtt >= 20.75 && rtt <= 20.75 + 3, `tud→cern ${rtt} ms`);
+    assert.ok(rtt >= 20.75 && rtt - undelayed <= 20.75 + 3, `tud→cern ${rtt} ms, undelayed ${undelayed} ms`);
+    assert.deepEqual(
+      result.selfCheck.violations.filter((v) => v.startsWith('every link measured')),
+      [],
+      'the run holds its links to the topology itself',
+    );
     assert.deepEqual(await swarmLeftovers(d), [], 'nothing labelled is left');
   } finally {
     await rm(out, { recursive: true, force: true });
