@@ -49,6 +49,8 @@ export const LINK_JITTERS = 2;
 export const TOOK_SLACK_MS = 5;
 
 const WINDOWS = ['warmup', 'before', 'degraded', 'during', 'after'] as const;
+/** The latency histograms keep 3 significant digits: a figure read from one is within 1 %. */
+const HISTOGRAM_SLACK = 1.01;
 /** Fields that hold a duration in ms (besides the latency stats') and can never be negative. */
 const STAT_FIELDS = ['mean', 'sentMean', 'p50', 'p90', 'p99', 'p999', 'max'] as const;
 /** Fields named …Ms that may be negative: clock offsets (result.clocks). */
@@ -208,6 +210,28 @@ export function selfCheck(r: CheckedResult): SelfCheck {
           }
       },
     );
+
+  // The spread the floor's check takes its standard error from, held to what the window's own
+  // figures allow: a variance is at most (max − mean)(mean − min) (Bhatia and Davis), and no
+  // latency is under 0. A wrong, large sd would only widen that check's allowance, silently.
+  check(
+    'every window’s spread of every write within what its mean and longest write allow (sd² ≤ (max − mean) × mean)',
+    (fail) => {
+      for (const [dc, l] of Object.entries(r.latency))
+        for (const w of WINDOWS) {
+          const s = l[w];
+          if (!s || s.sentSd == null || s.sentMean == null || s.max == null) continue;
+          // The histogram's values are exact to 3 significant digits: 1 % either way.
+          const bound = Math.sqrt(
+            Math.max(0, s.max * HISTOGRAM_SLACK - s.sentMean) * s.sentMean * HISTOGRAM_SLACK,
+          );
+          if (s.sentSd > bound)
+            fail(
+              `${dc} ${w}: sd ${f(s.sentSd)} ms, mean ${f(s.sentMean)}, longest ${f(s.max)}: at most ${f(bound)}`,
+            );
+        }
+    },
+  );
 
   const linkReadings = r.linkReadings;
   if (linkReadings) {

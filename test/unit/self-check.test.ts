@@ -219,7 +219,8 @@ describe('selfCheck', () => {
     );
     // Every write's spread, where the run has it, sets the standard error instead: a stall that
     // delayed a second of writes but no traced one widens it (30 ms: 3 × 2.80 = 8.4 ms) ...
-    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 30 };
+    // (its longest write 400 ms: with 43 ms, no spread of 30 ms fits a mean of 31, below)
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 30, max: 400 };
     assert.ok(!violationsOf(r).some((x) => /tud before/.test(x)), violationsOf(r).join('\n'));
     // ... and writes that all kept close (4 ms: 3 × 0.37 = 1.1 ms, below 20 % of the floor) leave
     // the traced sample's wide spread no room.
@@ -250,6 +251,35 @@ describe('selfCheck', () => {
         `${what}: p2 read none, not "glibc.malloc.hugetlb=1"`,
         `${what}: p4 read "'glibc.malloc.hugetlb=1'", not "glibc.malloc.hugetlb=1"`,
       ],
+    );
+  });
+});
+
+describe('selfCheck: every write’s spread against its own window', () => {
+  const sdCheck = /^every window’s spread of every write/;
+
+  it('passes a spread the window allows, names one it cannot have (an sd in µs, a stall that never was)', () => {
+    const r = result2dc();
+    // tud before: mean 31.12, longest 43.01: at most √((43.01 × 1.01 − 31.12) × 31.12 × 1.01) = 19.6 ms.
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 2.7 };
+    assert.deepEqual(
+      violationsOf(r).filter((v) => sdCheck.test(v)),
+      [],
+    );
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 30 };
+    assert.ok(
+      violationsOf(r).some((v) =>
+        /^every window’s spread.*tud before: sd 30\.00 ms, mean 31\.12, longest 43\.01: at most 19\.6\d/.test(
+          v,
+        ),
+      ),
+      violationsOf(r).join('\n'),
+    );
+    // Files from before the sd was recorded: nothing to hold.
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: null };
+    assert.deepEqual(
+      violationsOf(r).filter((v) => sdCheck.test(v)),
+      [],
     );
   });
 });
