@@ -38,6 +38,9 @@ export interface CostRun {
   readonly meanMs: Readonly<Record<string, number | null>>;
   readonly p50Ms: Readonly<Record<string, number | null>>;
   readonly p99Ms: Readonly<Record<string, number | null>>;
+  /** Chunks the relay released and its threads' wake-ups, per acknowledged write (null: no relay). */
+  readonly relayChunksPerWrite: number | null;
+  readonly relayWakesPerWrite: number | null;
   readonly errors: readonly string[];
 }
 
@@ -51,6 +54,9 @@ export interface CostBenchResult {
   /** Per label: median, min and max over the runs of µs per write; the same for the machine. */
   readonly summary: Readonly<Record<string, MinMedianMax>>;
   readonly machineBusyPct: MinMedianMax | null;
+  /** The relay's chunks and wake-ups per acknowledged write over the runs; null without a relay. */
+  readonly relayChunksPerWrite: MinMedianMax | null;
+  readonly relayWakesPerWrite: MinMedianMax | null;
 }
 
 /** The report's labels: a node by its id, an agent by its data center, the relay apart from the harness. */
@@ -103,6 +109,8 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
         meanMs,
         p50Ms,
         p99Ms,
+        relayChunksPerWrite: result.cpu.shapingChunksPerWrite ?? null,
+        relayWakesPerWrite: result.cpu.shapingWakesPerWrite ?? null,
         errors: result.errors,
       };
       runs.push(run);
@@ -111,7 +119,10 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
           Object.entries(run.processes)
             .filter(([k]) => k.startsWith('all ') || k.startsWith('relay'))
             .map(([k, v]) => `${k} ${v.usPerWrite?.toFixed(0) ?? '?'} µs/write`)
-            .join(', '),
+            .join(', ') +
+          (run.relayChunksPerWrite === null
+            ? ''
+            : `; the relay ${run.relayChunksPerWrite.toFixed(1)} chunks and ${run.relayWakesPerWrite?.toFixed(1) ?? '?'} wake-ups per write`),
       );
     } finally {
       await runtime.teardown();
@@ -124,6 +135,10 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
     if (xs.length > 0) summary[l] = spread(xs);
   }
   const busy = runs.map((r) => r.machineBusyPct).filter((x): x is number => x !== null);
+  const spreadOf = (xs: ReadonlyArray<number | null>): MinMedianMax | null => {
+    const got = xs.filter((x): x is number => x !== null);
+    return got.length > 0 ? spread(got) : null;
+  };
   return {
     topology: topology.name,
     target: topology.target,
@@ -133,5 +148,7 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
     runs,
     summary,
     machineBusyPct: busy.length > 0 ? spread(busy) : null,
+    relayChunksPerWrite: spreadOf(runs.map((r) => r.relayChunksPerWrite)),
+    relayWakesPerWrite: spreadOf(runs.map((r) => r.relayWakesPerWrite)),
   };
 }

@@ -16,6 +16,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { processCpuTicks, USER_HZ } from './proc-cpu.js';
 import { wallToPerfNow } from '../util/wall-clock.js';
+import type { ShapingUsage } from '../vocabulary/names.js';
 
 /** Above this share of all cores busy, queueing for CPU adds to every figure (the run says so). */
 export const BUSY_WARN_PCT = 50;
@@ -161,6 +162,12 @@ export interface CpuReport {
   /** Of the harness's share, the delay relay's own threads, % of one core (null: no relay). */
   readonly shapingPctOfCore: number | null;
   readonly shapingUsPerWrite: number | null;
+  /**
+   * Chunks the relay released, and wake-ups of its two threads, per acknowledged write (null: no
+   * relay in the harness; absent from files written before).
+   */
+  readonly shapingChunksPerWrite?: number | null;
+  readonly shapingWakesPerWrite?: number | null;
   /** Set when the machine was too busy for the latency figures to be taken at face value. */
   readonly warning: string | null;
   /** /proc/stat's categories (added within result@7: absent from older files; null: not read). */
@@ -203,8 +210,8 @@ export function cpuReport(
   samples: readonly CpuSample[],
   /** How many cores, when no sample says (/proc/stat's count of cpuN lines wins). */
   cores: number,
-  /** CPU ms the shaping's threads had used at the first and the last sample. */
-  shapingCpuMs?: { readonly from: number; readonly to: number },
+  /** What the shaping's threads had done at the first and the last sample. */
+  shaping?: { readonly from: ShapingUsage; readonly to: ShapingUsage },
   ackedWrites = 0,
   remote: string | null = null,
 ): CpuReport {
@@ -323,9 +330,17 @@ export function cpuReport(
         `stays small: every latency figure includes some of it`
       : null;
   // The relay reports CPU ms: 10 ms is one tick.
-  const shapingMs = shapingCpuMs ? shapingCpuMs.to - shapingCpuMs.from : null;
+  const shapingMs =
+    shaping && shaping.from.cpuMs !== null && shaping.to.cpuMs !== null
+      ? shaping.to.cpuMs - shaping.from.cpuMs
+      : null;
   const shapingPctOfCore = shapingMs !== null ? pctOfCore(shapingMs / (1000 / USER_HZ)) : null;
   const shapingUsPerWrite = shapingMs !== null && ackedWrites > 0 ? (shapingMs * 1e3) / ackedWrites : null;
+  // Chunks and wake-ups per write tell a relay that does more from one that pays more for each.
+  const perWrite = (n: number | undefined): number | null =>
+    n !== undefined && ackedWrites > 0 ? n / ackedWrites : null;
+  const shapingChunksPerWrite = perWrite(shaping && shaping.to.chunks - shaping.from.chunks);
+  const shapingWakesPerWrite = perWrite(shaping && shaping.to.wakes - shaping.from.wakes);
   return {
     sampled: true,
     windowS,
@@ -338,6 +353,8 @@ export function cpuReport(
     otherPctOfCore,
     shapingPctOfCore,
     shapingUsPerWrite,
+    shapingChunksPerWrite,
+    shapingWakesPerWrite,
     warning,
     machine,
     shares,
@@ -394,9 +411,9 @@ export class CpuSampler {
   private t0 = 0;
   private busy: Promise<void> = Promise.resolve();
 
-  private shapingFrom: number | null = null;
-  /** The shaping's CPU ms at the start and the end of the window, once stopped. */
-  private shaping: { from: number; to: number } | undefined;
+  private shapingFrom: ShapingUsage | null = null;
+  /** What the shaping had done at the start and the end of the window, once stopped. */
+  private shaping: { from: ShapingUsage; to: ShapingUsage } | undefined;
 
   /** Stand-in pids of remote readings, by key (below 0: no real pid is). */
   private readonly remoteIds = new Map<string, number>();
@@ -405,8 +422,8 @@ export class CpuSampler {
 
   constructor(
     private readonly groups: CpuGroups,
-    /** CPU ms of the shaping's threads so far (the relay), read at the start and the end. */
-    private readonly shapingCpuMs: () => Promise<number | null> = () => Promise.resolve(null),
+    /** What the shaping's threads (the relay's) have done so far, read at the start and the end. */
+    private readonly shapingUsage: () => Promise<ShapingUsage | null> = () => Promise.resolve(null),
     private readonly everyMs = 1000,
     /**
      * Containers read elsewhere, at the window's start and end only: a reading asks every node's
@@ -418,7 +435,7 @@ export class CpuSampler {
   /** `originWallMs`: the wall-clock instant the samples' times count from (the load start). */
   async start(originWallMs?: number): Promise<void> {
     this.t0 = originWallMs === undefined ? performance.now() : wallToPerfNow(originWallMs);
-    this.shapingFrom = await this.shapingCpuMs().catch(() => null);
+    this.shapingFrom = await this.shapingUsage().catch(() => null);
     await this.sample(await this.readRemote());
     this.timer = setInterval(() => {
       this.busy = this.busy.then(() => this.sample());
@@ -431,7 +448,7 @@ export class CpuSampler {
     clearInterval(this.timer);
     await this.busy;
     await this.sample(await this.readRemote());
-    const to = this.shapingFrom === null ? null : await this.shapingCpuMs().catch(() => null);
+    const to = this.shapingFrom === null ? null : await this.shapingUsage().catch(() => null);
     if (this.shapingFrom !== null && to !== null) this.shaping = { from: this.shapingFrom, to };
     return this.report(ackedWrites);
   }

@@ -765,7 +765,7 @@ function selfCheck(r: RunResult): string {
         ]);
     if (g === 'harness' && c.shapingPctOfCore !== null)
       rows.push([
-        'of which the delay relay (two threads)',
+        `of which the delay relay (two threads${relayCounts(c)})`,
         NONE,
         percent(c.shapingPctOfCore / 100),
         perWrite(c.shapingUsPerWrite),
@@ -907,4 +907,12 @@ function nodeDatacenters(r: RunResult): Map<string, string> {
 /** Threshold values as found, trimmed of float noise. */
 function round(v: number): number {
   return Math.round(v * 1000) / 1000;
+}
+
+/** The relay's chunks and wake-ups per acknowledged write, where the run counted them. */
+function relayCounts(c: RunResult['cpu']): string {
+  const chunks = c.shapingChunksPerWrite;
+  const wakes = c.shapingWakesPerWrite;
+  if (chunks == null || wakes == null) return '';
+  return `; per write ${chunks.toFixed(1)} chunks relayed, ${wakes.toFixed(1)} wake-ups`;
 }

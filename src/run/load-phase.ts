@@ -109,7 +109,7 @@ async function startSamplers(
   const { rt, state } = run;
   const cpuSampler = new CpuSampler(
     { harness: () => [{ pid: process.pid, label: 'harness' }], ...rt.cpuGroups() },
-    () => rt.shaping.cpuMs(),
+    () => rt.shaping.usage(),
     undefined,
     rt.remoteCpu?.(),
   );

@@ -13,7 +13,7 @@ export function noShaper(t: Topology, reason: string): Shaper {
     cut: () => Promise.resolve(false),
     setRtt: () => Promise.resolve(false),
     measure: () => Promise.resolve(unmeasuredLinks(t)),
-    cpuMs: () => Promise.resolve(null),
+    usage: () => Promise.resolve(null),
     close: () => Promise.resolve(),
   };
 }

@@ -6,7 +6,7 @@
 // the members once their ports and addresses are known, and dials peers where it says; the
 // scenario changes, measures and closes it through this interface only.
 import type { NodeId } from '../node/core/types.js';
-import type { Address, ShapingName } from '../vocabulary/names.js';
+import type { Address, ShapingName, ShapingUsage } from '../vocabulary/names.js';
 import type {
   DialDirection,
   LinkReadings,
@@ -61,8 +61,8 @@ export interface Shaper {
   setRtt(dcA: string, dcB: string, rttMs: number): Promise<boolean>;
   /** Median RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */
   measure(samples: number): Promise<LinkReadings>;
-  /** CPU ms this shaping's own threads have used in the harness so far; null where it has none. */
-  cpuMs(): Promise<number | null>;
+  /** What this shaping's own threads in the harness have done so far; null where it has none. */
+  usage(): Promise<ShapingUsage | null>;
   /** Removes whatever it installed; safe to call twice. */
   close(): Promise<void>;
 }

@@ -93,3 +93,16 @@ export function lostKeyCount(lost: readonly string[]): number {
     }),
   ).size;
 }
+
+/**
+ * What a shaping's own threads have done so far (the relay's: its relay thread and its clock
+ * thread), read at a window's start and end to give its cost per acknowledged write.
+ */
+export interface ShapingUsage {
+  /** CPU ms of its threads; null where /proc cannot be read. */
+  readonly cpuMs: number | null;
+  /** Chunks relayed in both directions of every route: one per read from a source socket. */
+  readonly chunks: number;
+  /** Wake-ups of the relay thread's release scheduler and of its clock thread. */
+  readonly wakes: number;
+}

@@ -248,6 +248,8 @@ export const runResultSchema = z
       otherPctOfCore: z.number().min(0).nullable(),
       shapingPctOfCore: z.number().min(0).nullable(),
       shapingUsPerWrite: z.number().min(0).nullable(),
+      shapingChunksPerWrite: z.number().min(0).nullable().optional(),
+      shapingWakesPerWrite: z.number().min(0).nullable().optional(),
       warning: z.string().nullable(),
       machine: z
         .object({

@@ -119,7 +119,12 @@ describe('cpuReport', () => {
         harness: [[1, 400]],
       }),
     ];
-    const r = cpuReport(samples, 2, { from: 1000, to: 4000 }, 20_000);
+    const r = cpuReport(
+      samples,
+      2,
+      { from: { cpuMs: 1000, chunks: 500, wakes: 90 }, to: { cpuMs: 4000, chunks: 120_500, wakes: 50_090 } },
+      20_000,
+    );
     assert.equal(r.sampled, true);
     // 3000 ms of relay CPU in 10 s: 30 % of a core.
     assert.equal(r.shapingPctOfCore, 30);
@@ -131,6 +136,9 @@ describe('cpuReport', () => {
     assert.deepEqual(r.groups.nodes, { pctOfCore: 90, usPerWrite: 450, processes: 3 });
     assert.deepEqual(r.groups.harness, { pctOfCore: 40, usPerWrite: 200, processes: 1 });
     assert.equal(r.shapingUsPerWrite, 150);
+    // 120,000 chunks and 50,000 wake-ups over the window for 20,000 writes.
+    assert.equal(r.shapingChunksPerWrite, 6);
+    assert.equal(r.shapingWakesPerWrite, 2.5);
     assert.equal(r.ackedWrites, 20_000);
     // 1800 busy ticks = 180 % of a core; ours 130 %: 50 % was something else.
     assert.equal(r.otherPctOfCore, 50);
@@ -172,6 +180,7 @@ describe('cpuReport', () => {
       { group: 'nodes', label: 'p2', pctOfCore: 30, usPerWrite: 300 },
     ]);
     assert.equal(r.shapingUsPerWrite, null);
+    assert.equal(r.shapingChunksPerWrite, null);
   });
 
   it('stays quiet below the line', () => {

@@ -56,6 +56,16 @@ export default class BenchCost extends Command {
     say('µs of CPU per acknowledged write, median (min-max) over the runs:');
     for (const [label, s] of Object.entries(result.summary))
       say(`  ${label.padEnd(24)} ${fmt(s.median).padStart(6)}  (${fmt(s.min)}-${fmt(s.max)})`);
+    const chunks = result.relayChunksPerWrite;
+    const relayUs = result.summary['relay (in the harness)'];
+    if (chunks)
+      say(
+        `the relay per acknowledged write: ${one(chunks.median)} chunks (${one(chunks.min)}-${one(chunks.max)}), ` +
+          `${one(result.relayWakesPerWrite?.median)} wake-ups of its threads (${one(result.relayWakesPerWrite?.min)}-${one(result.relayWakesPerWrite?.max)})` +
+          (relayUs
+            ? `; ${one(relayUs.median / chunks.median)} µs of CPU per chunk (the medians' ratio)`
+            : ''),
+      );
     say('latency per data center after the warm-up, ms (mean / p50 / p99), run by run:');
     for (const r of result.runs)
       say(
@@ -80,4 +90,8 @@ function ms(x: number | null | undefined): string {
 
 function fmt(x: number | undefined): string {
   return x === undefined ? '?' : x.toFixed(0);
+}
+
+function one(x: number | undefined): string {
+  return x === undefined ? '?' : x.toFixed(1);
 }

@@ -48,7 +48,7 @@ export function swarmRelayShaper(
       return linkReadings(t, await measureRemote(await o.relayTask(), dcPairDelays(t), o.seed + 1, samples));
     },
     // The relay's threads run in its task, not in the harness: the self-check has no share of them.
-    cpuMs: () => Promise.resolve(null),
+    usage: () => Promise.resolve(null),
     async close() {
       const r = relay;
       relay = undefined;

@@ -94,7 +94,7 @@ export function netemControls(
     },
     setRtt: () => Promise.resolve(false),
     measure: () => Promise.resolve(unmeasuredLinks(t)),
-    cpuMs: () => Promise.resolve(null),
+    usage: () => Promise.resolve(null),
     close: () => Promise.resolve(),
   };
 }

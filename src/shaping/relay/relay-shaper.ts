@@ -29,7 +29,7 @@ export function relayShaper(t: Topology, o: { seed: number; reason: string }): S
     },
     ...relayControls(() => relay),
     measure: (samples) => measureRelayLinks(t, o.seed + 1, samples),
-    cpuMs: () => relay?.cpuMs() ?? Promise.resolve(null),
+    usage: () => relay?.usage() ?? Promise.resolve(null),
     async close() {
       const r = relay;
       relay = undefined;

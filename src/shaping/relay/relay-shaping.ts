@@ -9,7 +9,7 @@ import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';
 import { measureRtt } from './rtt-probe.js';
 import type { Topology } from '../../topology/topology.js';
-import type { Address } from '../../vocabulary/names.js';
+import type { Address, ShapingUsage } from '../../vocabulary/names.js';
 
 export interface RelayedNode {
   readonly id: NodeId;
@@ -53,8 +53,8 @@ export interface NodeRelay {
   readonly cut: (a: readonly NodeId[], b: readonly NodeId[], cut: boolean) => Promise<void>;
   /** A new RTT between two data centers (jitter as the topology says it), until changed again. */
   readonly setRtt: (dcA: string, dcB: string, rttMs: number) => Promise<void>;
-  /** CPU ms of the relay's two threads so far; null where /proc is not available. */
-  readonly cpuMs: () => Promise<number | null>;
+  /** CPU ms of the relay's two threads so far (null where /proc is not available), its chunks and wake-ups. */
+  readonly usage: () => Promise<ShapingUsage>;
 }
 
 /** One direction between two data centers, as the relay takes it. */
@@ -141,9 +141,13 @@ export async function startNodeRelay(
   const current = new Map(routes.map((r) => [r.name, { forward: r.forward, backward: r.backward }]));
   return {
     relay,
-    cpuMs: async () => {
-      const w = (await relay.stats()).worker;
-      return w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0);
+    usage: async () => {
+      const { worker: w, routes: rs } = await relay.stats();
+      return {
+        cpuMs: w.cpuMs === null ? null : w.cpuMs + (w.clockCpuMs ?? 0),
+        chunks: rs.reduce((n, r) => n + r.forward.chunks + r.backward.chunks, 0),
+        wakes: w.wakes + w.clockWakes,
+      };
     },
     setWanDelays: (mode) =>
       relay.change(
