@@ -18,16 +18,9 @@ import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './late
 import { latencyWindows } from './latency-windows.js';
 import { modelColumns } from './model-columns.js';
 import { recoveryFigures } from './recovery-figures.js';
-import {
-  LOST_LISTED_MAX,
-  verdictFor,
-  type Environment,
-  type LinkReadingsRecord,
-  type PreloadInfo,
-  type RunResult,
-} from './result.js';
+import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
-import { lostKeyCount, type FaultMark, type FinalRead } from '../vocabulary/names.js';
+import { lostKeyCount, type FaultMark, type FinalRead, type PairReadings } from '../vocabulary/names.js';
 import { selfCheck, type CheckedResult } from './self-check.js';
 import { loopStalls, snapshotTransfers } from './snapshots.js';
 import { evaluateThresholds } from './thresholds.js';
@@ -53,7 +46,7 @@ export interface CollectedRun {
   /** Measured RTT between data centers, ms (NaN where the shaping cannot measure). */
   readonly links: ReadonlyMap<string, ReadonlyMap<string, number>>;
   /** Every reading of the relay's probe behind `links`; null where the shaping reads none. */
-  readonly linkReadings?: LinkReadingsRecord | null;
+  readonly linkReadings?: PairReadings | null;
   /** By data center: its load agent's `done`. */
   readonly dones: ReadonlyMap<string, DoneMessage>;
   readonly intervals: readonly IntervalMessage[];

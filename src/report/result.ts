@@ -10,7 +10,7 @@
 // Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
-import type { FaultMark, FinalRead, TargetName } from '../vocabulary/names.js';
+import type { FaultMark, FinalRead, PairReadings, TargetName } from '../vocabulary/names.js';
 import type { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { LatencyAnatomy } from './latency-anatomy.js';
@@ -239,20 +239,6 @@ export interface LinkRtt {
   readonly jitterMs?: number;
 }
 
-/** One reading of the links by the relay's probe (shaping/relay/relay-shaping.ts, PairReading). */
-export interface LinkReading {
-  /** "a>b" → the median round trip through a route of that pair's delays, ms. */
-  readonly rtts: Readonly<Record<string, number>>;
-  /** The median round trip through the same relay with no delay, read over the same span, ms. */
-  readonly undelayedMs: number;
-}
-
-/** Every reading the relay's probe took before the load, and the one `links` shows. */
-export interface LinkReadingsRecord {
-  readonly readings: readonly LinkReading[];
-  readonly kept: number;
-}
-
 /** How many "key@member" entries of the final read's finds a result keeps. */
 export const LOST_LISTED_MAX = 100;
 
@@ -419,7 +405,7 @@ export interface RunResult {
    * Every reading of the links by the relay's probe, with the undelayed route read beside them;
    * null where the shaping reads none (added within result@7: absent from files written before).
    */
-  readonly linkReadings?: LinkReadingsRecord | null;
+  readonly linkReadings?: PairReadings | null;
   /**
    * Every other host's clock against the harness's, before and after the load, by host name
    * (measure/clock-offset.ts): what its stamps were corrected by, and how surely. Added within

@@ -106,3 +106,23 @@ export interface ShapingUsage {
   /** Wake-ups of the relay thread's release scheduler and of its clock thread. */
   readonly wakes: number;
 }
+
+/**
+ * One reading of the links by the relay's probe before the load (shaping/relay/relay-shaping.ts,
+ * measurePairDelays): every ordered pair of data centers, and the undelayed route beside them.
+ */
+export interface PairReading {
+  /** "a>b" → the median round trip through a route of that pair's delays, ms. */
+  readonly rtts: Readonly<Record<string, number>>;
+  /**
+   * The median round trip through a route of the same relay with no delay, read over the same
+   * span, ms: what the machine itself added to every pair's round trip then.
+   */
+  readonly undelayedMs: number;
+}
+
+/** Every reading taken, and which one the run keeps (the quietest; -1 when there were no pairs to read). */
+export interface PairReadings {
+  readonly readings: readonly PairReading[];
+  readonly kept: number;
+}

@@ -7,12 +7,8 @@
 import type { Socket } from 'node:net';
 import { DelayRelay, type DelayRelayOptions, type RelayStats } from '../../shaping/relay/delay-relay.js';
 import type { RouteDelayChange } from '../../shaping/relay/relay-protocol.js';
-import {
-  measurePairDelays,
-  type DcPairDelay,
-  type PairReadings,
-  type RelayHandle,
-} from '../../shaping/relay/relay-shaping.js';
+import { measurePairDelays, type DcPairDelay, type RelayHandle } from '../../shaping/relay/relay-shaping.js';
+import type { PairReadings } from '../../vocabulary/names.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
 
 /** The task's side: one relay, made by the harness's `start`; ends with the connection. */

@@ -9,7 +9,7 @@ import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';
 import { measureRtt } from './rtt-probe.js';
 import type { Topology } from '../../topology/topology.js';
-import type { Address, ShapingUsage } from '../../vocabulary/names.js';
+import type { Address, PairReading, PairReadings, ShapingUsage } from '../../vocabulary/names.js';
 
 export interface RelayedNode {
   readonly id: NodeId;
@@ -254,27 +254,10 @@ export function pairSamples(p: DcPairDelay, samples: number): number {
   return Math.max(samples, Math.min(MAX_SAMPLES, fit));
 }
 
-/** One reading of every pair, and of the undelayed route beside them over the same span. */
-export interface PairReading {
-  /** "a>b" → the median round trip through a route of that pair's delays, ms. */
-  readonly rtts: Readonly<Record<string, number>>;
-  /**
-   * The median round trip through a route of the same relay with no delay, ms: what the machine
-   * itself added to every pair's round trip while they were read.
-   */
-  readonly undelayedMs: number;
-}
-
-/** Every reading taken, and which one the run keeps (the quietest; -1 when there were no pairs to read). */
-export interface PairReadings {
-  readonly readings: readonly PairReading[];
-  readonly kept: number;
-}
-
 /**
  * The undelayed route's median round trip up to which a reading counts as taken on a quiet
- * machine. On this project's 2-core VM it reads 0.2-0.6 ms at rest and through the bring-up of a
- * run; a CI run's one-node swarm once read a 20.75 ms link as 32.62 ms, a stall of the relay's
+ * machine. On this project's 2-core VM it read 0.47-0.77 ms in the runs and tests of 2026-11-28
+ * (process, swarm and alone); a CI run's one-node swarm once read a 20.75 ms link as 32.62 ms, a stall of the relay's
  * whole second of probes that only the machine's own round trip, read beside it, can tell from a
  * slow link.
  */
