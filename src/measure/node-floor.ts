@@ -50,8 +50,8 @@ export interface FloorReading {
  * the machine (a JVM's pause, a build beside it) rather than the target's cost: max(2 ms, 50 %).
  * ZooKeeper's writes are skewed of themselves: three calibrations of one run here (2026-11-28)
  * ran 0.8-1.4 ms over their medians for the leader's writes and 0.6-2.1 ms for the followers'
- * (medians 3.8-4.6 ms). A floor read while a build ran beside the run came out at 15.2 ms, the
- * usual being 4-7.6: the kind of figure this is to catch.
+ * (medians 3.8-4.6 ms). A pause of a second in the calibration's 3 s runs the mean far past that;
+ * load beside the run that lasts the whole calibration moves the median too (FLOOR_OTHER_MAX_PCT).
  */
 export const FLOOR_STALL_SLACK_MS = 2;
 export const FLOOR_STALL_SHARE = 0.5;

@@ -21,8 +21,8 @@ import type { RunContext } from './run-context.js';
 /** How long a calibration writes, with the delays taken out. */
 const CALIBRATION_MS = 3_000;
 /**
- * Calibrations at most: another is taken while the last one's mean ran past its median
- * (floorStalls), the least stalled kept, every one in the result.
+ * Calibrations at most: another is taken while the last one looks held up (floorStalls: its mean
+ * far past its median, or other work beside it), the least held up kept, every one in the result.
  */
 const MAX_CALIBRATIONS = 3;
 
@@ -56,6 +56,8 @@ async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: 
         rate: t.workload.rate,
         size: t.workload.size,
         durationMs: CALIBRATION_MS,
+        // Each calibration numbers its writes from 1: a client id of its own, so that a target
+        // that deduplicates by client and request id takes none of them for a retry.
         clientId: `${clientId}-${readings.length + 1}`,
       });
       count = c.count;

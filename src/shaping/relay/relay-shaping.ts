@@ -257,9 +257,9 @@ export function pairSamples(p: DcPairDelay, samples: number): number {
 /**
  * The undelayed route's median round trip up to which a reading counts as taken on a quiet
  * machine. On this project's 2-core VM it read 0.47-0.77 ms in the runs and tests of 2026-11-28
- * (process, swarm and alone); a CI run's one-node swarm once read a 20.75 ms link as 32.62 ms, a stall of the relay's
- * whole second of probes that only the machine's own round trip, read beside it, can tell from a
- * slow link.
+ * (process, swarm and alone). A CI run's one-node swarm once read a 20.75 ms link as 32.62 ms: the
+ * machine held most of that second's probes, which only its own round trip, read beside them, can
+ * tell from a slow link.
  */
 export const QUIET_UNDELAYED_MS = 2;
 /** Readings at most; and the pause before another, for whatever held the machine to pass. */
