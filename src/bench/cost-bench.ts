@@ -134,7 +134,6 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
     const xs = runs.map((r) => r.processes[l]?.usPerWrite).filter((x): x is number => typeof x === 'number');
     if (xs.length > 0) summary[l] = spread(xs);
   }
-  const busy = runs.map((r) => r.machineBusyPct).filter((x): x is number => x !== null);
   const spreadOf = (xs: ReadonlyArray<number | null>): MinMedianMax | null => {
     const got = xs.filter((x): x is number => x !== null);
     return got.length > 0 ? spread(got) : null;
@@ -147,7 +146,7 @@ export async function runCostBench(o: CostBenchOptions): Promise<CostBenchResult
     leader,
     runs,
     summary,
-    machineBusyPct: busy.length > 0 ? spread(busy) : null,
+    machineBusyPct: spreadOf(runs.map((r) => r.machineBusyPct)),
     relayChunksPerWrite: spreadOf(runs.map((r) => r.relayChunksPerWrite)),
     relayWakesPerWrite: spreadOf(runs.map((r) => r.relayWakesPerWrite)),
   };

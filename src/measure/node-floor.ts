@@ -6,6 +6,7 @@
 // rate go to every node in turn, and the mean latency of those the leader took itself and of those
 // a follower forwarded are the two floors. A data center's floor is the mix of the two that its
 // clients see: the share of its live servers that is the leader.
+import { median } from '../util/spread.js';
 import type { NodeId } from '../node/core/types.js';
 import { connectPoleWriter, type ConnectWriteClient } from '../load/write-client.js';
 import type { Topology } from '../topology/topology.js';
@@ -70,19 +71,33 @@ export const FLOOR_OTHER_MAX_PCT = 20;
  */
 export function floorStalls(r: FloorReading): string[] {
   const out: string[] = [];
-  if ((r.otherPctOfCore ?? 0) > FLOOR_OTHER_MAX_PCT)
-    out.push(`${r.otherPctOfCore!.toFixed(0)} % of a core of other work beside it`);
-  for (const [kind, mean, median] of [
-    ['leader', r.leaderMs, r.leaderMedianMs],
-    ['follower', r.followerMs, r.followerMedianMs],
-  ] as const)
-    if (
-      mean !== null &&
-      median !== null &&
-      mean - median > Math.max(FLOOR_STALL_SLACK_MS, FLOOR_STALL_SHARE * median)
-    )
-      out.push(`${kind} mean ${mean.toFixed(2)} ms over its median ${median.toFixed(2)}`);
+  if (besideOtherWork(r)) out.push(`${r.otherPctOfCore!.toFixed(0)} % of a core of other work beside it`);
+  for (const { kind, meanMs, medianMs } of meansAndMedians(r))
+    if (meanMs - medianMs > Math.max(FLOOR_STALL_SLACK_MS, FLOOR_STALL_SHARE * medianMs))
+      out.push(`${kind} mean ${meanMs.toFixed(2)} ms over its median ${medianMs.toFixed(2)}`);
   return out;
+}
+
+/**
+ * How held up a calibration was, to choose the least held up: ∞ beside other work past
+ * FLOOR_OTHER_MAX_PCT, else the most any kind of write's mean ran past its median, ms.
+ */
+export function floorStallMs(r: FloorReading): number {
+  if (besideOtherWork(r)) return Infinity;
+  // A kind of write not measured counts as 0.
+  const gaps = meansAndMedians(r).map((k) => k.meanMs - k.medianMs);
+  return gaps.length === 2 ? Math.max(...gaps) : Math.max(0, ...gaps);
+}
+
+const besideOtherWork = (r: FloorReading): boolean => (r.otherPctOfCore ?? 0) > FLOOR_OTHER_MAX_PCT;
+
+/** Each kind of write the calibration measured, with its mean and median. */
+type MeanAndMedian = { kind: string; meanMs: number; medianMs: number };
+function meansAndMedians(r: FloorReading): MeanAndMedian[] {
+  return [
+    { kind: 'leader', meanMs: r.leaderMs, medianMs: r.leaderMedianMs },
+    { kind: 'follower', meanMs: r.followerMs, medianMs: r.followerMedianMs },
+  ].filter((k): k is MeanAndMedian => k.meanMs !== null && k.medianMs !== null);
 }
 
 /** A data center's floor with `leader` leading and `alive` up: null where nothing was measured. */
@@ -176,9 +191,9 @@ export async function calibrateFloor(o: CalibrateOptions): Promise<{ count: numb
     count,
     reading: {
       leaderMs: mean(leader),
-      leaderMedianMs: median(leader),
+      leaderMedianMs: medianOrNull(leader),
       followerMs: mean(follower),
-      followerMedianMs: median(follower),
+      followerMedianMs: medianOrNull(follower),
       writes: steady.length,
     },
   };
@@ -186,8 +201,7 @@ export async function calibrateFloor(o: CalibrateOptions): Promise<{ count: numb
 
 const mean = (xs: readonly number[]): number | null =>
   xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs: readonly number[]): number | null =>
-  xs.length === 0 ? null : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+const medianOrNull = (xs: readonly number[]): number | null => (xs.length === 0 ? null : median(xs));
 
 /**
  * Warm-up before the load: writes at the run's rate straight to the leader, through its real

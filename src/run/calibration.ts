@@ -7,6 +7,7 @@ import {
   FLOOR_STALL_SHARE,
   FLOOR_STALL_SLACK_MS,
   calibrateFloor,
+  floorStallMs,
   floorStalls,
   unmeasuredFloor,
   type FloorReading,
@@ -63,7 +64,10 @@ async function measureFloor(rt: Runtime, t: Topology, leader: NodeId, clientId: 
       count = c.count;
       readings.push({ ...c.reading, otherPctOfCore: await other() });
     } while (floorStalls(readings.at(-1)!).length > 0 && readings.length < MAX_CALIBRATIONS);
-    const kept = readings.reduce((best, r, i) => (stallOf(r) < stallOf(readings[best]!) ? i : best), 0);
+    const kept = readings.reduce(
+      (best, r, i) => (floorStallMs(r) < floorStallMs(readings[best]!) ? i : best),
+      0,
+    );
     const k = readings[kept]!;
     const again =
       readings.length === 1
@@ -102,14 +106,6 @@ async function otherWork(rt: Runtime): Promise<() => Promise<number | null>> {
   );
   await sampler.start();
   return async () => (await sampler.stop()).otherPctOfCore;
-}
-
-/** How stalled a calibration was: its means' run past their medians at most, ms; ∞ beside other work. */
-function stallOf(r: FloorReading): number {
-  if ((r.otherPctOfCore ?? 0) > FLOOR_OTHER_MAX_PCT) return Infinity;
-  const gap = (mean: number | null, median: number | null) =>
-    mean === null || median === null ? 0 : mean - median;
-  return Math.max(gap(r.leaderMs, r.leaderMedianMs), gap(r.followerMs, r.followerMedianMs));
 }
 
 const ordinal = (n: number): string => ['first', 'second', 'third'][n - 1] ?? `${n}th`;
