@@ -71,6 +71,12 @@ export interface AnatomyBreakdown {
    * stored runs without it: a stall that missed the traced writes leaves this one small.
    */
   readonly sdMs?: number;
+  /**
+   * The least and the most any one of these writes spent beyond its network part, ms: how far one
+   * write alone moves their mean (the floor), which the self-check's comparison with every write's
+   * mean allows for (a stall that caught one traced write of 25).
+   */
+  readonly beyondNetworkRangeMs?: { readonly least: number; readonly most: number };
   /** The shaping's configured one-way delays on the hops between data centers. */
   readonly networkMs: number;
   /** Hops beyond their configured delay: relay lateness, sockets, waking the receiver. */
@@ -219,14 +225,18 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
   let total = 0;
   let totalSq = 0;
   let maxErr = 0;
+  let leastBeyond = Infinity;
+  let mostBeyond = -Infinity;
   for (const w of writes) {
     let sum = 0;
+    let writeNetwork = 0;
     for (const p of w.parts) {
       sum += p.ms;
       sums.set(p.name, (sums.get(p.name) ?? 0) + p.ms);
       switch (KIND.get(p.name)) {
         case 'hop':
           network += p.networkMs;
+          writeNetwork += p.networkMs;
           transport += p.ms - p.networkMs;
           break;
         case 'disk':
@@ -242,6 +252,8 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
     total += w.latencyMs;
     totalSq += w.latencyMs * w.latencyMs;
     maxErr = Math.max(maxErr, Math.abs(sum - w.latencyMs));
+    leastBeyond = Math.min(leastBeyond, w.latencyMs - writeNetwork);
+    mostBeyond = Math.max(mostBeyond, w.latencyMs - writeNetwork);
   }
   const mean = (x: number): number => (n === 0 ? 0 : x / n);
   const parts: Partial<Record<PartName, number>> = {};
@@ -253,6 +265,7 @@ export function breakdown(writes: readonly WriteAnatomy[]): AnatomyBreakdown {
     writes: n,
     totalMs: mean(total),
     sdMs: n < 2 ? 0 : Math.sqrt(Math.max(0, (totalSq - (total * total) / n) / (n - 1))),
+    ...(n > 0 ? { beyondNetworkRangeMs: { least: leastBeyond, most: mostBeyond } } : {}),
     networkMs: mean(network),
     transportMs: mean(transport),
     diskMs: mean(disk),

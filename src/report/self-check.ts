@@ -185,7 +185,7 @@ export function selfCheck(r: CheckedResult): SelfCheck {
 
   if (r.floor.source === 'traced')
     check(
-      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %, ${FLOOR_STANDARD_ERRORS} standard errors) of the traced floor (windows of ${FLOOR_MIN_TRACED} traced writes or more)`,
+      `every write's mean − the paper model within max(${FLOOR_SLACK_MS} ms, ${FLOOR_SHARE * 100} %, ${FLOOR_STANDARD_ERRORS} standard errors) of the traced floor, with or without its one farthest traced write (windows of ${FLOOR_MIN_TRACED} traced writes or more)`,
       (fail) => {
         for (const [dc, floors] of Object.entries(r.floor.perDc))
           for (const w of ['before', 'after'] as const) {
@@ -203,10 +203,25 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             // sample's sd stands in only for stored runs that lack every write's.
             const se = (every?.sentSd ?? traced.sdMs ?? 0) / Math.sqrt(traced.writes);
             const allowed = Math.max(FLOOR_SLACK_MS, FLOOR_SHARE * floor, FLOOR_STANDARD_ERRORS * se);
-            if (Math.abs(off) > allowed)
-              fail(
-                `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms (allowed ±${f(allowed)} ms)`,
-              );
+            if (Math.abs(off) <= allowed) continue;
+            // A mean of 25 is not normal when the writes' latencies have a long tail: one traced
+            // write caught in a stall moves it by stall/25, beyond 3 standard errors more often
+            // than 3 in 1,000 (a CI run: both "after" windows' floors 2.2-2.6 ms over every write's
+            // mean, with 2.0-2.5 allowed; 60 windows here stayed within 2.3). So the floor is held
+            // again without the one traced write that pulled it the way it is off: what one write
+            // alone did is excused, what the rest of the sample still shows is not (a wrong
+            // network part, a doubled delay, a floor taken from other writes move them all).
+            const range = traced.beyondNetworkRangeMs;
+            const n = traced.writes;
+            const farthest = range === undefined ? undefined : off < 0 ? range.most : range.least;
+            const without = farthest === undefined ? undefined : (n * floor - farthest) / (n - 1);
+            const offWithout = without === undefined ? undefined : mean - model - without;
+            if (offWithout !== undefined && Math.abs(offWithout) <= allowed) continue;
+            fail(
+              `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms` +
+                (without === undefined ? '' : `, ${f(without)} without its farthest traced write`) +
+                ` (allowed ±${f(allowed)} ms)`,
+            );
           }
       },
     );

@@ -289,6 +289,7 @@ export const runResultSchema = z
             writes: count,
             totalMs: z.number(),
             sdMs: z.number().optional(),
+            beyondNetworkRangeMs: z.object({ least: z.number(), most: z.number() }).optional(),
             networkMs: z.number(),
             transportMs: z.number(),
             diskMs: z.number(),

@@ -201,5 +201,10 @@ describe('latency anatomy', () => {
     const sum = Object.values(b.parts).reduce((s, v) => s + v, 0);
     assert.ok(Math.abs(sum - b.totalMs) < 1e-9);
     assert.ok(Math.abs(b.totalMs - (19.4 + 3) / 2) < 1e-9);
+    // Each write's own time beyond its network part: 19.4 − 10 and 3 − 0. Their mean is the floor
+    // (total less network), and the two ends are what one write alone can move it by.
+    const range = b.beyondNetworkRangeMs!;
+    assert.ok(Math.abs(range.least - 3) < 1e-9 && Math.abs(range.most - 9.4) < 1e-9, JSON.stringify(range));
+    assert.ok(Math.abs((range.least + range.most) / 2 - (b.totalMs - b.networkMs)) < 1e-9);
   });
 });

@@ -232,6 +232,35 @@ describe('selfCheck', () => {
     );
   });
 
+  it('excuses a traced floor held off by one traced write alone, never by the rest', () => {
+    const r = result2dc();
+    r.floor.source = 'traced';
+    r.floor.perDc.tud = { before: 3, after: 0.1 };
+    r.floor.perDc.cern = { before: 0.1, after: 0.1 };
+    // tud before: every write's mean − the model ≈ 0, so a floor of 3 ms is 3 over; 115 writes
+    // with a spread of 4 ms allow 3 × 0.37 = 1.12 ms.
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentSd: 4, max: 400 };
+    const tud = r.anatomy.perDc.tud!.before!;
+    const tudBefore = (): string[] => violationsOf(r).filter((x) => /tud before/.test(x));
+    assert.equal(tudBefore().length, 1);
+    // One traced write 230 ms beyond the network (a stall) made it: without it the floor is
+    // (115 × 3 − 230) / 114 = 1.01 ms, within the 1.12 allowed.
+    r.anatomy.perDc.tud!.before = { ...tud, beyondNetworkRangeMs: { least: 0.5, most: 230 } };
+    assert.deepEqual(tudBefore(), []);
+    // A floor of 6 ms is still 4.04 over without that write: the rest of the sample shows it too.
+    r.floor.perDc.tud.before = 6;
+    assert.equal(tudBefore().length, 1);
+    assert.match(
+      tudBefore()[0]!,
+      /: tud before: mean 31\.12 − model 31\.13 = -0\.00 ms, floor 6\.00 ms, 4\.04 without its farthest traced write \(allowed ±1\.20 ms\)$/,
+    );
+    // A floor too low is not excused by the slowest write: only the fastest could have pulled it
+    // down, and without that one (0.5 ms) it is lower still.
+    r.floor.perDc.tud.before = 0.1;
+    r.latency.tud!.before = { ...r.latency.tud!.before!, sentMean: 35.12 };
+    assert.match(tudBefore()[0] ?? '', /floor 0\.10 ms, 0\.10 without its farthest traced write/);
+  });
+
   it('holds the glibc tunables the report names against what each node read itself', () => {
     const what = 'every POLE node started with the glibc tunables the report names';
     const r = result2dc();
