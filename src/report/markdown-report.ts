@@ -176,7 +176,12 @@ function linkReadingsNote(r: RunResult): string {
   const lr = r.linkReadings;
   const kept = lr?.readings[lr.kept];
   if (!lr || !kept) return '';
-  const note = ` A route of the same relay with no delay, read over the same span, took ${ms(kept.undelayedMs)} ms: the machine's own part of every figure.`;
+  const late = Object.entries(kept.latenessMs ?? {});
+  const note =
+    ` A route of the same relay with no delay, read over the same span, took ${ms(kept.undelayedMs)} ms: the machine's own part of every figure.` +
+    (late.length === 0
+      ? ''
+      : ` The relay released the pairs' round trips late by ${late.map(([p, v]) => `${p.replace('>', '→')} ${ms(v)}`).join(', ')} ms (its own clock; the undelayed route never waits for it).`);
   const others = lr.readings.filter((_, i) => i !== lr.kept);
   if (others.length === 0) return note;
   const said = others
@@ -187,7 +192,7 @@ function linkReadingsNote(r: RunResult): string {
           .join(', ')})`,
     )
     .join('; ');
-  return `${note} The links were read ${lr.readings.length} times, while the undelayed route read as a held-up machine; the quietest reading is shown, the others' undelayed route read ${said}.`;
+  return `${note} The links were read ${lr.readings.length} times, while the undelayed route or the relay's releases read as a held-up machine; the quietest reading is shown, the others' undelayed route read ${said}.`;
 }
 
 function leaders(r: RunResult): string {

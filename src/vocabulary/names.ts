@@ -119,6 +119,13 @@ export interface PairReading {
    * span, ms: what the machine itself added to every pair's round trip then.
    */
   readonly undelayedMs: number;
+  /**
+   * "a>b" → how late the relay released that pair's chunks over the reading, by its own clock: the
+   * mean lateness of each direction, added (a round trip's share), ms. A delayed chunk waits for
+   * the relay's clock to wake its thread, which the undelayed route never does; on a busy machine
+   * that came to 2-3 ms more than the undelayed route showed. Absent in older files.
+   */
+  readonly latenessMs?: Readonly<Record<string, number>>;
 }
 
 /** Every reading taken, and which one the run keeps (the quietest; -1 when there were no pairs to read). */

@@ -390,7 +390,13 @@ export const runResultSchema = z
     ),
     linkReadings: z
       .object({
-        readings: z.array(z.object({ rtts: z.record(z.string(), ms().min(0)), undelayedMs: ms().min(0) })),
+        readings: z.array(
+          z.object({
+            rtts: z.record(z.string(), ms().min(0)),
+            undelayedMs: ms().min(0),
+            latenessMs: z.record(z.string(), ms().min(0)).optional(),
+          }),
+        ),
         kept: z.number().int(),
       })
       .nullable()

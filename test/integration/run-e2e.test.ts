@@ -12,6 +12,7 @@ import { descendants, stillAlive } from '../support/processes.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkNodeTunables } from '../support/node-tunables-check.js';
+import { linkReading } from '../support/link-reading.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RUN_JS = join(ROOT, 'bin', 'run.js');
@@ -140,8 +141,19 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
       // below; the relay's own accuracy is tested in relay.test.ts.
       assert.ok(m >= 5 * 0.98 - 0.05, `east ${hop}: ${m} ms for a 5 ms one-way delay`);
     }
-    const measured = result.links.east?.west?.measuredRttMs ?? NaN;
-    assert.ok(Math.abs(measured - 10) <= 1.5, `east→west measured ${measured} ms for 10 ms`);
+    // The link, less what the machine added to the undelayed route read beside it: a CI run read
+    // 11.67 ms against a bound of 10 ± 1.5 when only the link was held. A missing or doubled delay
+    // (0 or 20) is 10 ms out. The run holds every link itself, closer (self-check.ts), and that
+    // check must have run: its verdict is asserted above.
+    const link = linkReading(result, 'east', 'west');
+    assert.ok(
+      link.measuredMs >= 10 * 0.98 && Math.abs(link.beyondMs - 10) <= 3,
+      `${link.said}, configured 10`,
+    );
+    assert.ok(
+      result.selfCheck.checked.some((c) => c.startsWith('every link measured')),
+      result.selfCheck.checked.join('\n'),
+    );
     assert.equal(result.writes.lost, 0);
     assert.equal(result.writes.failed, 0);
     assert.equal(result.writes.acked, result.writes.attempted);

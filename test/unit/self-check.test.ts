@@ -353,6 +353,39 @@ describe('selfCheck: the links and the calibrated floor, each against a second r
     );
   });
 
+  it('lets a link run over by what the relay says it released the pair late, never under', () => {
+    const r = result2dc();
+    // e2e-2dc's 10 ms link read 14.33 ms with the undelayed route at 1.69: 2.64 over, 2.28 allowed.
+    r.links.tud!.cern = { configuredRttMs: 10, measuredRttMs: 14.33, jitterMs: 0.14 };
+    r.links.cern!.tud = { configuredRttMs: 10, measuredRttMs: 11.69, jitterMs: 0.14 };
+    r.linkReadings = { readings: [{ rtts: { 'tud>cern': 14.33 }, undelayedMs: 1.69 }], kept: 0 };
+    const links = (): string[] => violationsOf(r).filter((v) => linkCheck.test(v));
+    assert.equal(links().length, 1);
+    assert.match(
+      links()[0]!,
+      /tud→cern: measured 14\.33 ms − the undelayed 1\.69 = 12\.64, configured 10\.00 \(allowed ±2\.28\)$/,
+    );
+    // The relay released that pair's chunks 0.4 ms late on the round trip: the 0.36 over is its.
+    r.linkReadings = {
+      readings: [{ rtts: { 'tud>cern': 14.33 }, undelayedMs: 1.69, latenessMs: { 'tud>cern': 0.4 } }],
+      kept: 0,
+    };
+    assert.deepEqual(links(), []);
+    // 0.3 ms late leaves 0.06 unexplained, and the message says what was allowed for.
+    r.linkReadings = {
+      readings: [{ rtts: { 'tud>cern': 14.33 }, undelayedMs: 1.69, latenessMs: { 'tud>cern': 0.3 } }],
+      kept: 0,
+    };
+    assert.match(links()[0] ?? '', /\(allowed ±2\.28, and 0\.30 of the relay's late releases over\)$/);
+    // Lateness never excuses a link read short: a missing delay is as wrong as before.
+    r.links.tud!.cern = { configuredRttMs: 10, measuredRttMs: 2.2, jitterMs: 0.14 };
+    r.linkReadings = {
+      readings: [{ rtts: { 'tud>cern': 2.2 }, undelayedMs: 1.69, latenessMs: { 'tud>cern': 20 } }],
+      kept: 0,
+    };
+    assert.match(links()[0] ?? '', /tud→cern: measured 2\.20 ms/);
+  });
+
   it('checks no link where the shaping read none (netem, a stored run from before)', () => {
     const r = result2dc();
     delete r.linkReadings;
