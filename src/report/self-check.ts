@@ -212,15 +212,15 @@ export function selfCheck(r: CheckedResult): SelfCheck {
             // alone did is excused, what the rest of the sample still shows is not (a wrong
             // network part, a doubled delay, a floor taken from other writes move them all).
             const range = traced.beyondNetworkRangeMs;
-            const n = traced.writes;
-            const farthest = range === undefined ? undefined : off < 0 ? range.most : range.least;
-            const without = farthest === undefined ? undefined : (n * floor - farthest) / (n - 1);
-            const offWithout = without === undefined ? undefined : mean - model - without;
-            if (offWithout !== undefined && Math.abs(offWithout) <= allowed) continue;
+            let without = '';
+            if (range) {
+              const farthest = off < 0 ? range.most : range.least;
+              const floorWithout = (traced.writes * floor - farthest) / (traced.writes - 1);
+              if (Math.abs(mean - model - floorWithout) <= allowed) continue;
+              without = `, ${f(floorWithout)} without its farthest traced write`;
+            }
             fail(
-              `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms` +
-                (without === undefined ? '' : `, ${f(without)} without its farthest traced write`) +
-                ` (allowed ±${f(allowed)} ms)`,
+              `${dc} ${w}: mean ${f(mean)} − model ${f(model)} = ${f(mean - model)} ms, floor ${f(floor)} ms${without} (allowed ±${f(allowed)} ms)`,
             );
           }
       },

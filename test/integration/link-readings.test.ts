@@ -8,15 +8,12 @@ import type { LinkDelay } from '../../src/shaping/relay/delay-distribution.js';
 import {
   QUIET_LATENESS_MS,
   QUIET_UNDELAYED_MS,
+  heldUpBy,
   measurePairDelays,
   type DcPairDelay,
 } from '../../src/shaping/relay/relay-shaping.js';
-import type { PairReading } from '../../src/vocabulary/names.js';
 
 const oneWay = (delayMs: number): LinkDelay => ({ delayMs, jitterMs: 0, distribution: 'normal' });
-/** What the machine added to a reading at most, as the run ranks them: undelayed + latest release. */
-const heldUp = (r: PairReading): number => r.undelayedMs + Math.max(0, ...Object.values(r.latenessMs ?? {}));
-
 const PAIRS: DcPairDelay[] = [
   { a: 'x', b: 'y', forward: oneWay(5), backward: oneWay(5) },
   { a: 'y', b: 'x', forward: oneWay(5), backward: oneWay(5) },
@@ -30,7 +27,7 @@ test('one reading on a quiet machine: each pair its delays plus the undelayed ro
   );
   // A machine busy enough to hold the undelayed route or the releases past a threshold reads
   // again: allowed, but the kept reading must be the one held up least.
-  assert.equal(heldUp(k), Math.min(...r.readings.map(heldUp)));
+  assert.equal(heldUpBy(k), Math.min(...r.readings.map(heldUpBy)));
   assert.ok(k.undelayedMs > 0, `undelayed ${k.undelayedMs} ms`);
   assert.deepEqual(Object.keys(k.latenessMs ?? {}).sort(), ['x>y', 'y>x']);
   if (r.readings.length === 1) {
@@ -48,7 +45,7 @@ test('a reading whose undelayed route reads over the threshold is taken again, t
   // No round trip takes 0 ms: every reading counts as held up, as on a machine held throughout.
   const r = await measurePairDelays(PAIRS, 1, 10, 0);
   assert.equal(r.readings.length, 3);
-  assert.equal(heldUp(r.readings[r.kept]!), Math.min(...r.readings.map(heldUp)));
+  assert.equal(heldUpBy(r.readings[r.kept]!), Math.min(...r.readings.map(heldUpBy)));
   for (const reading of r.readings) {
     assert.deepEqual(Object.keys(reading.rtts).sort(), ['x>y', 'y>x']);
     assert.ok(reading.rtts['x>y']! >= 10, `x→y ${reading.rtts['x>y']} ms`);
@@ -64,7 +61,7 @@ test('a reading whose pairs the relay released late is taken again, however quic
       Object.values(reading.latenessMs ?? {}).every((ms) => ms >= 0),
       JSON.stringify(reading.latenessMs),
     );
-  assert.equal(heldUp(r.readings[r.kept]!), Math.min(...r.readings.map(heldUp)));
+  assert.equal(heldUpBy(r.readings[r.kept]!), Math.min(...r.readings.map(heldUpBy)));
 });
 
 test('no pairs (one data center): nothing read, nothing started', async () => {

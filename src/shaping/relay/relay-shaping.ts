@@ -266,7 +266,8 @@ export const QUIET_UNDELAYED_MS = 2;
 /**
  * A pair's release lateness (both directions, by the relay's own clock) up to which a reading counts
  * as quiet. The relay's accuracy bar is 0.5 ms a release; e2e-2dc's 10 ms link read 12.5-13.0 ms
- * beyond an undelayed route of 1.5-1.7 ms in 2 of 24 runs of 2026-11-28 at load 3.3-3.8.
+ * beyond an undelayed route of 1.5-1.7 ms in 2 of 24 runs of 2026-11-28 (back to back, the machine
+ * 76-81 % busy by those runs' own CPU figures).
  */
 export const QUIET_LATENESS_MS = 1;
 /** Readings at most; and the pause before another, for whatever held the machine to pass. */
@@ -347,7 +348,7 @@ function latestRelease(r: PairReading): number {
 }
 
 /** What the machine added to a reading at most: the undelayed route, and the latest pair's release. */
-function heldUpBy(r: PairReading): number {
+export function heldUpBy(r: PairReading): number {
   return r.undelayedMs + latestRelease(r);
 }
 
