@@ -18,10 +18,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { ShapingChoice } from '../vocabulary/names.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
-import { DockerRuntime } from '../runtime/docker/docker-runtime.js';
-import { SwarmRuntime } from '../runtime/swarm/swarm-runtime.js';
 import { PlacementError, parsePlaceFlag } from '../runtime/swarm/swarm-plan.js';
-import { dockerDryRun } from '../runtime/docker/docker-dry-run.js';
 import { planNetem } from '../shaping/netem/netem-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
@@ -150,6 +147,7 @@ export default class Run extends Command {
     }
     const seed = flags.seed ?? Date.now() % 1_000_000_000;
     if (flags['dry-run']) {
+      const { dockerDryRun } = await import('../runtime/docker/docker-dry-run.js');
       this.log(
         dockerDryRun(topology, {
           seed,
@@ -165,9 +163,11 @@ export default class Run extends Command {
     say(
       `target ${topology.target}, runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`,
     );
+    // The container runtimes are loaded only when chosen: with dockerode they are a third of this
+    // command's start-up, which a run on local processes (the quick start, most tests) never uses.
     const runtime: Runtime =
       choice.runtime === 'swarm'
-        ? new SwarmRuntime(topology, {
+        ? new (await import('../runtime/swarm/swarm-runtime.js')).SwarmRuntime(topology, {
             shaping,
             seed,
             image: choice.image as string,
@@ -176,7 +176,7 @@ export default class Run extends Command {
             ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
           })
         : choice.runtime === 'docker'
-          ? new DockerRuntime(topology, {
+          ? new (await import('../runtime/docker/docker-runtime.js')).DockerRuntime(topology, {
               shaping,
               seed,
               image: choice.image as string,

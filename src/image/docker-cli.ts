@@ -1,6 +1,15 @@
 // Running the docker CLI (and helper scripts) with execa: whole-output calls for short queries,
 // line-streaming calls for long ones (builds), with the tail of the output kept for error messages.
-import { execa } from 'execa';
+import type * as ExecaModule from 'execa';
+
+/**
+ * execa, loaded at the first command rather than with this module: a run on local processes
+ * imports this module (through the images a target may need) and never calls docker, and execa
+ * is a quarter of a second of every `pole-bench` start-up on the 2-core VM.
+ */
+export function loadExeca(): Promise<typeof ExecaModule> {
+  return import('execa');
+}
 
 export class CommandError extends Error {
   override readonly name = 'CommandError';
@@ -23,6 +32,7 @@ export interface RunOptions {
 
 /** `docker ARGS…`; resolves to trimmed stdout, rejects with the first line docker complained with. */
 export async function docker(args: readonly string[], opts: RunOptions = {}): Promise<string> {
+  const { execa } = await loadExeca();
   const r = await execa('docker', args, {
     reject: false,
     stdin: 'ignore',
@@ -66,6 +76,7 @@ export async function runStreaming(
   onLine: (line: string) => void,
   opts: RunOptions = {},
 ): Promise<string[]> {
+  const { execa } = await loadExeca();
   const sub = execa(file, args, {
     reject: false,
     stdin: 'ignore',

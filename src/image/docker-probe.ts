@@ -2,7 +2,7 @@
 // target needs (the node image; ZooKeeper's or etcd's too for those targets) for this package version are in
 // its image store. Used by `--runtime auto` (docker only when both
 // hold) and by the Docker tests (skip, saying why, otherwise). Never pulls anything.
-import { execa } from 'execa';
+import { loadExeca } from './docker-cli.js';
 import { nodeImageTag, packageInfo } from './image-name.js';
 import { ownImageOf, targetImageTag } from './target-images.js';
 import type { ContainerImage, TargetName } from '../vocabulary/names.js';
@@ -28,6 +28,7 @@ export interface DaemonAnswer {
 const PROBE_TIMEOUT_MS = 5_000;
 
 export async function daemonAnswers(): Promise<DaemonAnswer> {
+  const { execa } = await loadExeca();
   const r = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], {
     reject: false,
     stdin: 'ignore',
@@ -53,6 +54,7 @@ export async function dockerStatus(
   // Holders and agents run the node image whatever the target; ZooKeeper's and etcd's members their own.
   const own = ownImageOf(target);
   const tags = [nodeImageTag(version), ...(own ? [targetImageTag(own, version)] : [])];
+  const { execa } = await loadExeca();
   for (const tag of tags) {
     const r = await execa('docker', ['image', 'inspect', '--format', '{{.Id}}', tag], {
       reject: false,

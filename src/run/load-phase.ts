@@ -42,13 +42,27 @@ export class AgentPhases implements LoadPhases {
   }
 }
 
-/** Starts the agents and, at the load's t = 0, the samplers; resolves once the load runs. */
+/**
+ * Every data center's agent, spawned together; each one that started is kept in the run's state
+ * (in the topology's order) whatever became of the others, so that releaseLoad kills it.
+ * run-scenario.ts runs this beside the warm-up: an agent's start (a Node process, a container)
+ * costs a second or more and measures nothing, and the warm-up's writes are not measured either.
+ */
+export async function spawnAgents(run: RunContext): Promise<void> {
+  const { rt, t, state } = run;
+  const spawned = await Promise.allSettled(
+    t.datacenters.map((dc) => rt.spawnAgent(dc.name, (m) => state.intervals.push(m))),
+  );
+  spawned.forEach((s, i) => {
+    if (s.status === 'fulfilled') state.agents.set(t.datacenters[i]!.name, s.value);
+  });
+  const failed = spawned.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** Starts the spawned agents and, at the load's t = 0, the samplers; resolves once the load runs. */
 export async function startLoad(run: RunContext, leader: NodeId): Promise<Load> {
   const { rt, t, state } = run;
-  run.progress('starting load agents', { leader });
-  for (const dc of t.datacenters) {
-    state.agents.set(dc.name, await rt.spawnAgent(dc.name, (m) => state.intervals.push(m)));
-  }
   state.loadStart = wallNow() + START_AHEAD_MS;
   startAgents(run);
   const phases = new AgentPhases(state.agents, run.note);

@@ -1,8 +1,9 @@
 // One benchmark run, start to finish, as the sequence of its phases; each is a module of its own,
 // handed the run's context (run-context.ts) and filling in the state the result is built from:
 //   bring-up      bring-up.ts        the members started, the first leader, the links measured, the preload
-//   warm-up       warm-up.ts         unmeasured writes to the leader; the agents' paths prepared
-//   load          load-phase.ts      one agent per data center from a common t = 0; the samplers
+//   warm-up       warm-up.ts         unmeasured writes to the leader; the agents' paths prepared;
+//                 load-phase.ts      meanwhile one agent per data center spawned
+//   load          load-phase.ts      the agents started from a common t = 0; the samplers
 //   faults        chaos/             the fault schedule, and the cause the recovery is timed from
 //   drain         drain-phase.ts     the load's end: every agent's `done`
 //   check         check-phase.ts     every acknowledged write read back on every live member
@@ -17,7 +18,7 @@ import { bringUp } from './bring-up.js';
 import { calibrate } from './calibration.js';
 import { checkWrites } from './check-phase.js';
 import { drainLoad } from './drain-phase.js';
-import { releaseLoad, startLoad, type Load } from './load-phase.js';
+import { releaseLoad, spawnAgents, startLoad, type Load } from './load-phase.js';
 import { finishRun, type RunScenarioOutput } from './result-phase.js';
 import { openRun, type RunContext, type RunScenarioOptions } from './run-context.js';
 import { warmUpCluster } from './warm-up.js';
@@ -31,10 +32,18 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
   // Named in an error: "connection closed" alone does not say whether the load, the check of the
   // acknowledged writes or the calibration after it lost its connection.
   let step = 'bring-up';
+  let agentsSpawned: Promise<void> = Promise.resolve();
   try {
     const initial = await bringUp(run);
     step = 'warm-up';
+    run.progress('warming up, starting load agents', { leader: initial });
+    agentsSpawned = spawnAgents(run);
+    // Awaited after the warm-up (and in `finally`); this only keeps a failure from going unhandled
+    // while the warm-up runs.
+    agentsSpawned.catch(() => undefined);
     await warmUpCluster(run, initial);
+    step = "the load agents' start";
+    await agentsSpawned;
     step = 'the load';
     const load = await startLoad(run, initial);
     await runFaults(chaosContext(run, load), run.state.faults);
@@ -48,6 +57,8 @@ export async function runScenario(o: RunScenarioOptions): Promise<RunScenarioOut
     if (err instanceof RunAborted) throw err;
     run.state.errors.push(`${step}: ${(err as Error).message}`);
   } finally {
+    // An agent still starting when a phase failed is killed with the others, not left behind.
+    await agentsSpawned.catch(() => undefined);
     await releaseLoad(run);
   }
   reportTroubles(run);

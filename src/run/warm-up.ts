@@ -10,7 +10,6 @@ import type { RunContext } from './run-context.js';
 export async function warmUpCluster(run: RunContext, leader: NodeId): Promise<void> {
   const { rt, t, o } = run;
   const target = rt.target;
-  run.progress('warming up', { leader });
   await target.prepareWrites(rt.clientAddress(leader), WARMUP_PREFIX);
   await warmUp(
     { id: leader, ...rt.clientAddress(leader) },

@@ -4,7 +4,7 @@
 // which address of this machine the swarm's tasks dial the harness back on.
 import { createSocket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { PlacementError, resolvePlacement, type SwarmNodeView } from './swarm-plan.js';
 
 /** Services with CapabilityAdd (NET_ADMIN, SYS_NICE) and Init need the Engine API 1.41 (Docker 20.10). */
@@ -41,8 +41,9 @@ export async function probeSwarm(
     /** Every image the run's tasks need (the node image; a target's own). */
     images: readonly string[];
   },
-  docker = new Docker(),
+  given?: Docker,
 ): Promise<SwarmReady> {
+  const docker = given ?? (await localEngine());
   const where = process.env.DOCKER_HOST ?? 'the local Docker daemon';
   const info = (await docker.info().catch((err: Error) => {
     throw new PlacementError(`no Docker daemon answers at ${where}: ${err.message}`);
@@ -86,12 +87,13 @@ export async function probeSwarm(
  * API comes as a unix socket) it is this machine's address on the hosts' bridge, where the manager's
  * own address is not one the harness can listen on.
  */
-export async function harnessHost(docker = new Docker()): Promise<string> {
+export async function harnessHost(engine?: Docker): Promise<string> {
   const given = process.env.POLE_BENCH_HARNESS_HOST;
   if (given) return given;
   const dh = process.env.DOCKER_HOST;
   const m = dh ? /^tcp:\/\/\[?([^\]/]+?)\]?:(\d+)/.exec(dh) : null;
   if (m) return localAddressTowards(m[1]!);
+  const docker = engine ?? (await localEngine());
   const info = (await docker.info()) as { Swarm?: { NodeAddr?: string } };
   const addr = info.Swarm?.NodeAddr;
   if (!addr) throw new Error('the Docker daemon has no swarm address to reach the harness on');
@@ -128,4 +130,13 @@ async function localAddressTowards(host: string): Promise<string> {
   } finally {
     s.close();
   }
+}
+
+/**
+ * The engine DOCKER_HOST names. dockerode is loaded here, when a swarm is asked about: with its
+ * dependencies it is a third of `pole-bench run`'s start-up, which a run on processes never needs.
+ */
+async function localEngine(): Promise<Docker> {
+  const { default: Dockerode } = await import('dockerode');
+  return new Dockerode();
 }
