@@ -181,7 +181,8 @@ function linkReadingsNote(r: RunResult): string {
     ` A route of the same relay with no delay, read over the same span, took ${ms(kept.undelayedMs)} ms: the machine's own part of every figure.` +
     (late.length === 0
       ? ''
-      : ` The relay released the pairs' round trips late by ${late.map(([p, v]) => `${p.replace('>', '→')} ${ms(v)}`).join(', ')} ms (its own clock; the undelayed route never waits for it).`);
+      : ` The relay released the pairs' round trips late by ${late.map(([p, v]) => `${p.replace('>', '→')} ${ms(v)}`).join(', ')} ms (its own clock; the undelayed route never waits for it).`) +
+    probeSaw(kept);
   const others = lr.readings.filter((_, i) => i !== lr.kept);
   if (others.length === 0) return note;
   const said = others
@@ -193,6 +194,17 @@ function linkReadingsNote(r: RunResult): string {
     )
     .join('; ');
   return `${note} The links were read ${lr.readings.length} times, while the undelayed route or the relay's releases read as a held-up machine; the quietest reading is shown, the others' undelayed route read ${said}.`;
+}
+
+/** What the probe's mean round trips showed beyond the configured RTT: the relay's lateness by a second clock. */
+function probeSaw(kept: NonNullable<RunResult['linkReadings']>['readings'][number]): string {
+  const { meanRtts, undelayedMeanMs } = kept;
+  if (!meanRtts || undelayedMeanMs === undefined) return '';
+  return ` By the probe's own clock, its mean round trips less the undelayed route's mean (${ms(undelayedMeanMs)} ms) came to ${Object.entries(
+    meanRtts,
+  )
+    .map(([p, v]) => `${p.replace('>', '→')} ${ms(v - undelayedMeanMs)}`)
+    .join(', ')} ms.`;
 }
 
 function leaders(r: RunResult): string {

@@ -259,9 +259,7 @@ export function selfCheck(r: CheckedResult): SelfCheck {
           for (const [b, link] of Object.entries(row)) {
             if (a === b || link.measuredRttMs === null) continue;
             const beyond = link.measuredRttMs - kept.undelayedMs;
-            const allowed =
-              Math.max(LINK_SLACK_MS, LINK_SHARE * link.configuredRttMs) +
-              LINK_JITTERS * (link.jitterMs ?? 0);
+            const allowed = linkAllowance(link);
             // A delayed chunk waits for the relay's clock to wake its thread, which the undelayed
             // route never does: what the relay itself counted of that lateness may add to the
             // figure, never take from it (a mean of every release against a median round trip).
@@ -272,6 +270,32 @@ export function selfCheck(r: CheckedResult): SelfCheck {
                 `${a}→${b}: measured ${f(link.measuredRttMs)} ms − the undelayed ${f(kept.undelayedMs)} = ${f(beyond)}, configured ${f(link.configuredRttMs)} (allowed ±${f(allowed)}` +
                   (late > 0 ? `, and ${f(late)} of the relay's late releases over` : '') +
                   ')',
+              );
+          }
+      },
+    );
+  }
+
+  // The lateness above loosens the link check by what the relay says of itself. Held against a
+  // second clock: the probe's mean round trips (the lateness is a mean too) over the configured
+  // RTT and the undelayed route's mean. One-sided: a stall of the probe's thread, or of the relay's
+  // thread before it stamps an arrival, lengthens round trips the relay never counts as late.
+  const meansKept = linkReadings?.readings[linkReadings.kept];
+  if (meansKept?.meanRtts && meansKept.undelayedMeanMs !== undefined && meansKept.latenessMs) {
+    const { meanRtts, undelayedMeanMs, latenessMs } = meansKept;
+    check(
+      `the relay's own account of each pair's late releases no more than the probe saw: its mean round trip less the configured RTT and the undelayed route's mean, + max(${LINK_SLACK_MS} ms, ${LINK_SHARE * 100} %) + ${LINK_JITTERS} jitters`,
+      (fail) => {
+        for (const [a, row] of Object.entries(r.links))
+          for (const [b, link] of Object.entries(row)) {
+            const mean = meanRtts[`${a}>${b}`];
+            const late = latenessMs[`${a}>${b}`];
+            if (a === b || mean === undefined || late === undefined) continue;
+            const seen = mean - undelayedMeanMs - link.configuredRttMs;
+            const allowed = linkAllowance(link);
+            if (late > seen + allowed)
+              fail(
+                `${a}→${b}: the relay counted ${f(late)} ms of late releases; the probe's mean ${f(mean)} ms − the undelayed ${f(undelayedMeanMs)} − configured ${f(link.configuredRttMs)} = ${f(seen)} (allowed +${f(allowed)})`,
               );
           }
       },
@@ -413,4 +437,9 @@ function negativeDurations(r: CheckedResult): Array<[string, number]> {
   };
   walk(r, '', false);
   return out;
+}
+
+/** How far a link's reading may be from its configured RTT: max(2 ms, 10 %) + 2 jitters. */
+function linkAllowance(link: { readonly configuredRttMs: number; readonly jitterMs?: number }): number {
+  return Math.max(LINK_SLACK_MS, LINK_SHARE * link.configuredRttMs) + LINK_JITTERS * (link.jitterMs ?? 0);
 }

@@ -126,6 +126,14 @@ export interface PairReading {
    * that came to 2-3 ms more than the undelayed route showed. Absent in older files.
    */
   readonly latenessMs?: Readonly<Record<string, number>>;
+  /**
+   * "a>b" → the mean of the same round trips, ms. The relay's lateness is a mean: the self-check
+   * holds it against this less the configured RTT and the undelayed route's mean, so that the
+   * relay's own account is read against the probe's clock. Absent in older files.
+   */
+  readonly meanRtts?: Readonly<Record<string, number>>;
+  /** The undelayed route's mean round trip over the same span, ms. Absent in older files. */
+  readonly undelayedMeanMs?: number;
 }
 
 /** Every reading taken, and which one the run keeps (the quietest; -1 when there were no pairs to read). */

@@ -395,6 +395,8 @@ export const runResultSchema = z
             rtts: z.record(z.string(), ms().min(0)),
             undelayedMs: ms().min(0),
             latenessMs: z.record(z.string(), ms().min(0)).optional(),
+            meanRtts: z.record(z.string(), ms().min(0)).optional(),
+            undelayedMeanMs: ms().min(0).optional(),
           }),
         ),
         kept: z.number().int(),

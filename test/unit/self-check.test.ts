@@ -386,6 +386,50 @@ describe('selfCheck: the links and the calibrated floor, each against a second r
     assert.match(links()[0] ?? '', /tud→cern: measured 2\.20 ms/);
   });
 
+  it("holds the relay's lateness against the probe's mean round trips: an overstated lateness fails", () => {
+    const r = result2dc();
+    const latenessCheck = /relay's own account of each pair's late releases/;
+    r.links.tud!.cern = { configuredRttMs: 10, measuredRttMs: 11.3, jitterMs: 0.14 };
+    const reading = (late: number, mean: number) => ({
+      readings: [
+        {
+          rtts: { 'tud>cern': 11.3 },
+          undelayedMs: 0.84,
+          latenessMs: { 'tud>cern': late },
+          meanRtts: { 'tud>cern': mean },
+          undelayedMeanMs: 0.9,
+        },
+      ],
+      kept: 0,
+    });
+    // A quiet reading of 2026-11-29 (e2e-2dc, seed 7): the relay 0.55 ms late, the probe's means
+    // 0.5 over the configured RTT and the undelayed route.
+    r.linkReadings = reading(0.55, 11.4);
+    assert.ok(selfCheck(r).checked.some((c) => latenessCheck.test(c)));
+    assert.deepEqual(
+      violationsOf(r).filter((v) => latenessCheck.test(v)),
+      [],
+    );
+    // A probe that saw far more than the relay counted is no contradiction: a stall before the
+    // relay stamps an arrival lengthens the round trip without a late release.
+    r.linkReadings = reading(0.55, 16);
+    assert.deepEqual(
+      violationsOf(r).filter((v) => latenessCheck.test(v)),
+      [],
+    );
+    // A relay that says 3 ms late where the probe saw 0.5 is not believed beyond 2.28 ms.
+    r.linkReadings = reading(3, 11.4);
+    const failed = violationsOf(r).filter((v) => latenessCheck.test(v));
+    assert.equal(failed.length, 1, failed.join('\n'));
+    assert.match(
+      failed[0]!,
+      /: tud→cern: the relay counted 3\.00 ms of late releases; the probe's mean 11\.40 ms − the undelayed 0\.90 − configured 10\.00 = 0\.50 \(allowed \+2\.28\)$/,
+    );
+    // A stored run without the means is not held to it.
+    r.linkReadings = { readings: [{ rtts: { 'tud>cern': 11.3 }, undelayedMs: 0.84 }], kept: 0 };
+    assert.ok(!selfCheck(r).checked.some((c) => latenessCheck.test(c)));
+  });
+
   it('checks no link where the shaping read none (netem, a stored run from before)', () => {
     const r = result2dc();
     delete r.linkReadings;

@@ -328,6 +328,8 @@ export async function measurePairDelays(
         latenessMs: Object.fromEntries(
           pairs.map((p) => [`${p.a}>${p.b}`, lateness.get(`${p.a}>${p.b}`) ?? 0]),
         ),
+        meanRtts: Object.fromEntries(pairs.map((p, i) => [`${p.a}>${p.b}`, rtts[i]!.meanMs])),
+        undelayedMeanMs: undelayed.meanMs,
       };
       readings.push(reading);
       const quiet = undelayed.p50Ms <= quietUndelayedMs && latestRelease(reading) <= quietLatenessMs;
