@@ -100,6 +100,42 @@ test('create, getData, setData, exists, getChildren, sync and delete on a real s
   }
 });
 
+test('a multi of creates applies all of them in one transaction, or none when one exists; slots prepared twice are kept', async (t) => {
+  if (zookeeperSkip) return t.skip(zookeeperSkip);
+  const zk = await connectTo('p1');
+  try {
+    await zk.create('/multi', Buffer.alloc(0));
+    const some = (names: string[]) =>
+      names.map((n) => ({ path: `/multi/${n}`, data: Buffer.from(n), mode: 'persistent' as const }));
+    const zxid = await zk.createAll(some(['a', 'b', 'c']));
+    assert.deepEqual((await zk.getChildren('/multi')).sort(), ['a', 'b', 'c']);
+    // One transaction: every node has the multi's zxid as its creation.
+    for (const n of ['a', 'b', 'c']) {
+      const got = await zk.getData(`/multi/${n}`);
+      assert.equal(got.data.toString(), n);
+      assert.deepEqual(got.stat.czxid, zxid);
+    }
+    // b exists: NODEEXISTS, and neither d nor e (before and after it) was created.
+    await assert.rejects(zk.createAll(some(['d', 'b', 'e'])), (e: ZkError) => e.code === 'NODEEXISTS');
+    assert.deepEqual((await zk.getChildren('/multi')).sort(), ['a', 'b', 'c']);
+    // A directory's slots in one multi; prepared again (every slot there), it is kept as it is.
+    await prepareZkSlots(members.clientAddress('p1'), '/multi/slots');
+    const first = await zk.exists(`/multi/slots/s${SLOTS - 1}`);
+    assert.ok(first, 'the last slot exists');
+    assert.equal((await zk.getChildren('/multi/slots')).length, SLOTS);
+    await zk.delete('/multi/slots/s7');
+    await prepareZkSlots(members.clientAddress('p1'), '/multi/slots');
+    assert.equal((await zk.getChildren('/multi/slots')).length, SLOTS);
+    assert.deepEqual(
+      (await zk.exists(`/multi/slots/s${SLOTS - 1}`))?.czxid,
+      first.czxid,
+      'kept, not made again',
+    );
+  } finally {
+    await zk.close();
+  }
+});
+
 test('pipelining: a thousand setData in flight at once, answered in order', async (t) => {
   if (zookeeperSkip) return t.skip(zookeeperSkip);
   const zk = await connectTo('p2');

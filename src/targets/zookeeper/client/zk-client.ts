@@ -33,6 +33,7 @@ import {
   errorName,
   zxidOf,
   type CreateModeName,
+  type CreateOp,
   type ReplyBody,
   type Request,
   type Stat,
@@ -228,6 +229,22 @@ export class ZkClient {
   ): Promise<ZkReply<string>> {
     const r = await this.request({ op: 'create', path, data, mode });
     return { zxid: zxidOf(r.header.zxid), value: (r.body as { path: string }).path };
+  }
+
+  /**
+   * Creates every node in one transaction (a multi): all of them or, when one fails, none. Rejects
+   * then with the failed create's code (NODEEXISTS when one is there already). Resolves to the
+   * transaction's zxid.
+   */
+  async createAll(creates: readonly CreateOp[]): Promise<Zxid> {
+    const r = await this.request({ op: 'multi', creates });
+    const codes = (r.body as { results: readonly ({ path: string } | { err: number })[] }).results.flatMap(
+      (x) => ('err' in x && x.err !== 0 ? [x.err] : []),
+    );
+    // The creates after the one that failed say RUNTIMEINCONSISTENCY: the first other code is why.
+    const why = codes.find((c) => errorName(c) !== 'RUNTIMEINCONSISTENCY') ?? codes[0];
+    if (why !== undefined) throw new ZkError(errorName(why), `multi: ${errorName(why)}`);
+    return zxidOf(r.header.zxid);
   }
 
   async delete(path: string, version = -1): Promise<void> {

@@ -1,6 +1,6 @@
 // The parts of ZooKeeper's client protocol the harness speaks (zookeeper.jute, ZooDefs.OpCode,
 // KeeperException.Code in ZooKeeper 3.8): the session handshake, create, delete, exists, getData,
-// setData, getChildren, sync, ping and closeSession, and watch notifications. Every message is a
+// setData, getChildren, sync, ping and closeSession, a multi of creates, and watch notifications. Every message is a
 // frame: an int length, then a header and a record.
 //
 // Why our own codec: the pure-JS `node-zookeeper-client` has been unmaintained since 2022 and the
@@ -20,9 +20,12 @@ export const OpCode = {
   getChildren: 8,
   sync: 9,
   ping: 11,
+  multi: 14,
   closeSession: -11,
 } as const;
 export type OpName = keyof typeof OpCode;
+/** The type a multi's result carries for an operation that failed or was rolled back. */
+const OP_ERROR = -1;
 
 /** Reserved xids of ZooKeeper's ClientCnxn. */
 export const XID_NOTIFICATION = -1;
@@ -135,8 +138,15 @@ export function decodeConnectResponse(body: Buffer): ConnectResponse {
 
 // --- requests ----------------------------------------------------------------------------------
 
+export interface CreateOp {
+  readonly path: string;
+  readonly data: Uint8Array;
+  readonly mode: CreateModeName;
+}
+
 export type Request =
-  | { readonly op: 'create'; readonly path: string; readonly data: Uint8Array; readonly mode: CreateModeName }
+  | ({ readonly op: 'create' } & CreateOp)
+  | { readonly op: 'multi'; readonly creates: readonly CreateOp[] }
   | { readonly op: 'delete'; readonly path: string; readonly version: number }
   | { readonly op: 'exists'; readonly path: string; readonly watch: boolean }
   | { readonly op: 'getData'; readonly path: string; readonly watch: boolean }
@@ -150,10 +160,13 @@ export function encodeRequest(xid: number, r: Request): Buffer {
   const w = new JuteWriter('data' in r ? r.data.length + 64 : 64).int(xid).int(OpCode[r.op]);
   switch (r.op) {
     case 'create':
-      w.ustring(r.path).buffer(r.data);
-      // one ACL: world:anyone, all permissions
-      w.int(1).int(PERMS_ALL).ustring('world').ustring('anyone');
-      w.int(CreateMode[r.mode]);
+      encodeCreate(w, r);
+      break;
+    case 'multi':
+      // MultiOperationRecord: each operation behind a MultiHeader (type, done = false, err = -1),
+      // then a closing header (-1, true, -1).
+      for (const c of r.creates) encodeCreate(w.int(OpCode.create).bool(false).int(-1), c);
+      w.int(-1).bool(true).int(-1);
       break;
     case 'delete':
       w.ustring(r.path).int(r.version);
@@ -174,6 +187,13 @@ export function encodeRequest(xid: number, r: Request): Buffer {
       break;
   }
   return w.frame();
+}
+
+/** A CreateRequest: path, data, one ACL (world:anyone, all permissions), flags. */
+function encodeCreate(w: JuteWriter, c: CreateOp): void {
+  w.ustring(c.path).buffer(c.data);
+  w.int(1).int(PERMS_ALL).ustring('world').ustring('anyone');
+  w.int(CreateMode[c.mode]);
 }
 
 // --- replies -----------------------------------------------------------------------------------
@@ -210,7 +230,12 @@ export type ReplyBody =
   | { readonly op: 'exists' | 'setData'; readonly stat: Stat }
   | { readonly op: 'getData'; readonly data: Buffer; readonly stat: Stat }
   | { readonly op: 'getChildren'; readonly children: string[] }
-  | { readonly op: 'sync'; readonly path: string };
+  | { readonly op: 'sync'; readonly path: string }
+  /** Per create of the multi, in order: its path, or the error code it failed (or was rolled back) with. */
+  | {
+      readonly op: 'multi';
+      readonly results: readonly ({ readonly path: string } | { readonly err: number })[];
+    };
 
 /** The body of a successful reply to a request of `op` (the header already read). */
 export function decodeReplyBody(op: OpName, r: JuteReader): ReplyBody {
@@ -232,10 +257,31 @@ export function decodeReplyBody(op: OpName, r: JuteReader): ReplyBody {
       for (let i = 0; i < n; i++) children.push(r.ustring() ?? '');
       return { op, children };
     }
+    case 'multi':
+      return { op, results: decodeMultiResults(r) };
     case 'delete':
     case 'ping':
     case 'closeSession':
       return { op };
+  }
+}
+
+/**
+ * A MultiResponse of creates: per operation a MultiHeader (type, done, err) and its result (a
+ * CreateResponse's path, or an ErrorResult's code), until the header that says done. A failed
+ * multi applies nothing: the operation that failed carries its code, the others OK (0) before it
+ * and RUNTIMEINCONSISTENCY after it.
+ */
+function decodeMultiResults(r: JuteReader): ({ path: string } | { err: number })[] {
+  const results: ({ path: string } | { err: number })[] = [];
+  for (;;) {
+    const type = r.int();
+    const done = r.bool();
+    r.int(); // the header's err, repeated in an ErrorResult's body
+    if (done) return results;
+    if (type === OpCode.create) results.push({ path: r.ustring() ?? '' });
+    else if (type === OP_ERROR) results.push({ err: r.int() });
+    else throw new Error(`a multi result of type ${type}, where only creates were sent`);
   }
 }
 
