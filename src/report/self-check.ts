@@ -4,6 +4,7 @@
 // on a stored run. A violation does not stop a run from writing everything it measured; it says
 // which figures are suspect.
 import { ASSUMED_DRIFT_PPM } from '../measure/clock-offset.js';
+import { USER_HZ } from '../measure/proc-cpu.js';
 import {
   FLOOR_OTHER_MAX_PCT,
   FLOOR_STALL_SHARE,
@@ -410,6 +411,24 @@ export function selfCheck(r: CheckedResult): SelfCheck {
       for (const [node, seen] of Object.entries(nodeTunablesSeen))
         if (seen !== nodeTunables)
           fail(`${node} read ${seen === null ? 'none' : `"${seen}"`}, not "${nodeTunables}"`);
+    });
+
+  // The relay's threads, read by the relay itself (their /proc/self/task/<tid>/stat), are part of
+  // the harness process that holds them (its /proc/<pid>/stat): more would mean a thread counted
+  // twice, or a window read over another span. (Our processes against the machine's /proc/stat is
+  // no such check: /proc/stat's busy figures are per-tick samples, while a process's figure is
+  // scaled to its scheduler runtime; in three 20 s end-to-end runs here ours came to 1.6-3.2 % of
+  // all cores more than busy + irq + softirq allow.)
+  const cpu = r.cpu;
+  const harnessPct = cpu.groups.harness?.pctOfCore;
+  const relayPct = cpu.shapingPctOfCore;
+  if (cpu.sampled && cpu.windowS > 0 && harnessPct !== undefined && relayPct !== null)
+    check("the relay's threads' CPU within the harness process's, + a tick either way", (fail) => {
+      const edges = (100 * 2) / (USER_HZ * cpu.windowS);
+      if (relayPct > harnessPct + edges)
+        fail(
+          `the relay's threads ${f(relayPct)} % of a core, the harness process that holds them ${f(harnessPct)} (at most ${f(edges)} more allowed)`,
+        );
     });
 
   check('no negative duration', (fail) => {

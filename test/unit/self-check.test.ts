@@ -284,6 +284,36 @@ describe('selfCheck', () => {
   });
 });
 
+describe("selfCheck: the relay's CPU against the harness process's", () => {
+  const what = "the relay's threads' CPU within the harness process's, + a tick either way";
+
+  it('passes the relay inside the harness, fails one that used more than the process holding it', () => {
+    const r = result2dc();
+    // 30.6 % of a core in a harness at 41.2 %.
+    assert.ok(selfCheck(r).checked.includes(what));
+    assert.deepEqual(
+      violationsOf(r).filter((v) => v.startsWith(what)),
+      [],
+    );
+    // Over 30 s a tick either way is 0.07 % of a core: 41.25 passes, 41.3 does not.
+    r.cpu.shapingPctOfCore = 41.25;
+    assert.deepEqual(
+      violationsOf(r).filter((v) => v.startsWith(what)),
+      [],
+    );
+    r.cpu.shapingPctOfCore = 41.3;
+    assert.deepEqual(
+      violationsOf(r).filter((v) => v.startsWith(what)),
+      [
+        `${what}: the relay's threads 41.30 % of a core, the harness process that holds them 41.20 (at most 0.07 more allowed)`,
+      ],
+    );
+    // No relay in the harness (netem, the swarm's relay service): nothing to hold.
+    r.cpu.shapingPctOfCore = null;
+    assert.ok(!selfCheck(r).checked.includes(what));
+  });
+});
+
 describe('selfCheck: every write’s spread against its own window', () => {
   const sdCheck = /^every window’s spread of every write/;
 
