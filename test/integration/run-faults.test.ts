@@ -201,7 +201,8 @@ test('a run SIGTERMed through a wrapper (timeout(1), as a CI step limit does) ex
         'timeout',
         [
           '--preserve-status',
-          '30',
+          // Into the load: it started 7-9 s after the command on this 2-core VM (2026-11-29).
+          '18',
           process.execPath,
           RUN_JS,
           'run',
