@@ -12,8 +12,9 @@ export async function warmUpCluster(run: RunContext, leader: NodeId): Promise<vo
   const target = rt.target;
   await target.prepareWrites(rt.clientAddress(leader), WARMUP_PREFIX);
   // The agents' paths are prepared while the warm-up writes, not after it: ZooKeeper creates a
-  // thousand slots per data center, a second or more each on the 2-core VM, and nothing of the
-  // warm-up is measured. Both are settled before either failure is thrown, so none is left running.
+  // thousand slots per data center (one by one that took a second or more each on the 2-core VM;
+  // one multi now), and nothing of the warm-up is measured. All are settled before a failure is
+  // thrown, so none is left running.
   const [warm, ...prepared] = await Promise.allSettled([
     warmUp(
       { id: leader, ...rt.clientAddress(leader) },
