@@ -275,32 +275,30 @@ export function selfCheck(r: CheckedResult): SelfCheck {
           }
       },
     );
-  }
 
-  // The lateness above loosens the link check by what the relay says of itself. Held against a
-  // second clock: the probe's mean round trips (the lateness is a mean too) over the configured
-  // RTT and the undelayed route's mean. One-sided: a stall of the probe's thread, or of the relay's
-  // thread before it stamps an arrival, lengthens round trips the relay never counts as late.
-  const meansKept = linkReadings?.readings[linkReadings.kept];
-  if (meansKept?.meanRtts && meansKept.undelayedMeanMs !== undefined && meansKept.latenessMs) {
-    const { meanRtts, undelayedMeanMs, latenessMs } = meansKept;
-    check(
-      `the relay's own account of each pair's late releases no more than the probe saw: its mean round trip less the configured RTT and the undelayed route's mean, + max(${LINK_SLACK_MS} ms, ${LINK_SHARE * 100} %) + ${LINK_JITTERS} jitters`,
-      (fail) => {
-        for (const [a, row] of Object.entries(r.links))
-          for (const [b, link] of Object.entries(row)) {
-            const mean = meanRtts[`${a}>${b}`];
-            const late = latenessMs[`${a}>${b}`];
-            if (a === b || mean === undefined || late === undefined) continue;
-            const seen = mean - undelayedMeanMs - link.configuredRttMs;
-            const allowed = linkAllowance(link);
-            if (late > seen + allowed)
-              fail(
-                `${a}→${b}: the relay counted ${f(late)} ms of late releases; the probe's mean ${f(mean)} ms − the undelayed ${f(undelayedMeanMs)} − configured ${f(link.configuredRttMs)} = ${f(seen)} (allowed +${f(allowed)})`,
-              );
-          }
-      },
-    );
+    // The lateness above loosens the link check by what the relay says of itself. Held against a
+    // second clock: the probe's mean round trips (the lateness is a mean too) over the configured
+    // RTT and the undelayed route's mean. One-sided: a stall of the probe's thread, or of the
+    // relay's thread before it stamps an arrival, lengthens round trips the relay never counts late.
+    const { meanRtts, undelayedMeanMs, latenessMs } = kept ?? {};
+    if (meanRtts && undelayedMeanMs !== undefined && latenessMs)
+      check(
+        `the relay's own account of each pair's late releases no more than the probe saw: its mean round trip less the configured RTT and the undelayed route's mean, + max(${LINK_SLACK_MS} ms, ${LINK_SHARE * 100} %) + ${LINK_JITTERS} jitters`,
+        (fail) => {
+          for (const [a, row] of Object.entries(r.links))
+            for (const [b, link] of Object.entries(row)) {
+              const mean = meanRtts[`${a}>${b}`];
+              const late = latenessMs[`${a}>${b}`];
+              if (a === b || mean === undefined || late === undefined) continue;
+              const seen = mean - undelayedMeanMs - link.configuredRttMs;
+              const allowed = linkAllowance(link);
+              if (late > seen + allowed)
+                fail(
+                  `${a}→${b}: the relay counted ${f(late)} ms of late releases; the probe's mean ${f(mean)} ms − the undelayed ${f(undelayedMeanMs)} − configured ${f(link.configuredRttMs)} = ${f(seen)} (allowed +${f(allowed)})`,
+                );
+            }
+        },
+      );
   }
 
   const floorReadings = r.floor.source === 'calibrated' ? r.floor.readings : undefined;
