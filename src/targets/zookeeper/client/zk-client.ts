@@ -34,6 +34,7 @@ import {
   zxidOf,
   type CreateModeName,
   type CreateOp,
+  type MultiResult,
   type ReplyBody,
   type Request,
   type Stat,
@@ -238,9 +239,8 @@ export class ZkClient {
    */
   async createAll(creates: readonly CreateOp[]): Promise<Zxid> {
     const r = await this.request({ op: 'multi', creates });
-    const codes = (r.body as { results: readonly ({ path: string } | { err: number })[] }).results.flatMap(
-      (x) => ('err' in x && x.err !== 0 ? [x.err] : []),
-    );
+    const { results } = r.body as { results: readonly MultiResult[] };
+    const codes = results.flatMap((x) => ('err' in x && x.err !== 0 ? [x.err] : []));
     // The creates after the one that failed say RUNTIMEINCONSISTENCY: the first other code is why.
     const why = codes.find((c) => errorName(c) !== 'RUNTIMEINCONSISTENCY') ?? codes[0];
     if (why !== undefined) throw new ZkError(errorName(why), `multi: ${errorName(why)}`);

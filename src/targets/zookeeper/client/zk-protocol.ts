@@ -1,7 +1,7 @@
 // The parts of ZooKeeper's client protocol the harness speaks (zookeeper.jute, ZooDefs.OpCode,
 // KeeperException.Code in ZooKeeper 3.8): the session handshake, create, delete, exists, getData,
-// setData, getChildren, sync, ping and closeSession, a multi of creates, and watch notifications. Every message is a
-// frame: an int length, then a header and a record.
+// setData, getChildren, sync, ping and closeSession, a multi of creates, and watch notifications.
+// Every message is a frame: an int length, then a header and a record.
 //
 // Why our own codec: the pure-JS `node-zookeeper-client` has been unmaintained since 2022 and the
 // maintained `zookeeper` package builds the C client natively at install time. The harness needs a
@@ -231,11 +231,10 @@ export type ReplyBody =
   | { readonly op: 'getData'; readonly data: Buffer; readonly stat: Stat }
   | { readonly op: 'getChildren'; readonly children: string[] }
   | { readonly op: 'sync'; readonly path: string }
-  /** Per create of the multi, in order: its path, or the error code it failed (or was rolled back) with. */
-  | {
-      readonly op: 'multi';
-      readonly results: readonly ({ readonly path: string } | { readonly err: number })[];
-    };
+  | { readonly op: 'multi'; readonly results: readonly MultiResult[] };
+
+/** Per create of a multi, in order: its path, or the code it failed (or was rolled back) with. */
+export type MultiResult = { readonly path: string } | { readonly err: number };
 
 /** The body of a successful reply to a request of `op` (the header already read). */
 export function decodeReplyBody(op: OpName, r: JuteReader): ReplyBody {
@@ -272,8 +271,8 @@ export function decodeReplyBody(op: OpName, r: JuteReader): ReplyBody {
  * multi applies nothing: the operation that failed carries its code, the others OK (0) before it
  * and RUNTIMEINCONSISTENCY after it.
  */
-function decodeMultiResults(r: JuteReader): ({ path: string } | { err: number })[] {
-  const results: ({ path: string } | { err: number })[] = [];
+function decodeMultiResults(r: JuteReader): MultiResult[] {
+  const results: MultiResult[] = [];
   for (;;) {
     const type = r.int();
     const done = r.bool();
