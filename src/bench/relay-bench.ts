@@ -8,7 +8,9 @@
 //    the bar max(0.5 ms, 3 %).
 // 2. Paced load: 1 kB messages at 5,000/s through a 20 ms route to the echo server (the load a run
 //    puts on a pair of data centers), with a probe on a second connection: the relay threads' CPU
-//    and the RTT under that load.
+//    and the RTT under that load. Beside it, the echo thread's own CPU per message: it reads and
+//    writes each message once, as the relay does, and nothing else, so it is the floor of any
+//    relay written for Node on this machine, and it tells the relay's own work from that floor.
 // 3. Bulk: as many bytes as the relay carries through a 20 ms route, MB/s (10^6 bytes).
 import { createServer, connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -97,6 +99,18 @@ export interface RelayBenchResult {
     readonly rttUnderLoad: { readonly meanMs: number; readonly p50Ms: number; readonly maxMs: number };
     readonly lateness: Lateness;
     readonly cpu: ThreadCpu;
+    /**
+     * The echo server's thread over the same phase: it read every message once and wrote each read
+     * back at once (the paced ones and the probe's pings). CPU per message echoed and per read, µs
+     * (null where not measured): per read is like for like with the relay's per chunk, a chunk
+     * being one read that the relay writes out once.
+     */
+    readonly echo: {
+      readonly cpuMs: number | null;
+      readonly reads: number;
+      readonly usPerMessage: number | null;
+      readonly usPerRead: number | null;
+    };
   } | null;
   readonly bulk: {
     readonly routeRttMs: number;
@@ -198,6 +212,7 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         `paced load: ${LOAD_RATE} × ${LOAD_BYTES} B/s for ${o.loadSeconds} s through a ${SIDE_ROUTE_RTT_MS} ms route`,
       );
       const s0 = await relay.stats();
+      const e0 = await echo.usage();
       const [paced, probe] = await Promise.all([
         pacedLoad(relay.port('load'), o.loadSeconds),
         measureRtt({
@@ -208,6 +223,10 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         }),
       ]);
       const s1 = await relay.stats();
+      const e1 = await echo.usage();
+      const echoCpuMs = e0.cpuMs === null || e1.cpuMs === null ? null : e1.cpuMs - e0.cpuMs;
+      const echoReads = e1.reads - e0.reads;
+      const echoed = paced.sent + probe.pings;
       load = {
         messagesPerSec: LOAD_RATE,
         messageBytes: LOAD_BYTES,
@@ -222,10 +241,21 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
           messages: 2 * (paced.sent + probe.pings),
           ...relayed(s1, ['load'], s0),
         }),
+        echo: {
+          cpuMs: echoCpuMs,
+          reads: echoReads,
+          usPerMessage: echoCpuMs === null || echoed <= 0 ? null : (echoCpuMs * 1000) / echoed,
+          usPerRead: echoCpuMs === null || echoReads <= 0 ? null : (echoCpuMs * 1000) / echoReads,
+        },
       };
       log(
         `  sent ${load.sent} (${load.echoedRatio === 1 ? 'all' : `${(load.echoedRatio * 100).toFixed(1)} %`} echoed back); RTT under load mean ${load.rttUnderLoad.meanMs.toFixed(2)} p50 ${load.rttUnderLoad.p50Ms.toFixed(2)} max ${load.rttUnderLoad.maxMs.toFixed(2)} ms; lateness ${fmtLateness(load.lateness)}; relay CPU ${fmtCpu(load.cpu)}`,
       );
+      const e = load.echo;
+      if (e.usPerMessage !== null && e.usPerRead !== null)
+        log(
+          `  the echo thread, which reads every message once and writes back each read: ${e.usPerMessage.toFixed(1)} µs per message, ${e.usPerRead.toFixed(0)} per read (${e.reads} reads): the floor of a Node thread here`,
+        );
     }
 
     let bulk: RelayBenchResult['bulk'] = null;

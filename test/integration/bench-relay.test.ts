@@ -53,6 +53,14 @@ test('bench relay: CPU per message, per chunk and per MB add up to the threadsâ€
   assert.ok(messages >= 2 * load.sent, `${messages} messages counted, ${load.sent} sent and echoed`);
   const mb = cpuUs(c) / c.usPerMB;
   assert.ok(mb >= (2 * load.sent * LOAD_MESSAGE_BYTES) / 1e6, `${mb} MB counted for ${load.sent} kB sent`);
+  // Beside it, the echo thread's own CPU, per message it echoed (each paced message and each of
+  // the probe's pings, once) and per read; it read at least once and was measured on its thread.
+  const e = load.echo;
+  assert.ok(e.cpuMs !== null && e.cpuMs > 0, `echo CPU ${e.cpuMs}`);
+  assert.ok(e.reads > 0 && e.usPerMessage !== null && e.usPerRead !== null);
+  const echoed = (e.cpuMs * 1000) / e.usPerMessage;
+  assert.ok(echoed > load.sent && echoed < load.sent + 1000, `${echoed} messages echoed, ${load.sent} sent`);
+  assert.ok(Math.abs(e.usPerRead * e.reads - e.cpuMs * 1000) < 1, 'per read Ã— reads = CPU');
 
   // The bulk transfer: one way, its bytes once (the sink does not echo).
   const bulk = b.bulk!;

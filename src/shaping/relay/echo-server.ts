@@ -5,11 +5,17 @@
 // echo on one thread share one event loop, which makes a direct round trip cheaper than any
 // round trip between two processes: with the echo on another thread, a direct probe pays the
 // same thread wake-ups as one through the relay, so it is a fair baseline for it.
+//
+// Its thread's CPU is a floor for anything on this machine that relays messages with Node: per
+// message it reads and writes once, as the relay does, and does nothing else (bench relay).
 import { createServer, type Socket } from 'node:net';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { ownThreadCpuMs } from '../../util/thread-cpu.js';
 
 export interface EchoServer {
   readonly port: number;
+  /** What its thread has spent so far, and on how many reads (each written back at once). */
+  usage(): Promise<EchoUsage>;
   /** Stops listening and destroys open connections. */
   close(): Promise<void>;
 }
@@ -20,6 +26,13 @@ export interface EchoServerOptions {
   readonly port?: number;
   /** Serve from a worker thread instead of this thread's event loop. */
   readonly inWorker?: boolean;
+}
+
+export interface EchoUsage {
+  /** CPU time of the thread serving it, ms (null where not readable: not Linux). */
+  readonly cpuMs: number | null;
+  /** Socket reads, each written back as it came. */
+  readonly reads: number;
 }
 
 interface EchoWorkerInit {
@@ -34,10 +47,14 @@ export async function startEchoServer(opts: EchoServerOptions = {}): Promise<Ech
 
 async function startHere(opts: EchoServerOptions): Promise<EchoServer> {
   const sockets = new Set<Socket>();
+  let reads = 0;
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
-    socket.on('data', (b: Buffer) => socket.write(b));
+    socket.on('data', (b: Buffer) => {
+      reads++;
+      socket.write(b);
+    });
     socket.on('end', () => socket.end());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => sockets.delete(socket));
@@ -54,6 +71,7 @@ async function startHere(opts: EchoServerOptions): Promise<EchoServer> {
   let closed: Promise<void> | null = null;
   return {
     port: addr.port,
+    usage: () => Promise.resolve({ cpuMs: ownThreadCpuMs(), reads }),
     close() {
       closed ??= new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -77,9 +95,23 @@ async function startInWorker(opts: EchoServerOptions): Promise<EchoServer> {
     let failure: Error | null = null;
     worker.on('error', (err) => (failure ??= err));
     let closed: Promise<void> | null = null;
+    // Replies come back in the order asked.
+    const usageWaiters: ((u: EchoUsage) => void)[] = [];
+    worker.on('message', (m: { usage?: EchoUsage }) => {
+      if (m.usage !== undefined) usageWaiters.shift()?.(m.usage);
+    });
+    const none: EchoUsage = { cpuMs: null, reads: 0 };
     return {
       port,
+      usage() {
+        if (closed !== null) return Promise.resolve(none);
+        return new Promise<EchoUsage>((resolve) => {
+          usageWaiters.push(resolve);
+          worker.postMessage('usage');
+        });
+      },
       close() {
+        for (const w of usageWaiters.splice(0)) w(none);
         closed ??= worker.terminate().then(() => {
           if (failure !== null) throw failure;
         });
@@ -96,5 +128,8 @@ async function startInWorker(opts: EchoServerOptions): Promise<EchoServer> {
 const init = workerData as EchoWorkerInit | undefined;
 if (!isMainThread && init?.role === 'echo-server' && parentPort !== null) {
   const port = parentPort;
-  void startHere({ host: init.host, port: init.port }).then((s) => port.postMessage({ port: s.port }));
+  void startHere({ host: init.host, port: init.port }).then((s) => {
+    port.on('message', () => void s.usage().then((usage) => port.postMessage({ usage })));
+    port.postMessage({ port: s.port });
+  });
 }

@@ -23,11 +23,12 @@
 // release time is max(previous release, arrival + sampled delay). The scheduler holds one heap
 // entry per non-empty direction, keyed by its head's release time. A side's end (FIN) and its
 // reset go in that FIFO too, behind the bytes it sent before them, as on a network.
-import { readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { Worker, parentPort, workerData } from 'node:worker_threads';
+import { ownThreadCpuMs, ownThreadId, threadCpuMs } from '../../util/thread-cpu.js';
 import { Random } from '../../util/random.js';
 import { abortSocket } from './abort-socket.js';
 import { createDelaySampler, type LinkDelay } from './delay-distribution.js';
@@ -175,16 +176,6 @@ function runClock(sab: SharedArrayBuffer, nice: number | null): void {
   }
 }
 
-/** The kernel's id of the calling thread, to read its CPU time from another thread. */
-function ownThreadId(): number | null {
-  try {
-    const m = /task\/(\d+)$/.exec(readlinkSync('/proc/thread-self'));
-    return m ? Number(m[1]) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The arming it fires for, and when it was posted (to measure how long the message took). */
 type ClockTick = [seq: number, postedAt: number];
 
@@ -206,16 +197,6 @@ function setThreadNice(tid: number | null, nice: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** CPU time of a thread from /proc (Linux), ms; null where it cannot be read. */
-function threadCpuMs(schedstatPath: string): number | null {
-  try {
-    const ns = Number(readFileSync(schedstatPath, 'utf8').split(' ')[0]);
-    return Number.isFinite(ns) ? ns / 1e6 : null;
-  } catch {
-    return null;
   }
 }
 
@@ -1017,7 +998,7 @@ function runRelay(opts: RelayWorkerInit): void {
   const niceSet = opts.nice !== null && setThreadNice(ownThreadId(), opts.nice);
   const routes = new Map<string, RouteState>();
   const startedAt = nowMs();
-  const cpuAtStart = threadCpuMs('/proc/thread-self/schedstat');
+  const cpuAtStart = ownThreadCpuMs();
   let closing = false;
 
   /** Listeners by "host|port", for routes that share one (RelayRoute.acceptFrom). */
@@ -1145,7 +1126,7 @@ function runRelay(opts: RelayWorkerInit): void {
   }
 
   function stats(): RelayStats {
-    const cpu = threadCpuMs('/proc/thread-self/schedstat');
+    const cpu = ownThreadCpuMs();
     return {
       routes: [...routes.values()].map((s) => s.snapshot()),
       worker: {
