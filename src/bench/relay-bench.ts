@@ -130,7 +130,6 @@ export interface RelayBenchResult {
     readonly wakes: number;
     /** Wake-ups of the relay's clock thread over the whole bench. */
     readonly clockWakes: number;
-    readonly spinMs: number;
     readonly napMs: number;
     /** Whether the relay threads got their raised priority. */
     readonly niceSet: boolean;
@@ -295,7 +294,6 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         wakes: last.worker.wakes,
         clockWakes: last.worker.clockWakes,
         niceSet: last.worker.niceSet,
-        spinMs: last.worker.spinMs,
         napMs: last.worker.napMs,
       },
     };

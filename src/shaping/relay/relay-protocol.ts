@@ -71,9 +71,7 @@ export interface RelayStats {
     readonly wakes: number;
     /** Wake-ups of the clock thread (each return from one of its waits). */
     readonly clockWakes: number;
-    /** Time spent spinning out the last fraction before a release, ms. */
-    readonly spinMs: number;
-    /** Time spent asleep (a futex wait, no CPU) before a release instead of spinning, ms. */
+    /** Time spent asleep (a futex wait, no CPU) before a release; it never spins, ms. */
     readonly napMs: number;
     /** How early the clock thread currently wakes the relay thread, ms (adapts to the machine). */
     readonly leadMs: number;

@@ -6,8 +6,9 @@
 // 0.5 ms bar. So the scheduler keeps no timers: a nested "clock" thread (this same file, run
 // with role 'clock') blocks in Atomics.wait with a sub-ms timeout, which the kernel honours to
 // ~0.1 ms, until a little before the earliest due release, then writes a tick into a loopback
-// TCP connection this thread reads. The tick wakes this thread's event loop at once, and the
-// remaining few tens of µs are spun. Neither
+// TCP connection this thread reads. The tick wakes this thread's event loop at once; a release
+// still more than EARLY_RELEASE_MS away is slept out (a futex wait), and one within it goes at
+// once, a little early, instead of being spun out. Neither
 // thread burns CPU while waiting, and this thread never blocks, so arrivals are timestamped
 // when they come in (a blocking precise wait here would stamp them late). Two more corrections,
 // both measured, not assumed: how early the clock must fire (the "lead") adapts to the wake-ups
@@ -60,21 +61,29 @@ const LOW_WATER_BYTES = HIGH_WATER_BYTES / 2;
  * overshoot and the time the message takes to wake this thread (together ~0.1-0.2 ms on the
  * 2-core VM, more after a long idle). The lead tracks the median: one step later after a late
  * wake-up, one step earlier after one more than WAKE_EARLY_MS early, so a wake-up delayed by
- * a descheduled thread (ms, on a busy machine) moves it no more than a punctual one. The few
- * tens of µs left after an early wake-up are spun.
+ * a descheduled thread (ms, on a busy machine) moves it no more than a punctual one. What is left
+ * after an early wake-up is slept out down to EARLY_RELEASE_MS, never spun.
  */
 const INITIAL_LEAD_MS = 0.25;
 const MIN_LEAD_MS = 0.02;
 const MAX_LEAD_MS = 0.5;
 const WAKE_EARLY_MS = 0.02;
+/**
+ * A release due within this is made at once: sleeping out a few tens of µs costs a timed wake-up
+ * (its own ~0.1 ms of CPU on the 2-core VM) and spinning them out cost the relay thread ~18 µs of
+ * CPU per wake-up (bench relay, 2026-11-29: 133 ms over 7,480 wake-ups), while a release this much
+ * early is far inside the accuracy bar (max(0.5 ms, 3 %) of a round trip). The relay's lateness
+ * figures count it, as a negative lateness.
+ */
+const EARLY_RELEASE_MS = 0.03;
 const LEAD_STEP_MS = 0.005;
 /** A thread with nothing to do for this long is asleep in epoll: its next event pays a wake-up. */
 const IDLE_GAP_MS = 1;
 const INITIAL_WAKE_LATENCY_MS = 0.1;
 const MAX_WAKE_LATENCY_MS = 1;
 /** Never wait longer than this for one wake-up; a wake-up earlier than that re-arms the clock. */
-const MAX_SPIN_MS = 0.5;
-/** Below this a sleep is not worth its syscall; the rest is spun. */
+const MAX_WAIT_MS = 0.5;
+/** The shortest sleep asked of the kernel (a shorter one ends late by the timer's slack anyway). */
 const MIN_NAP_MS = 0.01;
 const INITIAL_NAP_OVERSHOOT_MS = 0.06;
 const MAX_NAP_OVERSHOOT_MS = 0.3;
@@ -319,12 +328,13 @@ class Direction {
   }
 
   /**
-   * Releases every chunk due by `now`; returns whether chunks remain to be scheduled (not while
-   * the route is cut: reschedule() puts it back when it is restored).
+   * Releases every chunk due by `until` (now, or a little after: EARLY_RELEASE_MS); returns whether
+   * chunks remain to be scheduled (not while the route is cut: reschedule() puts it back when it is
+   * restored).
    */
-  releaseDue(now: number): boolean {
+  releaseDue(now: number, until = now): boolean {
     if (this.conn.blocked) return false;
-    while (!this.empty && this.queue[this.head]!.at <= now) {
+    while (!this.empty && this.queue[this.head]!.at <= until) {
       const chunk = this.queue[this.head]!;
       this.queue[this.head++] = undefined as unknown as Chunk; // let the buffer go
       if (chunk.data !== null) this.queuedBytes -= chunk.data.length;
@@ -457,7 +467,6 @@ class ReleaseScheduler {
   clockNiceSet = false;
   readonly ready: Promise<void>;
   wakes = 0;
-  spinMs = 0;
   /** Time spent asleep in waitUntil. */
   napMs = 0;
   private napOvershootMs = INITIAL_NAP_OVERSHOOT_MS;
@@ -563,11 +572,11 @@ class ReleaseScheduler {
       if (top.at > now) {
         // Woken a little early for this very entry: wait out the rest here rather than pay
         // another round trip through the clock thread (which would be later).
-        if (top.at > wokeFor || top.at - now > MAX_SPIN_MS) break;
+        if (top.at > wokeFor || top.at - now > MAX_WAIT_MS) break;
         now = this.waitUntil(top.at, now);
       }
       this.heap.pop();
-      if (top.dir.releaseDue(now)) this.heap.push({ at: top.dir.headAt, dir: top.dir });
+      if (top.dir.releaseDue(now, Math.max(now, top.at))) this.heap.push({ at: top.dir.headAt, dir: top.dir });
       now = nowMs();
     }
     const next = this.heap.peek()?.at ?? Infinity;
@@ -577,16 +586,17 @@ class ReleaseScheduler {
   }
 
   /**
-   * Waits until `at` (at most MAX_SPIN_MS ahead): a futex sleep for all but the last
-   * `napOvershootMs`, then a spin for what is left. Spinning the whole way, the relay's two
-   * threads used 46-50 % of a core in bench relay's 5,000 chunks/s phase, against 31-35 % with the
-   * sleep (docs/benchmarks.md); neither reads sockets meanwhile.
-   * The kernel ends a sleep late by its timer slack (~50 µs) plus scheduling, so the overshoot
-   * is tracked (a median, like the lead) and taken off the sleep.
+   * Waits until `at` is at most EARLY_RELEASE_MS away (it is at most MAX_WAIT_MS ahead): futex
+   * sleeps, each for what is left less the overshoot the kernel has been adding to them, and no
+   * spinning. Spinning out the last tens of µs cost CPU on every release (issue 26: never spin);
+   * waiting the whole way in sleeps, the relay's two threads used 31-35 % of a core in bench relay's
+   * 5,000 chunks/s phase against 46-50 % spinning (docs/benchmarks.md); neither reads sockets
+   * meanwhile. The overshoot (the timer's slack, ~50 µs, plus scheduling) is tracked as a median,
+   * like the lead.
    */
   private waitUntil(at: number, now: number): number {
-    const sleepMs = at - now - this.napOvershootMs;
-    if (sleepMs > MIN_NAP_MS) {
+    while (at - now > EARLY_RELEASE_MS) {
+      const sleepMs = Math.max(MIN_NAP_MS, at - now - this.napOvershootMs);
       Atomics.wait(this.napCell, 0, 0, sleepMs);
       const woke = nowMs();
       const overshoot = woke - (now + sleepMs);
@@ -595,9 +605,6 @@ class ReleaseScheduler {
       this.napOvershootMs = Math.min(MAX_NAP_OVERSHOOT_MS, Math.max(0, this.napOvershootMs + step));
       now = woke;
     }
-    const spinStart = now;
-    while (now < at) now = nowMs();
-    this.spinMs += now - spinStart;
     return now;
   }
 
@@ -667,15 +674,15 @@ class ReleaseScheduler {
  */
 class TickLine {
   private rest: Buffer = Buffer.alloc(0);
+  /** Read into, over and over: a tick is parsed as soon as it is read and never kept. */
+  private static readonly readBuffer = Buffer.allocUnsafe(4096);
 
   private constructor(
     private readonly server: Server,
     private readonly writer: Socket,
     private readonly reader: Socket,
     readonly writeFd: number,
-    private readonly onTick: (seq: number, postedAt: number) => void,
   ) {
-    reader.on('data', (b: Buffer) => this.read(b));
     // Errors only as the relay closes; a tick line that fails leaves ticks to the messages.
     reader.on('error', () => undefined);
     writer.on('error', () => undefined);
@@ -688,12 +695,26 @@ class TickLine {
       server.listen(0, '127.0.0.1', resolve);
     });
     const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
-    const writer = connect({ host: '127.0.0.1', port: (server.address() as { port: number }).port });
-    await new Promise<void>((resolve, reject) => {
-      writer.once('error', reject);
-      writer.once('connect', resolve);
+    // This thread reads the connecting end, so that it can read into one reused buffer (`onread`
+    // exists for connecting sockets only): no buffer is allocated per tick, no stream event is
+    // emitted. The clock writes into the accepted end.
+    let line: TickLine | null = null;
+    const reader = connect({
+      host: '127.0.0.1',
+      port: (server.address() as { port: number }).port,
+      onread: {
+        buffer: TickLine.readBuffer,
+        callback: (n: number) => {
+          line?.read(TickLine.readBuffer.subarray(0, n), onTick);
+          return true;
+        },
+      },
     });
-    const reader = await accepted;
+    await new Promise<void>((resolve, reject) => {
+      reader.once('error', reject);
+      reader.once('connect', resolve);
+    });
+    const writer = await accepted;
     server.close();
     writer.setNoDelay(true);
     // Node keeps the descriptor on the handle (not a public API, present on Unix since long ago):
@@ -704,14 +725,16 @@ class TickLine {
       reader.destroy();
       return null;
     }
-    return new TickLine(server, writer, reader, fd, onTick);
+    line = new TickLine(server, writer, reader, fd);
+    return line;
   }
 
-  private read(b: Buffer): void {
+  /** `b` is a view of the reused buffer: what is left of a tick split across reads is copied. */
+  private read(b: Buffer, onTick: (seq: number, postedAt: number) => void): void {
     const buf = this.rest.length === 0 ? b : Buffer.concat([this.rest, b]);
     let off = 0;
     for (; off + TICK_BYTES <= buf.length; off += TICK_BYTES)
-      this.onTick(buf.readDoubleLE(off), buf.readDoubleLE(off + 8));
+      onTick(buf.readDoubleLE(off), buf.readDoubleLE(off + 8));
     this.rest = off === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(off));
   }
 
@@ -833,6 +856,9 @@ function plainAddress(a: string): string {
   return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
 }
 
+/** What the targets' sockets read into, one read at a time (this thread's only). */
+const TARGET_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 /** One relayed TCP connection: the accepted client socket and, once the forward delay of the
  * connection set-up has passed, the socket to the target. */
 class Connection {
@@ -880,14 +906,27 @@ class Connection {
 
   private dialTarget(giveUpAt: number): void {
     const { host, port } = this.state.route.target;
-    const t = connect({ host, port, allowHalfOpen: true });
+    // The target's bytes are read into one buffer the thread reuses, and only the bytes read are
+    // copied out to be held (Node's own read path allocates 64 KiB per read and wraps it in a
+    // stream event). The client's side is an accepted socket, which cannot take `onread`.
+    const t = connect({
+      host,
+      port,
+      allowHalfOpen: true,
+      onread: {
+        buffer: TARGET_READ_BUFFER,
+        callback: (n: number) => {
+          this.bwd.push(Kind.Data, Buffer.from(TARGET_READ_BUFFER.subarray(0, n)));
+          return true;
+        },
+      },
+    });
     this.target = t;
     t.setNoDelay(true);
     const attach = (): void => {
       this.openSockets++;
       this.fwd.dst = t;
       this.bwd.src = t;
-      t.on('data', (b: Buffer) => this.bwd.push(Kind.Data, b));
       t.on('end', () => this.bwd.push(Kind.End, null));
       t.on('drain', () => this.fwd.maybeResume());
       t.on('close', () => this.socketClosed());
@@ -1135,7 +1174,6 @@ function runRelay(opts: RelayWorkerInit): void {
         clockCpuMs: scheduler.cpuMs(),
         wakes: scheduler.wakes,
         clockWakes: scheduler.clockWakes,
-        spinMs: scheduler.spinMs,
         napMs: scheduler.napMs,
         leadMs: scheduler.lead,
         wakeLatencyMs: scheduler.wakeLatency,
