@@ -576,7 +576,8 @@ class ReleaseScheduler {
         now = this.waitUntil(top.at, now);
       }
       this.heap.pop();
-      if (top.dir.releaseDue(now, Math.max(now, top.at))) this.heap.push({ at: top.dir.headAt, dir: top.dir });
+      if (top.dir.releaseDue(now, Math.max(now, top.at)))
+        this.heap.push({ at: top.dir.headAt, dir: top.dir });
       now = nowMs();
     }
     const next = this.heap.peek()?.at ?? Infinity;
