@@ -589,11 +589,11 @@ class ReleaseScheduler {
   /**
    * Waits until `at` is at most EARLY_RELEASE_MS away (it is at most MAX_WAIT_MS ahead): futex
    * sleeps, each for what is left less the overshoot the kernel has been adding to them, and no
-   * spinning. Spinning out the last tens of µs cost CPU on every release (issue 26: never spin);
-   * waiting the whole way in sleeps, the relay's two threads used 31-35 % of a core in bench relay's
-   * 5,000 chunks/s phase against 46-50 % spinning (docs/benchmarks.md); neither reads sockets
-   * meanwhile. The overshoot (the timer's slack, ~50 µs, plus scheduling) is tracked as a median,
-   * like the lead.
+   * spinning (issue 26: never spin). Sleeping instead of spinning the whole wait took the relay's
+   * two threads from 46-50 % to 31-35 % of a core in bench relay's 5,000 chunks/s phase; the spin
+   * then kept for the last tens of µs cost ~18 µs a wake-up more, and is gone too
+   * (docs/benchmarks.md). Neither reads sockets meanwhile. The overshoot (the timer's slack, ~50 µs,
+   * plus scheduling) is tracked as a median, like the lead.
    */
   private waitUntil(at: number, now: number): number {
     while (at - now > EARLY_RELEASE_MS) {
