@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { startEchoServer } from '../dist/src/shaping/relay/echo-server.js';
 import { DelayRelay } from '../dist/src/shaping/relay/delay-relay.js';
 import { measureRtt } from '../dist/src/shaping/relay/rtt-probe.js';
+import { pacedWrites } from '../dist/src/bench/paced-writes.js';
 
 const rates = (process.argv[2] ?? '5000,500').split(',').map(Number);
 const seconds = Number(process.argv[3] ?? 3);
@@ -128,23 +129,9 @@ async function startRelay(kind, target, binary) {
   };
 }
 
-/** Open loop: the messages due by now written on every 1 ms tick. */
-async function paced(socket, rate, secs) {
-  const message = Buffer.alloc(1024, 0x6c);
-  const total = Math.round(rate * secs);
-  let sent = 0;
-  const start = performance.now();
-  await new Promise((resolve) => {
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000));
-      for (; sent < due; sent++) socket.write(message);
-      if (sent === total) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 1);
-  });
-  return sent;
+/** Open loop, 1 kB messages. */
+function paced(socket, rate, secs) {
+  return pacedWrites(socket, Buffer.alloc(1024, 0x6c), rate, secs);
 }
 
 async function measure(kind, rate, binary) {

@@ -18,6 +18,7 @@ import { DelayRelay, type RelayStats } from '../shaping/relay/delay-relay.js';
 import type { DelayDistribution, LinkDelay } from '../shaping/relay/delay-distribution.js';
 import { startEchoServer } from '../shaping/relay/echo-server.js';
 import { measureRtt, type RttResult } from '../shaping/relay/rtt-probe.js';
+import { pacedWrites } from './paced-writes.js';
 import type { DirectionStats } from '../shaping/relay/relay-protocol.js';
 
 /** Jitter as a share of the one-way delay, or in ms. */
@@ -439,28 +440,16 @@ function open(port: number): Promise<Socket> {
   });
 }
 
-/** Open loop: the messages due by now are written on every 1 ms tick (no catching up by waiting). */
+/** Open loop (pacedWrites), then the echoes still crossing the route. */
 async function pacedLoad(port: number, seconds: number): Promise<{ sent: number; echoedBytes: number }> {
   const socket = await open(port);
   const message = Buffer.alloc(LOAD_BYTES, 0x6c);
   let echoedBytes = 0;
   socket.on('data', (b: Buffer) => (echoedBytes += b.length));
-  const total = Math.round(LOAD_RATE * seconds);
-  let sent = 0;
-  const start = performance.now();
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) * LOAD_RATE) / 1000));
-      for (; sent < due; sent++) socket.write(message);
-      if (sent === total) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 1);
-  });
+  const sent = await pacedWrites(socket, message, LOAD_RATE, seconds);
   // Wait (bounded) for the echoes still crossing the route.
   const deadline = performance.now() + 2000 + SIDE_ROUTE_RTT_MS * 10;
-  while (echoedBytes < total * LOAD_BYTES && performance.now() < deadline) {
+  while (echoedBytes < sent * LOAD_BYTES && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 5));
   }
   socket.destroy();
