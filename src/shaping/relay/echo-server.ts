@@ -95,16 +95,22 @@ async function startInWorker(opts: EchoServerOptions): Promise<EchoServer> {
     let failure: Error | null = null;
     worker.on('error', (err) => (failure ??= err));
     let closed: Promise<void> | null = null;
-    // Replies come back in the order asked.
+    // Replies come back in the order asked. A worker that is gone answers nothing: whoever waits
+    // is given nothing measured rather than left waiting.
     const usageWaiters: ((u: EchoUsage) => void)[] = [];
+    let exited = false;
+    const none: EchoUsage = { cpuMs: null, reads: 0 };
     worker.on('message', (m: { usage?: EchoUsage }) => {
       if (m.usage !== undefined) usageWaiters.shift()?.(m.usage);
     });
-    const none: EchoUsage = { cpuMs: null, reads: 0 };
+    worker.on('exit', () => {
+      exited = true;
+      for (const w of usageWaiters.splice(0)) w(none);
+    });
     return {
       port,
       usage() {
-        if (closed !== null) return Promise.resolve(none);
+        if (closed !== null || exited) return Promise.resolve(none);
         return new Promise<EchoUsage>((resolve) => {
           usageWaiters.push(resolve);
           worker.postMessage('usage');
