@@ -5,13 +5,14 @@
 // loopback TCP, one at a time with GAP_MS between a reply and the next message (so the echo
 // sleeps and is woken for each, as the relay and the nodes are at rest), and reads the echo's CPU
 // from the kernel's per-thread runtime (/proc/PID/task/*/schedstat, ns) before and after.
-// Nothing of pole-bench runs here.
+// Nothing of pole-bench runs here but its reading of a process's CPU (`npm run build` first).
 // Usage: node scripts/echo-floor.js [MESSAGES] [BYTES] [GAP_MS] [ROUNDS]   (default 3000 1024 1 3)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processCpuMs } from '../dist/src/util/thread-cpu.js';
 
 const messages = Number(process.argv[2] ?? 3000);
 const bytes = Number(process.argv[3] ?? 1024);
@@ -53,19 +54,6 @@ int main(void) {
   }
 }`;
 
-/** The echo process's CPU so far, summed over its threads, ms. */
-function cpuMs(pid) {
-  let ns = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // A thread that ended between the listing and the read.
-    }
-  }
-  return ns / 1e6;
-}
-
 async function measure(label, command, args) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
@@ -90,12 +78,12 @@ async function measure(label, command, args) {
       });
     // Warm-up, so that the figure is a steady state's and not the JIT's first steps.
     for (let i = 0; i < 200; i++) await roundTrip();
-    const before = cpuMs(child.pid);
+    const before = processCpuMs(child.pid);
     for (let i = 0; i < messages; i++) {
       if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
       await roundTrip();
     }
-    const used = cpuMs(child.pid) - before;
+    const used = processCpuMs(child.pid) - before;
     socket.destroy();
     return { label, usPerMessage: (used * 1000) / messages };
   } finally {

@@ -8,7 +8,7 @@
 // faults, stats or back-pressure. Needs `npm run build` first, and a C compiler.
 // Usage: node scripts/relay-floor.js [RATE,RATE,...] [SECONDS] [ROUNDS]   (default 5000,500 3 2)
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { startEchoServer } from '../dist/src/shaping/relay/echo-server.js';
 import { DelayRelay } from '../dist/src/shaping/relay/delay-relay.js';
 import { measureRtt } from '../dist/src/shaping/relay/rtt-probe.js';
 import { pacedWrites } from '../dist/src/bench/paced-writes.js';
+import { processCpuMs } from '../dist/src/util/thread-cpu.js';
 
 const rates = (process.argv[2] ?? '5000,500').split(',').map(Number);
 const seconds = Number(process.argv[3] ?? 3);
@@ -119,12 +120,7 @@ async function startRelay(kind, target, binary) {
   const port = await new Promise((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d)))));
   return {
     port,
-    cpuMs: async () => {
-      let ns = 0;
-      for (const t of readdirSync(`/proc/${child.pid}/task`))
-        ns += Number(readFileSync(`/proc/${child.pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-      return ns / 1e6;
-    },
+    cpuMs: async () => processCpuMs(child.pid),
     stop: async () => child.kill('SIGKILL'),
   };
 }
