@@ -16,6 +16,7 @@ import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster, wallNow } from '../runtime/process/process-cluster.js';
 import { processResources } from '../measure/resource-sampler.js';
+import { CpuSampler, type CpuProcess, type CpuReport } from '../measure/cpu-sampler.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { parseTopology } from '../topology/topology.js';
 import { targetNamed } from '../targets/registry.js';
@@ -66,9 +67,29 @@ export interface Spread {
   readonly max: number;
 }
 
+/** What the throughput phase's measured window cost, from /proc's clock ticks (cpu-sampler.ts). */
+export interface ThroughputCpu {
+  readonly windowS: number;
+  /** Share of all cores busy, % (/proc/stat). */
+  readonly machineBusyPct: number | null;
+  /** The members together and the harness (the load's clients), % of one core and µs per write. */
+  readonly nodesPctOfCore: number;
+  readonly nodesUsPerWrite: number | null;
+  readonly harnessPctOfCore: number;
+  readonly harnessUsPerWrite: number | null;
+  /** Per member, % of one core: the leader's share against the followers'. */
+  readonly perNode: Readonly<Record<string, number>>;
+}
+
 export interface NodeBenchResult {
   readonly target: TargetName;
-  readonly throughput: { readonly writesPerSec: number; readonly p50Ms: number; readonly p99Ms: number };
+  readonly throughput: {
+    readonly writesPerSec: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    /** Absent from results written before it was measured. */
+    readonly cpu?: ThroughputCpu;
+  };
   readonly failover: {
     readonly kills: number;
     readonly detectMs: Spread;
@@ -182,6 +203,7 @@ export async function runNodeBench(o: NodeBenchOptions): Promise<NodeBenchResult
     log(
       `throughput: ${throughput.writesPerSec.toFixed(0)} writes/s, p50 ${throughput.p50Ms.toFixed(2)} ms, p99 ${throughput.p99Ms.toFixed(2)} ms`,
     );
+    if (throughput.cpu) log(cpuLine(throughput.cpu));
     const failovers = await failoverPhase(cluster, o, book, log);
     const lostWrites = await countLost(cluster, book);
     const spread = (f: (x: (typeof failovers)[number]) => number): Spread => summarize(failovers.map(f));
@@ -280,6 +302,18 @@ async function throughputPhase(
   const end = warmupEnd + o.durationS * 1000;
   let measured = 0;
   let measureStart = 0;
+  // The members' and the harness's CPU over the measured window: a throughput with no cost beside
+  // it cannot tell a faster node from a machine that happened to be quieter.
+  const members = (): CpuProcess[] =>
+    c.ids.flatMap((id) => {
+      const pid = c.members.pid(id);
+      return pid === undefined ? [] : [{ pid, label: id }];
+    });
+  const sampler = new CpuSampler({ nodes: members, harness: () => [{ pid: process.pid, label: 'harness' }] });
+  let samplerStarted: Promise<void> | undefined;
+  const startSampling = setTimeout(() => {
+    samplerStarted = sampler.start();
+  }, warmupEnd - Date.now());
   const worker = async (conn: number, lane: number): Promise<void> => {
     const data = randomBytes(o.size);
     const clientId = `bench-${conn}-${lane}`;
@@ -303,11 +337,22 @@ async function throughputPhase(
       }
     }
   };
+  let cpu: ThroughputCpu | undefined;
   try {
-    await Promise.all(
-      endpoints.flatMap((_, conn) => Array.from({ length: o.depth }, (_, lane) => worker(conn, lane))),
+    // The window ends with the last write sent, before the workers drain what is in flight.
+    const stopSampling = new Promise<void>((resolve) => setTimeout(resolve, end - Date.now()).unref()).then(
+      async () => {
+        await samplerStarted;
+        // Writes acknowledged so far are the window's: `measured` counts none after `end`.
+        if (samplerStarted) cpu = throughputCpu(await sampler.stop(measured));
+      },
     );
+    await Promise.all([
+      ...endpoints.flatMap((_, conn) => Array.from({ length: o.depth }, (_, lane) => worker(conn, lane))),
+      stopSampling,
+    ]);
   } finally {
+    clearTimeout(startSampling);
     await pool.close();
   }
   const seconds = (end - Math.max(measureStart, warmupEnd)) / 1000;
@@ -315,9 +360,37 @@ async function throughputPhase(
     writesPerSec: round(measured / seconds, 0),
     p50Ms: round(hist.getValueAtPercentile(50) / 1000, 3),
     p99Ms: round(hist.getValueAtPercentile(99) / 1000, 3),
+    ...(cpu ? { cpu } : {}),
   };
   hist.destroy();
   return result;
+}
+
+function cpuLine(c: ThroughputCpu): string {
+  const us = (x: number | null): string => (x === null ? '-' : `${x.toFixed(0)} µs`);
+  const nodes = Object.entries(c.perNode)
+    .map(([id, pct]) => `${id} ${pct.toFixed(0)} %`)
+    .join(', ');
+  return (
+    `CPU over ${c.windowS.toFixed(1)} s: the members ${us(c.nodesUsPerWrite)} per write (${nodes} of a core), ` +
+    `the harness's clients ${us(c.harnessUsPerWrite)}; the machine ${c.machineBusyPct ?? '-'} % busy`
+  );
+}
+
+/** The sampler's report, as the bench prints it. */
+function throughputCpu(r: CpuReport): ThroughputCpu {
+  const perNode: Record<string, number> = {};
+  for (const p of r.processes) if (p.group === 'nodes') perNode[p.label] = round(p.pctOfCore, 1);
+  const us = (x: number | null | undefined): number | null => (x == null ? null : round(x, 1));
+  return {
+    windowS: round(r.windowS, 2),
+    machineBusyPct: r.machineBusyPct === null ? null : round(r.machineBusyPct, 1),
+    nodesPctOfCore: round(r.groups['nodes']?.pctOfCore ?? 0, 1),
+    nodesUsPerWrite: us(r.groups['nodes']?.usPerWrite),
+    harnessPctOfCore: round(r.groups['harness']?.pctOfCore ?? 0, 1),
+    harnessUsPerWrite: us(r.groups['harness']?.usPerWrite),
+    perNode,
+  };
 }
 
 type Failover = NodeBenchResult['details']['failovers'][number];
