@@ -1,12 +1,13 @@
 // The replicated state: path → (data, version, zxid), plus the table of applied client requests
 // that makes a retried write (same clientId, requestId) apply once. Both are part of snapshots, so
 // deduplication survives failover and SNAP sync.
+import { DoneTable } from './done-table.js';
 import type { Txn } from './types.js';
 import { compareZxid, ZERO_ZXID, type Zxid } from './zxid.js';
 import {
   EMPTY_STATE_BYTES,
   FrozenState,
-  doneBytes,
+  doneTableBytes,
   znodeBytes,
   SnapshotDecoder,
   snapshotBytes,
@@ -33,20 +34,14 @@ export function requestKey(clientId: string, requestId: number): string {
 export class DataTree {
   private nodes = new Map<string, Znode>();
   /** Insertion-ordered, so eviction and serialisation are the same on every replica. */
-  private done = new Map<string, Zxid>();
+  private done: DoneTable;
   private applied: Zxid = ZERO_ZXID;
-  /**
-   * Walks `done` from its oldest entry, evicting as it goes. A fresh `done.keys().next()` per
-   * eviction skips every entry deleted since the table last compacted (V8 leaves holes until then):
-   * a median of ~50 µs per apply with the window full (`pole-bench bench state`, 1.7 µs now), which
-   * a restarted follower applying 94,538 logged txns in one turn paid as a 1.2 s stall in the soak. A live iterator resumes where it stopped (Map
-   * iteration follows deletions, insertions and rehashes), so eviction is O(1).
-   */
-  private evictor: MapIterator<string> | undefined;
-  /** The size of this state encoded, kept as it changes, so a snapshot knows it without a pass. */
-  private bytes = EMPTY_STATE_BYTES;
+  /** The encoded size of the znodes (and the header), kept as they change: a snapshot's size without a pass. */
+  private nodeBytes = EMPTY_STATE_BYTES;
 
-  constructor(private readonly dedupWindow = DEFAULT_DEDUP_WINDOW) {}
+  constructor(dedupWindow = DEFAULT_DEDUP_WINDOW) {
+    this.done = new DoneTable(dedupWindow);
+  }
 
   get lastApplied(): Zxid {
     return this.applied;
@@ -61,8 +56,13 @@ export class DataTree {
   }
 
   /** The zxid at which (clientId, requestId) was applied, if it was and is still remembered. */
-  lookupDone(key: string): Zxid | undefined {
-    return this.done.get(key);
+  lookupDone(clientId: string, requestId: number): Zxid | undefined {
+    return this.done.get(clientId, requestId);
+  }
+
+  /** The size of this state encoded as a snapshot. */
+  get byteLength(): number {
+    return this.nodeBytes + doneTableBytes(this.done);
   }
 
   apply(txn: Txn): ApplyResult {
@@ -72,24 +72,14 @@ export class DataTree {
       );
     }
     this.applied = txn.zxid;
-    const key = requestKey(txn.clientId, txn.requestId);
-    const earlier = this.done.get(key);
+    const earlier = this.done.get(txn.clientId, txn.requestId);
     if (earlier) return { applied: false, zxid: earlier };
     const prev = this.nodes.get(txn.path);
     this.nodes.set(txn.path, { data: txn.data, version: prev ? prev.version + 1 : 0, zxid: txn.zxid });
-    this.bytes += prev
+    this.nodeBytes += prev
       ? txn.data.byteLength - prev.data.byteLength
       : znodeBytes(txn.path, txn.data.byteLength);
-    this.done.set(key, txn.zxid);
-    this.bytes += doneBytes(key);
-    if (this.done.size > this.dedupWindow) {
-      this.evictor ??= this.done.keys();
-      const oldest = this.evictor.next();
-      if (!oldest.done) {
-        this.done.delete(oldest.value);
-        this.bytes -= doneBytes(oldest.value);
-      }
-    }
+    this.done.add(txn.clientId, txn.requestId, txn.zxid);
     return { applied: true, zxid: txn.zxid };
   }
 
@@ -106,14 +96,14 @@ export class DataTree {
       paths[i] = path;
       nodes[i++] = node;
     });
-    const keys = new Array<string>(this.done.size);
+    const clientIds = new Array<string>(this.done.size);
+    const requestIds = new Array<number>(this.done.size);
     const dones = new Array<Zxid>(this.done.size);
-    i = 0;
-    this.done.forEach((z, key) => {
-      keys[i] = key;
-      dones[i++] = z;
-    });
-    return new FrozenState({ applied: this.applied, paths, nodes, keys, dones }, this.bytes);
+    this.done.copyInto(clientIds, requestIds, dones);
+    return new FrozenState(
+      { applied: this.applied, paths, nodes, clientIds, requestIds, dones },
+      this.byteLength,
+    );
   }
 
   /** A tree of its own holding a snapshot's state. */
@@ -121,16 +111,23 @@ export class DataTree {
     const c = snap.contents();
     const tree = new DataTree(dedupWindow);
     tree.applied = c.applied;
-    tree.bytes = snap.byteLength;
     // A snapshot parsed as it arrived comes with its tables built: adopted, not built again.
     const tables = snap.takeTables?.();
+    let done: DoneTable;
     if (tables) {
       tree.nodes = tables.nodes;
-      tree.done = tables.done;
+      done = tables.done;
     } else {
       for (let k = 0; k < c.nodes.length; k++) tree.nodes.set(c.paths[k] as string, c.nodes[k] as Znode);
-      for (let k = 0; k < c.keys.length; k++) tree.done.set(c.keys[k] as string, c.dones[k] as Zxid);
+      done = new DoneTable(Infinity);
+      for (let k = 0; k < c.dones.length; k++) {
+        done.add(c.clientIds[k] as string, c.requestIds[k] as number, c.dones[k] as Zxid);
+      }
     }
+    // All the snapshot's requests are in `done` yet: the rest of its bytes are the znodes'.
+    tree.nodeBytes = snap.byteLength - doneTableBytes(done);
+    done.setWindow(dedupWindow);
+    tree.done = done;
     return tree;
   }
 

@@ -879,10 +879,9 @@ export class NodeCore {
     data: Uint8Array,
   ): Zxid {
     const ls = this.leaderState!;
-    const key = requestKey(clientId, requestId);
     // Applied or on its way: the waiter is answered on apply.
-    if (this.tree.lookupDone(key)) return this.committed;
-    return ls.inflight.get(key) ?? this.propose(clientId, requestId, path, data);
+    if (this.tree.lookupDone(clientId, requestId)) return this.committed;
+    return ls.inflight.get(requestKey(clientId, requestId)) ?? this.propose(clientId, requestId, path, data);
   }
 
   private onAck(from: NodeId, m: Extract<ZabMessage, { type: 'ACK' }>): void {
@@ -1209,12 +1208,12 @@ export class NodeCore {
       this.replies.push({ handle, ok: false, code: 'NOT_LEADER_YET' });
       return;
     }
-    const key = requestKey(clientId, requestId);
-    const done = this.tree.lookupDone(key);
+    const done = this.tree.lookupDone(clientId, requestId);
     if (done) {
       this.replies.push({ handle, ok: true, zxid: done });
       return;
     }
+    const key = requestKey(clientId, requestId);
     const waiting = this.waiters.get(key);
     if (waiting) waiting.push(handle);
     else this.waiters.set(key, [handle]);

@@ -9,7 +9,9 @@
 // The byte format is the one snapshots always had (files written before read the same):
 //   u32 epoch | u32 counter | u32 znode count | u32 dedup count, then per znode
 //   u32 path length | u32 version | u32 zxid epoch | u32 zxid counter | u32 data length | path | data,
-//   then per applied request u32 key length | u32 zxid epoch | u32 zxid counter | key.
+//   then per applied request u32 key length | u32 zxid epoch | u32 zxid counter | key, where the
+//   key is `${clientId}\0${requestId}` in UTF-8 (the tree holds the two apart: done-table.ts).
+import { decimalLength, DoneTable } from './done-table.js';
 import type { Zxid } from './zxid.js';
 
 export interface Znode {
@@ -27,15 +29,16 @@ export interface TreeContents {
   readonly applied: Zxid;
   readonly paths: readonly string[];
   readonly nodes: readonly Znode[];
-  /** Applied requests (dedup table), oldest first. */
-  readonly keys: readonly string[];
+  /** Applied requests (dedup table), oldest first: request i is (clientIds[i], requestIds[i]). */
+  readonly clientIds: readonly string[];
+  readonly requestIds: readonly number[];
   readonly dones: readonly Zxid[];
 }
 
 /** A tree's two tables, for a snapshot that was parsed straight into them. */
 export interface TreeTables {
   readonly nodes: Map<string, Znode>;
-  readonly done: Map<string, Zxid>;
+  readonly done: DoneTable;
 }
 
 /** What the log layer stores and the network sends: bytes, produced a chunk at a time. */
@@ -75,9 +78,25 @@ export function znodeBytes(path: string, dataBytes: number): number {
   return ZNODE_HEAD + Buffer.byteLength(path, 'utf8') + dataBytes;
 }
 
-/** What one applied request adds to the encoded size. */
-export function doneBytes(key: string): number {
-  return DONE_HEAD + Buffer.byteLength(key, 'utf8');
+/** What a table of applied requests adds to the encoded size. */
+export function doneTableBytes(t: DoneTable): number {
+  return t.size * DONE_HEAD + t.keyBytes;
+}
+
+/** A request's key in a snapshot: `${clientId}\0${requestId}`, its UTF-8 length. */
+function keyLength(clientId: string, requestId: number): number {
+  return Buffer.byteLength(clientId, 'utf8') + 1 + decimalLength(requestId);
+}
+
+/** The (clientId, requestId) a snapshot's key holds; throws on a key no request could have made. */
+function parseKey(b: Buffer, start: number, end: number): { clientId: string; requestId: number } {
+  const nul = b.lastIndexOf(0, end - 1);
+  const digits = nul >= start ? b.toString('latin1', nul + 1, end) : '';
+  const requestId = Number(digits);
+  if (nul < start || digits === '' || String(requestId) !== digits) {
+    throw new Error(`snapshot holds a malformed request key at byte ${start}`);
+  }
+  return { clientId: b.toString('utf8', start, nul), requestId };
 }
 
 /** A snapshot of tables already copied: encodes itself on demand. */
@@ -124,7 +143,7 @@ export class FrozenState implements StateSnapshot {
     o = buf.writeUInt32BE(c.applied.epoch, o);
     o = buf.writeUInt32BE(c.applied.counter, o);
     o = buf.writeUInt32BE(c.nodes.length, o);
-    o = buf.writeUInt32BE(c.keys.length, o);
+    o = buf.writeUInt32BE(c.dones.length, o);
     for (let i = 0; i < c.nodes.length; i++) {
       const node = c.nodes[i] as Znode;
       const path = c.paths[i] as string;
@@ -140,16 +159,19 @@ export class FrozenState implements StateSnapshot {
       buf.set(node.data, o);
       o += node.data.byteLength;
     }
-    for (let i = 0; i < c.keys.length; i++) {
+    for (let i = 0; i < c.dones.length; i++) {
       const z = c.dones[i] as Zxid;
-      const key = c.keys[i] as string;
-      const klen = Buffer.byteLength(key, 'utf8');
+      const clientId = c.clientIds[i] as string;
+      const requestId = c.requestIds[i] as number;
+      const klen = keyLength(clientId, requestId);
       const full = room(DONE_HEAD + klen);
       if (full) yield full;
       o = buf.writeUInt32BE(klen, o);
       o = buf.writeUInt32BE(z.epoch, o);
       o = buf.writeUInt32BE(z.counter, o);
-      o += buf.write(key, o, 'utf8');
+      o += buf.write(clientId, o, 'utf8');
+      o = buf.writeUInt8(0, o);
+      o += buf.write(String(requestId), o, 'latin1');
     }
     if (o > 0) yield buf.subarray(0, o);
   }
@@ -209,10 +231,14 @@ export class SnapshotDecoder {
   private doneLeft = 0;
   private readonly paths: string[] = [];
   private readonly nodes: Znode[] = [];
-  private readonly keys: string[] = [];
+  private readonly clientIds: string[] = [];
+  private readonly requestIds: number[] = [];
   private readonly dones: Zxid[] = [];
-  /** Filled as the records arrive, so the tree that installs the snapshot need not build them. */
-  private readonly tables: TreeTables = { nodes: new Map(), done: new Map() };
+  /**
+   * Filled as the records arrive, so the tree that installs the snapshot need not build them. The
+   * requests' table holds them all: the tree that adopts it applies its own window.
+   */
+  private readonly tables: TreeTables = { nodes: new Map(), done: new DoneTable(Infinity) };
   private received = 0;
 
   /** Bytes pushed so far. */
@@ -261,11 +287,16 @@ export class SnapshotDecoder {
       const klen = b.readUInt32BE(o);
       const end = o + DONE_HEAD + klen;
       if (end > b.length) break;
-      const key = b.toString('utf8', o + DONE_HEAD, end);
+      const { clientId, requestId } = parseKey(b, o + DONE_HEAD, end);
       const zxid = { epoch: b.readUInt32BE(o + 4), counter: b.readUInt32BE(o + 8) };
-      this.keys.push(key);
+      this.clientIds.push(clientId);
+      this.requestIds.push(requestId);
       this.dones.push(zxid);
-      this.tables.done.set(key, zxid);
+      // A snapshot names each request once; a second would be a table no tree could have held.
+      if (this.tables.done.get(clientId, requestId) !== undefined) {
+        throw new Error(`snapshot names request ${requestId} of ${JSON.stringify(clientId)} twice`);
+      }
+      this.tables.done.add(clientId, requestId, zxid);
       this.doneLeft--;
       o = end;
     }
@@ -285,7 +316,8 @@ export class SnapshotDecoder {
       applied: this.applied,
       paths: this.paths,
       nodes: this.nodes,
-      keys: this.keys,
+      clientIds: this.clientIds,
+      requestIds: this.requestIds,
       dones: this.dones,
     };
     return new FrozenState(c, this.received, this.tables);
