@@ -16,6 +16,8 @@ export interface StateBenchOptions {
   /** Distinct paths written over and over (0: a new path per write, the default load). */
   readonly keys: number;
   readonly size: number;
+  /** Clients the writes come from, round robin, each with its own request ids counting up. */
+  readonly clients: number;
   readonly log?: (line: string) => void;
 }
 
@@ -25,6 +27,7 @@ export interface StateBenchResult {
   readonly runs: number;
   readonly keys: number;
   readonly size: number;
+  readonly clients: number;
   readonly dedupWindow: number;
   /** µs per txn applied, per run. */
   readonly applyUs: MinMedianMax;
@@ -37,16 +40,19 @@ export function runStateBench(o: StateBenchOptions): StateBenchResult {
   const tree = new DataTree();
   const data = new Uint8Array(o.size).fill(7);
   let counter = 0;
-  // Txns are made before the clock starts: only apply() is timed.
+  // Txns are made before the clock starts: only apply() is timed. Their strings are decoded from
+  // bytes, one each, as a node's are from the messages it reads: a string the tree has not hashed.
+  const fresh = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
   const make = (n: number): Txn[] =>
     Array.from({ length: n }, () => {
       counter += 1;
+      const client = counter % o.clients;
       return {
         zxid: zxid(1, counter),
-        path: `/bench/k${o.keys > 0 ? counter % o.keys : counter}`,
+        path: fresh(`/bench/k${o.keys > 0 ? counter % o.keys : counter}`),
         data,
-        clientId: 'bench',
-        requestId: counter,
+        clientId: fresh(`bench-${client}`),
+        requestId: Math.ceil(counter / o.clients),
       };
     });
   for (const t of make(o.fill)) tree.apply(t);
@@ -71,6 +77,7 @@ export function runStateBench(o: StateBenchOptions): StateBenchResult {
     runs: o.runs,
     keys: o.keys,
     size: o.size,
+    clients: o.clients,
     dedupWindow: DEFAULT_DEDUP_WINDOW,
     applyUs: spread(applyUs),
     freezeMs: spread(freezeMs),

@@ -12,6 +12,7 @@ export default class BenchState extends Command {
     '<%= config.bin %> bench state',
     '<%= config.bin %> bench state --fill 0 --txns 100000 --runs 5 --json',
     '<%= config.bin %> bench state --keys 3000',
+    '<%= config.bin %> bench state --keys 20480 --clients 320',
   ];
 
   static override flags = {
@@ -28,6 +29,12 @@ export default class BenchState extends Command {
       min: 0,
     }),
     size: Flags.integer({ description: 'bytes per write', default: 1024, min: 0 }),
+    clients: Flags.integer({
+      description:
+        'clients the writes come from, round robin (bench node has 320: --clients 320 --keys 20480)',
+      default: 1,
+      min: 1,
+    }),
   };
 
   async run(): Promise<StateBenchResult> {
@@ -38,6 +45,7 @@ export default class BenchState extends Command {
       runs: flags.runs,
       keys: flags.keys,
       size: flags.size,
+      clients: flags.clients,
       log: (line) => {
         if (!this.jsonEnabled()) this.log(line);
       },

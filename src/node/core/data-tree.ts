@@ -13,6 +13,7 @@ import {
   snapshotBytes,
   type StateSnapshot,
   type Znode,
+  type ZnodeSlot,
 } from './state-snapshot.js';
 
 export type { Znode };
@@ -32,7 +33,7 @@ export function requestKey(clientId: string, requestId: number): string {
 }
 
 export class DataTree {
-  private nodes = new Map<string, Znode>();
+  private nodes = new Map<string, ZnodeSlot>();
   /** Insertion-ordered, so eviction and serialisation are the same on every replica. */
   private done: DoneTable;
   private applied: Zxid = ZERO_ZXID;
@@ -52,7 +53,7 @@ export class DataTree {
   }
 
   get(path: string): Znode | undefined {
-    return this.nodes.get(path);
+    return this.nodes.get(path)?.znode;
   }
 
   /** The zxid at which (clientId, requestId) was applied, if it was and is still remembered. */
@@ -72,14 +73,18 @@ export class DataTree {
       );
     }
     this.applied = txn.zxid;
-    const earlier = this.done.get(txn.clientId, txn.requestId);
+    const earlier = this.done.addOnce(txn.clientId, txn.requestId, txn.zxid);
     if (earlier) return { applied: false, zxid: earlier };
-    const prev = this.nodes.get(txn.path);
-    this.nodes.set(txn.path, { data: txn.data, version: prev ? prev.version + 1 : 0, zxid: txn.zxid });
-    this.nodeBytes += prev
-      ? txn.data.byteLength - prev.data.byteLength
-      : znodeBytes(txn.path, txn.data.byteLength);
-    this.done.add(txn.clientId, txn.requestId, txn.zxid);
+    const slot = this.nodes.get(txn.path);
+    if (slot) {
+      const prev = slot.znode;
+      // A new znode, not the old one changed: a snapshot taken before holds the old one.
+      slot.znode = { data: txn.data, version: prev.version + 1, zxid: txn.zxid };
+      this.nodeBytes += txn.data.byteLength - prev.data.byteLength;
+    } else {
+      this.nodes.set(txn.path, { znode: { data: txn.data, version: 0, zxid: txn.zxid } });
+      this.nodeBytes += znodeBytes(txn.path, txn.data.byteLength);
+    }
     return { applied: true, zxid: txn.zxid };
   }
 
@@ -92,9 +97,9 @@ export class DataTree {
     const paths = new Array<string>(this.nodes.size);
     const nodes = new Array<Znode>(this.nodes.size);
     let i = 0;
-    this.nodes.forEach((node, path) => {
+    this.nodes.forEach((slot, path) => {
       paths[i] = path;
-      nodes[i++] = node;
+      nodes[i++] = slot.znode;
     });
     const clientIds = new Array<string>(this.done.size);
     const requestIds = new Array<number>(this.done.size);
@@ -118,10 +123,11 @@ export class DataTree {
       tree.nodes = tables.nodes;
       done = tables.done;
     } else {
-      for (let k = 0; k < c.nodes.length; k++) tree.nodes.set(c.paths[k] as string, c.nodes[k] as Znode);
+      for (let k = 0; k < c.nodes.length; k++)
+        tree.nodes.set(c.paths[k] as string, { znode: c.nodes[k] as Znode });
       done = new DoneTable(Infinity);
       for (let k = 0; k < c.dones.length; k++) {
-        done.add(c.clientIds[k] as string, c.requestIds[k] as number, c.dones[k] as Zxid);
+        done.addOnce(c.clientIds[k] as string, c.requestIds[k] as number, c.dones[k] as Zxid);
       }
     }
     // All the snapshot's requests are in `done` yet: the rest of its bytes are the znodes'.

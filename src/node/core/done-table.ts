@@ -18,13 +18,6 @@ interface ClientRequests {
   readonly ids: Map<number, Zxid>;
 }
 
-/** One applied request, in insertion order. */
-export interface DoneEntry {
-  readonly clientId: string;
-  readonly requestId: number;
-  readonly zxid: Zxid;
-}
-
 export class DoneTable {
   private readonly clients = new Map<string, ClientRequests>();
   // Insertion order: a ring of (client, requestId, zxid), `count` entries from `head`; capacity a
@@ -54,10 +47,18 @@ export class DoneTable {
     return c.ids.get(requestId);
   }
 
-  /** Remembers a request not held (the caller looked it up first); forgets the oldest beyond the window. */
-  add(clientId: string, requestId: number, zxid: Zxid): void {
-    if (this.window <= 0) return;
+  /**
+   * The zxid `(clientId, requestId)` was applied at, if it is held; else remembers it at `zxid`
+   * (forgetting the oldest beyond the window) and returns undefined. One lookup of the client for
+   * both, as every apply needs both.
+   */
+  addOnce(clientId: string, requestId: number, zxid: Zxid): Zxid | undefined {
     let c = this.clients.get(clientId);
+    if (c !== undefined && requestId <= c.maxId) {
+      const earlier = c.ids.get(requestId);
+      if (earlier !== undefined) return earlier;
+    }
+    if (this.window <= 0) return undefined;
     if (c === undefined) {
       c = { clientId, keyBase: Buffer.byteLength(clientId, 'utf8') + 1, maxId: requestId, ids: new Map() };
       this.clients.set(clientId, c);
@@ -72,27 +73,13 @@ export class DoneTable {
     this.count++;
     this.keyBytesHeld += c.keyBase + decimalLength(requestId);
     while (this.count > this.window) this.evictOldest();
+    return undefined;
   }
 
   /** Changes the window; a smaller one forgets the oldest at once. */
   setWindow(window: number): void {
     this.window = window;
     while (this.count > Math.max(window, 0)) this.evictOldest();
-  }
-
-  /** The held requests, oldest first. */
-  entries(): DoneEntry[] {
-    const out = new Array<DoneEntry>(this.count);
-    const mask = this.ringId.length - 1;
-    for (let i = 0; i < this.count; i++) {
-      const at = (this.head + i) & mask;
-      out[i] = {
-        clientId: (this.ringClient[at] as ClientRequests).clientId,
-        requestId: this.ringId[at] as number,
-        zxid: this.ringZxid[at] as Zxid,
-      };
-    }
-    return out;
   }
 
   /** The held requests, oldest first, into parallel arrays (a snapshot's copy: no object per entry). */

@@ -35,9 +35,17 @@ export interface TreeContents {
   readonly dones: readonly Zxid[];
 }
 
+/**
+ * Where a tree holds a path's znode: replaced in place on a write, so a write to a path that
+ * exists looks the path up once (a get, then a set, hashed and compared the path twice).
+ */
+export interface ZnodeSlot {
+  znode: Znode;
+}
+
 /** A tree's two tables, for a snapshot that was parsed straight into them. */
 export interface TreeTables {
-  readonly nodes: Map<string, Znode>;
+  readonly nodes: Map<string, ZnodeSlot>;
   readonly done: DoneTable;
 }
 
@@ -279,7 +287,7 @@ export class SnapshotDecoder {
       };
       this.paths.push(path);
       this.nodes.push(node);
-      this.tables.nodes.set(path, node);
+      this.tables.nodes.set(path, { znode: node });
       this.nodesLeft--;
       o = end;
     }
@@ -293,10 +301,9 @@ export class SnapshotDecoder {
       this.requestIds.push(requestId);
       this.dones.push(zxid);
       // A snapshot names each request once; a second would be a table no tree could have held.
-      if (this.tables.done.get(clientId, requestId) !== undefined) {
+      if (this.tables.done.addOnce(clientId, requestId, zxid) !== undefined) {
         throw new Error(`snapshot names request ${requestId} of ${JSON.stringify(clientId)} twice`);
       }
-      this.tables.done.add(clientId, requestId, zxid);
       this.doneLeft--;
       o = end;
     }
