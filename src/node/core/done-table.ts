@@ -3,23 +3,31 @@
 // member, so the table's shape is what a write costs: keyed by one string per request
 // (`${clientId}\0${requestId}`), a full table of 200,000 made `FindOrderedHashMapEntry` 9.7 % of the
 // machine's samples under `bench node` (perf, five nodes), and each apply built and hashed a fresh
-// key. Here a client's requests are a map of numbers (no string made or hashed per request; a
-// number compares without following a pointer), and a request above the highest its client ever
-// had applied is known new without a lookup. Eviction and serialisation follow insertion order, kept
-// in a ring, so they are the same on every replica as before.
+// key. Here a client is a small number, its requests are found by (number, number) in flat arrays
+// (request-slots.ts), and a request above the highest its client ever had applied is known new
+// without a lookup. Eviction and serialisation follow insertion order, kept in a ring, so they are
+// the same on every replica as before.
+import { RequestSlots } from './request-slots.js';
 import type { Zxid } from './zxid.js';
 
 interface ClientRequests {
   readonly clientId: string;
+  /** Its number in the slots while it holds requests (reused once it holds none). */
+  readonly index: number;
   /** UTF-8 length of `${clientId}\0`, the fixed part of its requests' keys in a snapshot. */
   readonly keyBase: number;
   /** The highest requestId of this client ever added (not lowered by eviction). */
   maxId: number;
-  readonly ids: Map<number, Zxid>;
+  /** Its requests held. */
+  held: number;
 }
 
 export class DoneTable {
   private readonly clients = new Map<string, ClientRequests>();
+  private readonly slots = new RequestSlots();
+  /** Client numbers free for reuse, and the next never used. */
+  private readonly freeIndexes: number[] = [];
+  private nextIndex = 0;
   // Insertion order: a ring of (client, requestId, zxid), `count` entries from `head`; capacity a
   // power of two, grown as needed up to the window.
   private ringClient: (ClientRequests | undefined)[] = new Array(16);
@@ -44,7 +52,7 @@ export class DoneTable {
   get(clientId: string, requestId: number): Zxid | undefined {
     const c = this.clients.get(clientId);
     if (c === undefined || requestId > c.maxId) return undefined;
-    return c.ids.get(requestId);
+    return this.slots.get(c.index, requestId);
   }
 
   /**
@@ -55,16 +63,18 @@ export class DoneTable {
   addOnce(clientId: string, requestId: number, zxid: Zxid): Zxid | undefined {
     let c = this.clients.get(clientId);
     if (c !== undefined && requestId <= c.maxId) {
-      const earlier = c.ids.get(requestId);
+      const earlier = this.slots.get(c.index, requestId);
       if (earlier !== undefined) return earlier;
     }
     if (this.window <= 0) return undefined;
     if (c === undefined) {
-      c = { clientId, keyBase: Buffer.byteLength(clientId, 'utf8') + 1, maxId: requestId, ids: new Map() };
+      const index = this.freeIndexes.pop() ?? this.nextIndex++;
+      c = { clientId, index, keyBase: Buffer.byteLength(clientId, 'utf8') + 1, maxId: requestId, held: 0 };
       this.clients.set(clientId, c);
     }
     if (requestId > c.maxId) c.maxId = requestId;
-    c.ids.set(requestId, zxid);
+    this.slots.add(c.index, requestId, zxid);
+    c.held++;
     if (this.count === this.ringId.length) this.grow();
     const at = (this.head + this.count) & (this.ringId.length - 1);
     this.ringClient[at] = c;
@@ -101,10 +111,13 @@ export class DoneTable {
     this.ringZxid[at] = undefined;
     this.head = (this.head + 1) & (this.ringId.length - 1);
     this.count--;
-    c.ids.delete(id);
+    this.slots.delete(c.index, id);
     // A client with nothing held is dropped, so a long run's departed clients cost nothing; one
     // that comes back starts afresh (its requests above the old watermark were new then too).
-    if (c.ids.size === 0) this.clients.delete(c.clientId);
+    if (--c.held === 0) {
+      this.clients.delete(c.clientId);
+      this.freeIndexes.push(c.index);
+    }
     this.keyBytesHeld -= c.keyBase + decimalLength(id);
   }
 
