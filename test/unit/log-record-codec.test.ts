@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { crc32 } from 'node:zlib';
 import type { Txn } from '../../src/node/core/types.js';
 import { decodeRecordAt, encodeTxns, markSyncPoint } from '../../src/node/log/record-codec.js';
 
@@ -30,6 +31,17 @@ describe('record codec', () => {
       off += r.size;
     }
     assert.equal(off, buffer.length);
+  });
+
+  it('seals each record with zlib’s CRC-32 of its length field and payload, taken in one piece', () => {
+    const { buffer, offsets } = encodeTxns(
+      [0, 1, 255, 1024, 70_000].map((n, i) => txn(3, i + 1, new Uint8Array(n).fill(i * 37 + 1))),
+    );
+    for (const off of offsets) {
+      const len = buffer.readUInt32LE(off);
+      const sealed = Buffer.concat([buffer.subarray(off, off + 4), buffer.subarray(off + 8, off + 8 + len)]);
+      assert.equal(buffer.readUInt32LE(off + 4), crc32(sealed), `record at ${off}`);
+    }
   });
 
   it('detects a flipped bit anywhere in a record: length, CRC or payload', () => {

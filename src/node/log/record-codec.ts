@@ -80,9 +80,24 @@ export function encodeTxns(txns: readonly Txn[]): EncodedBatch {
   return { buffer, offsets };
 }
 
+// CRC-32 (zlib's: reflected, polynomial 0xEDB88320) a byte at a time, for the 4-byte length field:
+// a second call into zlib per record, with its own view of the buffer, cost more than the CRC of
+// the 1 kB payload itself (perf under `bench node`: recordCrc 2.8 % of the machine, zlib 2.2 %).
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c;
+});
+
+function lengthCrc(buf: Buffer, off: number): number {
+  let c = -1;
+  for (let i = off; i < off + 4; i++) c = (CRC_TABLE[(c ^ (buf[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
 function recordCrc(buf: Buffer, off: number, payloadLen: number): number {
-  const lenCrc = crc32(buf.subarray(off, off + 4));
-  return crc32(buf.subarray(off + RECORD_HEADER_BYTES, off + RECORD_HEADER_BYTES + payloadLen), lenCrc);
+  const payload = off + RECORD_HEADER_BYTES;
+  return crc32(buf.subarray(payload, payload + payloadLen), lengthCrc(buf, off));
 }
 
 /** Set the SYNC_POINT flag on the record at `off` and re-seal its CRC. */
