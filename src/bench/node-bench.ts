@@ -338,21 +338,27 @@ async function throughputPhase(
     }
   };
   let cpu: ThroughputCpu | undefined;
+  let stopTimer: NodeJS.Timeout | undefined;
   try {
     // The window ends with the last write sent, before the workers drain what is in flight.
-    const stopSampling = new Promise<void>((resolve) => setTimeout(resolve, end - Date.now()).unref()).then(
-      async () => {
-        await samplerStarted;
-        // Writes acknowledged so far are the window's: `measured` counts none after `end`.
-        if (samplerStarted) cpu = throughputCpu(await sampler.stop(measured));
-      },
-    );
+    const stopSampling = new Promise<void>(
+      (resolve) => (stopTimer = setTimeout(resolve, end - Date.now())),
+    ).then(async () => {
+      await samplerStarted;
+      // Writes acknowledged so far are the window's: `measured` counts none after `end`.
+      if (samplerStarted) cpu = throughputCpu(await sampler.stop(measured));
+    });
     await Promise.all([
       ...endpoints.flatMap((_, conn) => Array.from({ length: o.depth }, (_, lane) => worker(conn, lane))),
       stopSampling,
     ]);
   } finally {
     clearTimeout(startSampling);
+    // A phase that failed before its window ended: the sampler stops with it.
+    if (cpu === undefined && samplerStarted) {
+      clearTimeout(stopTimer);
+      await samplerStarted.then(() => sampler.stop()).catch(() => undefined);
+    }
     await pool.close();
   }
   const seconds = (end - Math.max(measureStart, warmupEnd)) / 1000;
