@@ -26,24 +26,40 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
 }
 
 /**
- * This machine's address on Docker's default bridge. Docker 20.10 lists only the bridge's subnet,
- * no gateway, in its IPAM config: the bridge interface's own address is the one then.
+ * An address of this machine that the swarm's tasks can dial: its own on Docker's default bridge.
+ * Docker 20.10 lists only the bridge's subnet, no gateway, in its IPAM config: the bridge
+ * interface's own address is the one then, but Node lists an interface only while it is running,
+ * and docker0 with no container attached has no carrier: a local CI run found neither there and
+ * skipped. Any other non-loopback IPv4 address of this machine is taken next (tried on eth0: the
+ * run passed, its tasks dialling the harness there). `seen` says
+ * what was looked at, for a skip that has to explain itself.
  */
-async function bridgeAddress(d: Docker): Promise<string | undefined> {
+async function bridgeAddress(d: Docker): Promise<{ addr: string | undefined; seen: string }> {
   const bridge = (await d.getNetwork('bridge').inspect()) as {
     IPAM?: { Config?: Array<{ Gateway?: string }> };
     Options?: Record<string, string>;
   };
   const given = bridge.IPAM?.Config?.[0]?.Gateway;
-  if (given) return given;
+  if (given) return { addr: given, seen: "the bridge's gateway" };
   const name = bridge.Options?.['com.docker.network.bridge.name'] ?? 'docker0';
-  return networkInterfaces()[name]?.find((a) => a.family === 'IPv4')?.address;
+  const ifs = networkInterfaces();
+  const own = ifs[name]?.find((a) => a.family === 'IPv4')?.address;
+  if (own) return { addr: own, seen: name };
+  const other = Object.entries(ifs)
+    .filter(([n]) => !n.startsWith('veth'))
+    .flatMap(([, as]) => as ?? [])
+    .find((a) => a.family === 'IPv4' && !a.internal)?.address;
+  const seen = `IPAM ${JSON.stringify(bridge.IPAM?.Config ?? null)}, interfaces ${JSON.stringify(
+    Object.fromEntries(Object.entries(ifs).map(([n, as]) => [n, (as ?? []).map((a) => a.address)])),
+  )}`;
+  if (other) console.log(`# no address on ${name} (${seen}): advertising on ${other}`);
+  return { addr: other, seen };
 }
 
 /**
  * The local engine as a one-node swarm: initialised here when it is in none (and `leave` says to
- * leave it after), advertised on `advertise` or else on the docker0 bridge's address (this
- * machine's own, on a network its engine made); used as it is when it manages one already.
+ * leave it after), advertised on `advertise` or else on bridgeAddress's; used as it is when it
+ * manages one already.
  */
 async function oneNodeSwarm(
   d: Docker,
@@ -56,8 +72,9 @@ async function oneNodeSwarm(
     const hadGwBridge = (
       await d.listNetworks({ filters: JSON.stringify({ name: ['docker_gwbridge'] }) })
     ).some((n) => n.Name === 'docker_gwbridge');
-    const addr = advertise ?? (await bridgeAddress(d));
-    if (!addr) return "no address of this machine on Docker's default bridge to advertise a swarm on";
+    const found = advertise === undefined ? await bridgeAddress(d) : { addr: advertise, seen: '' };
+    const addr = found.addr;
+    if (!addr) return `no address of this machine to advertise a swarm on (${found.seen})`;
     const r = await docker(['swarm', 'init', '--advertise-addr', addr, '--listen-addr', `${addr}:2377`]);
     if (r.code !== 0) return `docker swarm init failed: ${r.stderr.trim()}`;
     leave = async () => {
