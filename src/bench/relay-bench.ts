@@ -111,6 +111,18 @@ export interface RelayBenchResult {
       readonly reads: number;
       readonly usPerMessage: number | null;
       readonly usPerRead: number | null;
+      /**
+       * Its reads against the relay's own account, two counts kept apart: the bytes the echo read
+       * (and wrote back), the bytes the relay released toward it and back from it on the route.
+       * Once every echo is home all three are equal (`agree`); if not, the echo's per-read and the
+       * relay's per-chunk figures are not over the same traffic and say so.
+       */
+      readonly bytes: {
+        readonly echoRead: number;
+        readonly relayedToEcho: number;
+        readonly relayedBack: number;
+        readonly agree: boolean;
+      };
     };
   } | null;
   readonly bulk: {
@@ -227,6 +239,9 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
       const echoCpuMs = e0.cpuMs === null || e1.cpuMs === null ? null : e1.cpuMs - e0.cpuMs;
       const echoReads = e1.reads - e0.reads;
       const echoed = paced.sent + probe.pings;
+      const toEcho = relayedOneWay(s1, 'load', 'forward', s0);
+      const back = relayedOneWay(s1, 'load', 'backward', s0);
+      const echoRead = e1.bytes - e0.bytes;
       load = {
         messagesPerSec: LOAD_RATE,
         messageBytes: LOAD_BYTES,
@@ -246,6 +261,12 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
           reads: echoReads,
           usPerMessage: echoCpuMs === null || echoed <= 0 ? null : (echoCpuMs * 1000) / echoed,
           usPerRead: echoCpuMs === null || echoReads <= 0 ? null : (echoCpuMs * 1000) / echoReads,
+          bytes: {
+            echoRead,
+            relayedToEcho: toEcho,
+            relayedBack: back,
+            agree: echoRead === toEcho && toEcho === back,
+          },
         },
       };
       log(
@@ -256,6 +277,11 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
         log(
           `  the echo thread, which reads every message once and writes back each read: ${e.usPerMessage.toFixed(1)} µs per message, ${e.usPerRead.toFixed(0)} per read (${e.reads} reads): the floor of a Node thread here`,
         );
+      log(
+        e.bytes.agree
+          ? `  checked: the echo read the ${e.bytes.echoRead} B the relay released toward it, and the relay released them all back`
+          : `  MISMATCH: the echo read ${e.bytes.echoRead} B, the relay released ${e.bytes.relayedToEcho} B toward it and ${e.bytes.relayedBack} B back: its per-read figure is not over the relay's traffic`,
+      );
     }
 
     let bulk: RelayBenchResult['bulk'] = null;
@@ -387,6 +413,17 @@ function relayed(
     chunks += a.chunks - (b?.chunks ?? 0);
   });
   return { bytes, chunks };
+}
+
+/** Bytes one direction of a route released since `since`. */
+function relayedOneWay(
+  stats: RelayStats,
+  name: string,
+  dir: 'forward' | 'backward',
+  since: RelayStats,
+): number {
+  const now = stats.routes.find((r) => r.name === name)?.[dir].bytes ?? 0;
+  return now - (since.routes.find((r) => r.name === name)?.[dir].bytes ?? 0);
 }
 
 function cpuBetween(

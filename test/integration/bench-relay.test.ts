@@ -61,6 +61,14 @@ test('bench relay: CPU per message, per chunk and per MB add up to the threadsâ€
   const echoed = (e.cpuMs * 1000) / e.usPerMessage;
   assert.ok(echoed > load.sent && echoed < load.sent + 1000, `${echoed} messages echoed, ${load.sent} sent`);
   assert.ok(Math.abs(e.usPerRead * e.reads - e.cpuMs * 1000) < 1, 'per read Ã— reads = CPU');
+  // Its reads were of the relay's traffic: the bytes it read, counted on its thread, are the bytes
+  // the relay says it released toward it, and the relay released as many back; at least the paced
+  // messages' bytes, as each came back whole (echoedRatio 1).
+  const eb = e.bytes;
+  assert.equal(eb.echoRead, eb.relayedToEcho, 'the echo read what the relay released toward it');
+  assert.equal(eb.relayedBack, eb.relayedToEcho, 'the relay released back what the echo wrote');
+  assert.ok(eb.agree);
+  assert.ok(eb.echoRead >= load.sent * LOAD_MESSAGE_BYTES, `${eb.echoRead} B read, ${load.sent} kB sent`);
 
   // The bulk transfer: one way, its bytes once (the sink does not echo).
   const bulk = b.bulk!;

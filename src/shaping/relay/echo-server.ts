@@ -33,6 +33,8 @@ export interface EchoUsage {
   readonly cpuMs: number | null;
   /** Socket reads, each written back as it came. */
   readonly reads: number;
+  /** Bytes those reads carried (and so wrote back). */
+  readonly bytes: number;
 }
 
 interface EchoWorkerInit {
@@ -48,11 +50,13 @@ export async function startEchoServer(opts: EchoServerOptions = {}): Promise<Ech
 async function startHere(opts: EchoServerOptions): Promise<EchoServer> {
   const sockets = new Set<Socket>();
   let reads = 0;
+  let bytes = 0;
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
     socket.on('data', (b: Buffer) => {
       reads++;
+      bytes += b.length;
       socket.write(b);
     });
     socket.on('end', () => socket.end());
@@ -71,7 +75,7 @@ async function startHere(opts: EchoServerOptions): Promise<EchoServer> {
   let closed: Promise<void> | null = null;
   return {
     port: addr.port,
-    usage: () => Promise.resolve({ cpuMs: ownThreadCpuMs(), reads }),
+    usage: () => Promise.resolve({ cpuMs: ownThreadCpuMs(), reads, bytes }),
     close() {
       closed ??= new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -99,7 +103,7 @@ async function startInWorker(opts: EchoServerOptions): Promise<EchoServer> {
     // is given nothing measured rather than left waiting.
     const usageWaiters: ((u: EchoUsage) => void)[] = [];
     let exited = false;
-    const none: EchoUsage = { cpuMs: null, reads: 0 };
+    const none: EchoUsage = { cpuMs: null, reads: 0, bytes: 0 };
     worker.on('message', (m: { usage?: EchoUsage }) => {
       if (m.usage !== undefined) usageWaiters.shift()?.(m.usage);
     });
