@@ -3,6 +3,9 @@
 // watches and ephemeral nodes, a leader kill seen through ZooKeeper's own log lines, and nothing
 // left running after stop().
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseTopology } from '../../src/topology/topology.js';
 import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
@@ -250,7 +253,7 @@ test('the final read goes on through members that drop its sessions part-way, re
   assert.deepEqual(result.lost, []);
 });
 
-test('stop() ends every JVM of the ensemble', async (t) => {
+test('stop() ends every JVM of the ensemble, and none left a file behind, the killed leader included', async (t) => {
   if (zookeeperSkip) return t.skip(zookeeperSkip);
   await members.stop();
   for (const pid of pids) {
@@ -261,5 +264,9 @@ test('stop() ends every JVM of the ensemble', async (t) => {
       alive = false;
     }
     assert.equal(alive, false, `pid ${pid} still runs`);
+    // A JVM keeps its perf data in /tmp whatever TMPDIR says, and only removes it as it exits: p3
+    // was SIGKILLed above.
+    const perfData = join('/tmp', `hsperfdata_${userInfo().username}`, String(pid));
+    assert.equal(existsSync(perfData), false, `${perfData} left behind`);
   }
 });
