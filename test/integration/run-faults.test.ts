@@ -63,17 +63,30 @@ test('an isolated follower changes nothing for the clients of the other data cen
     assert.ok(events.some((e) => e.ev === 'serving' && e.node === 'p1' && (e.t as number) > healAt));
     // While p1 is cut off (the "degraded" window: from the cut to the end, the leader never taken
     // out) the other data centers' writes still meet the model: p1 is not needed for a quorum. A
-    // quorum that waited for p1 would add a round trip to fnal (53-77 ms) to every write; the
-    // window's mean stays under half of the shortest such trip above the model, whatever the CPU
-    // adds (the floor is the window's own traced writes, so it cannot tell this by itself).
+    // quorum that waited for p1 would add a round trip to fnal (53-77 ms) to every write, so it
+    // would move the window's median by at least half of the shortest such trip. The median, not
+    // the mean: a local CI run's caltech window had a mean of 58.78 ms (model 9.88) while reruns of
+    // the same build had 13.74 and 14.58: something held a share of that window's writes for long
+    // (what, that run's files, deleted with it, cannot say), which a mean carries and the median of
+    // every write does not, while a quorum through p1 would move both. The floor is the window's own
+    // traced writes, so it cannot tell this by itself. The stalls the nodes saw from the cut on,
+    // and the window's mean and p99, are printed beside it for the next run that strays.
     const viaFnal = Math.min(53.26, 77.06) / 2;
+    const cutAt = cut!.t as number;
+    const stalls = events.filter((e) => e.ev === 'loop-stalled' && (e.t as number) >= cutAt);
+    t.diagnostic(
+      `loop stalls from the cut on: ${stalls.length}, longest ${Math.max(0, ...stalls.map((e) => Number(e.ms)))} ms`,
+    );
     for (const dc of ['caltech', 'slac']) {
-      const mean = result.latency[dc]?.degraded?.mean as number;
+      const w = result.latency[dc]?.degraded;
       const model = result.model[dc]?.before as number;
-      t.diagnostic(`${dc}: mean ${mean.toFixed(2)} ms, model ${model}`);
+      const p50 = w?.p50 as number;
+      t.diagnostic(
+        `${dc}: ${w?.count} writes, p50 ${p50.toFixed(2)} ms, mean ${w?.mean?.toFixed(2)}, p99 ${w?.p99?.toFixed(2)}, model ${model}`,
+      );
       assert.ok(
-        mean >= model * 0.98 && mean < model + viaFnal,
-        `${dc}: ${mean} ms for model ${model} (a quorum through p1 adds ${viaFnal} ms or more)`,
+        p50 >= model * 0.98 && p50 < model + viaFnal,
+        `${dc}: p50 ${p50} ms for model ${model} (a quorum through p1 adds ${viaFnal} ms or more)`,
       );
     }
   } finally {
