@@ -239,8 +239,8 @@ export async function runRelayBench(o: RelayBenchOptions): Promise<RelayBenchRes
       const echoCpuMs = e0.cpuMs === null || e1.cpuMs === null ? null : e1.cpuMs - e0.cpuMs;
       const echoReads = e1.reads - e0.reads;
       const echoed = paced.sent + probe.pings;
-      const toEcho = relayedOneWay(s1, 'load', 'forward', s0);
-      const back = relayedOneWay(s1, 'load', 'backward', s0);
+      const toEcho = relayed(s1, ['load'], s0, ['forward']).bytes;
+      const back = relayed(s1, ['load'], s0, ['backward']).bytes;
       const echoRead = e1.bytes - e0.bytes;
       load = {
         messagesPerSec: LOAD_RATE,
@@ -372,18 +372,22 @@ function signed(x: number): string {
   return `${x >= 0 ? '+' : ''}${x.toFixed(3)}`;
 }
 
-/** Each direction of the named routes, now and at `since` (absent: counted from zero). */
+type Direction = 'forward' | 'backward';
+const BOTH_WAYS: readonly Direction[] = ['forward', 'backward'];
+
+/** The given directions of the named routes, now and at `since` (absent: counted from zero). */
 function eachDirection(
   stats: RelayStats,
   names: readonly string[],
   since: RelayStats | undefined,
   visit: (now: DirectionStats, then: DirectionStats | undefined) => void,
+  dirs: readonly Direction[] = BOTH_WAYS,
 ): void {
   for (const name of names) {
     const now = stats.routes.find((r) => r.name === name);
     if (now === undefined) continue;
     const then = since?.routes.find((r) => r.name === name);
-    for (const dir of ['forward', 'backward'] as const) visit(now[dir], then?.[dir]);
+    for (const dir of dirs) visit(now[dir], then?.[dir]);
   }
 }
 
@@ -400,30 +404,26 @@ function lateness(stats: RelayStats, names: readonly string[], since?: RelayStat
   return { meanMs: chunks === 0 ? 0 : sum / chunks, maxMs: max, chunks };
 }
 
-/** Bytes and chunks the named routes relayed (both directions) since `since`. */
+/** Bytes and chunks the named routes relayed since `since`, both directions unless told. */
 function relayed(
   stats: RelayStats,
   names: readonly string[],
   since: RelayStats,
+  dirs: readonly Direction[] = BOTH_WAYS,
 ): { bytes: number; chunks: number } {
   let bytes = 0;
   let chunks = 0;
-  eachDirection(stats, names, since, (a, b) => {
-    bytes += a.bytes - (b?.bytes ?? 0);
-    chunks += a.chunks - (b?.chunks ?? 0);
-  });
+  eachDirection(
+    stats,
+    names,
+    since,
+    (a, b) => {
+      bytes += a.bytes - (b?.bytes ?? 0);
+      chunks += a.chunks - (b?.chunks ?? 0);
+    },
+    dirs,
+  );
   return { bytes, chunks };
-}
-
-/** Bytes one direction of a route released since `since`. */
-function relayedOneWay(
-  stats: RelayStats,
-  name: string,
-  dir: 'forward' | 'backward',
-  since: RelayStats,
-): number {
-  const now = stats.routes.find((r) => r.name === name)?.[dir].bytes ?? 0;
-  return now - (since.routes.find((r) => r.name === name)?.[dir].bytes ?? 0);
 }
 
 function cpuBetween(

@@ -31,8 +31,8 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
  * interface's own address is the one then, but Node lists an interface only while it is running,
  * and docker0 with no container attached has no carrier: a local CI run found neither there and
  * skipped. Any other non-loopback IPv4 address of this machine is taken next (tried on eth0: the
- * run passed, its tasks dialling the harness there). `seen` says
- * what was looked at, for a skip that has to explain itself.
+ * run passed, its tasks dialling the harness there). `seen` says what was looked at, for a skip
+ * that has to explain itself.
  */
 async function bridgeAddress(d: Docker): Promise<{ addr: string | undefined; seen: string }> {
   const bridge = (await d.getNetwork('bridge').inspect()) as {
@@ -72,9 +72,8 @@ async function oneNodeSwarm(
     const hadGwBridge = (
       await d.listNetworks({ filters: JSON.stringify({ name: ['docker_gwbridge'] }) })
     ).some((n) => n.Name === 'docker_gwbridge');
-    const found = advertise === undefined ? await bridgeAddress(d) : { addr: advertise, seen: '' };
-    const addr = found.addr;
-    if (!addr) return `no address of this machine to advertise a swarm on (${found.seen})`;
+    const { addr, seen } = advertise !== undefined ? { addr: advertise, seen: '' } : await bridgeAddress(d);
+    if (!addr) return `no address of this machine to advertise a swarm on (${seen})`;
     const r = await docker(['swarm', 'init', '--advertise-addr', addr, '--listen-addr', `${addr}:2377`]);
     if (r.code !== 0) return `docker swarm init failed: ${r.stderr.trim()}`;
     leave = async () => {

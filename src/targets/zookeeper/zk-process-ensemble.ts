@@ -47,11 +47,6 @@ const STOP_GRACE_MS = 5_000;
 export const RELAY_CONNECT_RETRY_MS = 1_000;
 /** Heap per member: the load's state is a few thousand 1 kB znodes. */
 const JVM_HEAP = ['-Xms64m', '-Xmx512m'];
-/**
- * No perf-data file: by default a JVM keeps /tmp/hsperfdata_<user>/<pid> and removes it as it
- * exits, so each member killed by a fault (SIGKILL) left one behind; nothing here reads them.
- */
-const JVM_NO_PERF_DATA = ['-XX:-UsePerfData'];
 
 /** The order members start in: the initial leader and a quorum of lower sids, then the rest. */
 export function startOrder(
@@ -300,7 +295,9 @@ export function zkJvmArgs(
 ): string[] {
   return [
     ...JVM_HEAP,
-    ...JVM_NO_PERF_DATA,
+    // No perf-data file: a JVM keeps /tmp/hsperfdata_<user>/<pid> and removes it only as it exits,
+    // so each member a fault SIGKILLed left one behind; nothing here reads them.
+    '-XX:-UsePerfData',
     // POLE_BENCH_ZK_JVM_ARGS: further JVM options (GC, heap), space-separated, after ours.
     ...(process.env.POLE_BENCH_ZK_JVM_ARGS?.split(/\s+/).filter(Boolean) ?? []),
     '-Duser.timezone=UTC',
