@@ -13,7 +13,9 @@
 #   BASELINE  a previous night's OUT/suite; without one nothing is compared (the first night)
 #
 # Exit codes: 0 no regression; 1 a regression, or a run's threshold failed; 2 bad input; 3 a run
-# or the suite itself failed. The summary also goes to $GITHUB_STEP_SUMMARY when it is set.
+# or the suite itself failed; 4 a run was suspect (its own cross-checks disagree: its figures, and
+# any comparison with them, cannot be trusted). The summary also goes to $GITHUB_STEP_SUMMARY when
+# it is set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +39,7 @@ case "$suite_rc" in
   0) note "Suite \`$suite\`: every run passed." ;;
   1) note "Suite \`$suite\`: a run's threshold failed (see suite.md)." ;;
   2) say "the suite file or a cell is bad input"; exit 2 ;;
+  4) note "Suite \`$suite\`: **a run is suspect**: its own cross-checks disagree (see suite.md and its report.md)." ;;
   *) note "Suite \`$suite\`: **a run or the suite failed** (exit $suite_rc)." ;;
 esac
 [[ -f "$out/suite/suite.md" ]] && note "" && note "$(cat "$out/suite/suite.md")"
@@ -49,10 +52,13 @@ if [[ -n "$baseline" && -f "$baseline/suite.json" ]]; then
   # compare wrote its table to $GITHUB_STEP_SUMMARY itself.
   cat "$out/compare.md" >>"$summary"
   [[ "$compare_rc" == 2 ]] && { say "the baseline could not be read"; exit 2; }
+  [[ "$compare_rc" == 4 ]] && note "Not compared: a side holds a suspect run."
+
 else
   note "No baseline (a first night, or the previous night's outputs are gone): nothing compared."
 fi
 
-if [[ "$suite_rc" -ge 3 ]]; then exit 3; fi
+if [[ "$suite_rc" == 3 || "$suite_rc" -gt 4 ]]; then exit 3; fi
+if [[ "$suite_rc" == 4 || "$compare_rc" == 4 ]]; then exit 4; fi
 if [[ "$compare_rc" == 1 || "$suite_rc" == 1 ]]; then exit 1; fi
 exit 0

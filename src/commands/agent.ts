@@ -1,11 +1,12 @@
 // `pole-bench agent`: one data center's load agent. Not for people: `pole-bench run` (and
 // `pole-bench bench load`) start it as a child process and drive it over the Node IPC channel
 // (see src/load/agent-protocol.ts). It exits 0 after sending `done`, 1 after sending `error`.
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { serveAgentOverIpc } from '../load/agent-ipc.js';
 import { stdioChannel } from '../load/stdio-channel.js';
 
-export default class AgentCommand extends Command {
+export default class AgentCommand extends CliCommand {
   static override hidden = true;
 
   static override summary = "Run one data center's open-loop load agent (started by `pole-bench run`).";

@@ -1,8 +1,9 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { cleanDocker, type CleanResult } from '../runtime/docker/docker-clean.js';
 import { cleanSwarm, type SwarmCleanResult } from '../runtime/swarm/swarm-clean.js';
 
-export default class Clean extends Command {
+export default class Clean extends CliCommand {
   static override description =
     'Remove every Docker container and network (and swarm service, config and volume) carrying pole-bench labels (what crashed or interrupted runs left)';
 

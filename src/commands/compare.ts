@@ -1,12 +1,14 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { compareScopes, type Comparison } from '../report/compare/compare.js';
 import { benchmarkJson, compareMarkdown } from '../report/compare/compare-output.js';
 import { DEFAULT_RULES, parseRule } from '../report/compare/compare-rules.js';
 import { loadOutputs } from '../report/compare/load-outputs.js';
 import { InputError } from '../util/input-error.js';
+import { EXIT_CODES } from '../report/result.js';
 
-export default class Compare extends Command {
+export default class Compare extends CliCommand {
   static override description =
     'Compare a run or suite with a baseline, metric by metric, with a noise allowance from the repeats; exit 1 on a regression';
 
@@ -34,6 +36,10 @@ export default class Compare extends Command {
     'benchmark-json': Flags.string({
       description: "write the current side's metrics as github-action-benchmark's customSmallerIsBetter JSON",
     }),
+    'allow-suspect': Flags.boolean({
+      description:
+        'compare even where a side holds a suspect run (its own cross-checks disagree); refused otherwise, exit 4',
+    }),
     quiet: Flags.boolean({ description: 'print nothing but errors (the exit code still tells)' }),
   };
 
@@ -50,8 +56,16 @@ export default class Compare extends Command {
           file: args.current,
           problem: `is a ${cur.kind}, the baseline a ${base.kind}: compare like with like`,
         });
+      const suspect = [...base.suspect, ...cur.suspect];
+      if (suspect.length > 0 && !flags['allow-suspect'])
+        this.error(
+          `${suspect.join(', ')}: suspect (the run's own cross-checks disagree, see its report.md), so its figures are no baseline and no measurement; --allow-suspect compares them all the same`,
+          { exit: EXIT_CODES.suspect },
+        );
       comparison = compareScopes(base.scopes, cur.scopes, rules);
       markdown = compareMarkdown(comparison, { baseline: args.baseline, current: args.current });
+      if (suspect.length > 0)
+        markdown = `**Suspect runs compared (--allow-suspect)**: ${suspect.join(', ')}.\n\n${markdown}`;
       if (flags['benchmark-json'])
         await writeFile(flags['benchmark-json'], `${JSON.stringify(benchmarkJson(cur.scopes), null, 2)}\n`);
     } catch (err) {

@@ -1,4 +1,5 @@
-import { Command, Flags, Args } from '@oclif/core';
+import { Flags, Args } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BACKENDS, runElection, type ElectionResult } from '../election/election-run.js';
@@ -10,7 +11,7 @@ import { loadTopology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
 import { endpointOf } from '../election/db/db-backend.js';
 
-export default class Election extends Command {
+export default class Election extends CliCommand {
   static override description =
     "Leader election through a SQL database (the NewSQL paper's algorithm on PostgreSQL) or ZooKeeper's leader recipe: N processes in the topology's data centers, the leader killed K times, failover and leader overlaps per group size";
 

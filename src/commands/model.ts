@@ -1,13 +1,14 @@
 // `pole-bench model TOPOLOGY`: what the topology predicts before anything runs: every candidate
 // leader's scores and per-data-center latency, and whom each oracle would elect.
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { OracleSpecError } from '../node/core/oracles/registry.js';
 import { modelSummary, type ModelSummary } from '../topology/model.js';
 import { formatModelSummary } from '../topology/model-text.js';
 import { loadTopology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
 
-export default class Model extends Command {
+export default class Model extends CliCommand {
   static override summary = 'Predict scores, per-data-center latency and elected leaders from a topology.';
 
   static override description =

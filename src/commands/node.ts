@@ -1,12 +1,13 @@
 // `pole-bench node --config FILE`: run one POLE node, the system under test. Started by the
 // runtimes for every node of a run; events go to stdout as JSON lines, diagnostics to stderr.
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { loadNodeConfig } from '../node/config.js';
 import type { NodeConfig } from '../node/config.js';
 import { runNode } from '../node/server.js';
 import { InputError } from '../util/input-error.js';
 
-export default class NodeCommand extends Command {
+export default class NodeCommand extends CliCommand {
   static override summary = 'Run one POLE node (the system under test) from a config file.';
 
   static override description =

@@ -4,12 +4,14 @@
 // `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
 // guard, and writes the outputs (src/report/write-outputs.ts).
 import type { Topology } from '../topology/topology.js';
-import { Command, Flags, Args } from '@oclif/core';
+import { Flags, Args } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { join } from 'node:path';
 import type { RunResult } from '../report/result.js';
-import { exitCodeFor } from '../report/result.js';
+import { exitCodeFor, suspectBecause } from '../report/result.js';
 import { parseThresholds } from '../vocabulary/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
+import { withInjectedViolation } from '../report/build-result.js';
 import { ProcessRuntime } from '../runtime/process/process-runtime.js';
 import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
@@ -26,7 +28,7 @@ import { targetNamed } from '../targets/registry.js';
 import { TARGET_NAMES } from '../vocabulary/names.js';
 import { LINK_FAULTS } from '../topology/topology-schema.js';
 
-export default class Run extends Command {
+export default class Run extends CliCommand {
   static override description =
     'Run a topology: start its cluster, shape its links, drive the open-loop write load, kill the leader, and report recovery and per-data-center latency';
 
@@ -200,7 +202,11 @@ export default class Run extends Command {
     }).start();
     const progress = progressPrinter(flags.quiet || json);
     try {
-      const { result, intervals, events } = await guard.settle(
+      const {
+        result: measured,
+        intervals,
+        events,
+      } = await guard.settle(
         runScenario({
           topology,
           runtime,
@@ -212,6 +218,8 @@ export default class Run extends Command {
         }),
       );
       await this.teardown(runtime);
+      const injected = process.env[INJECT_VIOLATION_ENV];
+      const result = injected ? withInjectedViolation(measured, injected) : measured;
       const files = await writeRunOutputs(out, { result, intervals, events });
       say(`\n${verdictLine(result)}\nreport: ${files.report}`);
       process.exitCode = exitCodeFor(result.verdict);
@@ -245,6 +253,9 @@ function parseSwarmPlace(value: string): Map<string, string> {
   }
 }
 
+/** Set, a run adds a violation of that text to its self-check: tests drive the suspect verdict so. */
+const INJECT_VIOLATION_ENV = 'POLE_BENCH_INJECT_VIOLATION';
+
 /** Beyond the scenario's duration: starting members and agents, the warm-up, the checks, the floor. */
 const RUN_DEADLINE_SLACK_MS = 5 * 60_000;
 const TEARDOWN_LIMIT_MS = 60_000;
@@ -253,11 +264,13 @@ const PRELOAD_BYTES_PER_MS = 1_000;
 
 function verdictLine(r: RunResult): string {
   const rec = r.recovery;
+  const why = r.verdict === 'suspect' ? ` (${suspectBecause(r).join('; ')})` : '';
+  const unverified = r.writes.unverified ?? 0;
   const parts = [
-    `verdict: ${r.verdict}`,
+    `verdict: ${r.verdict}${why}`,
     `leaders ${r.leaders.initial ?? '?'} → ${r.leaders.elected ?? '?'}`,
     `serving after ${rec.servingMs?.toFixed(1) ?? '?'} ms`,
-    `writes ${r.writes.acked} acked, ${r.writes.failed} failed, ${r.writes.lost} lost`,
+    `writes ${r.writes.acked} acked, ${r.writes.failed} failed, ${r.writes.lost} lost, ${unverified} unverified`,
   ];
   return [...parts, ...r.errors.map((e) => `error: ${e}`)].join('\n');
 }

@@ -1,4 +1,5 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import { SingleBar } from 'cli-progress';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,8 +9,9 @@ import { suiteCharts } from '../experiment/suite-charts.js';
 import { renderSuiteMarkdown, suiteDocument, type SuiteDocument } from '../experiment/suite-summary.js';
 import { RunGuard, exitWhenDone } from '../run/run-guard.js';
 import { InputError } from '../util/input-error.js';
+import { EXIT_CODES } from '../report/result.js';
 
-export default class Suite extends Command {
+export default class Suite extends CliCommand {
   static override description =
     'Run a suite of runs (topologies × targets × oracles × swept parameters × repeats) one after another; resumable; writes suite.json and suite.md';
 
@@ -89,9 +91,20 @@ export default class Suite extends Command {
         this.error(`suite stopped: ${outcome.interrupted}; run the same command to resume (${command})`, {
           exit: 3,
         });
-      // A run that broke is the suite's failure; thresholds that failed are reported, as in `run`.
+      const suspect = outcome.runs.filter((r) => r.verdict === 'suspect');
+      if (!flags.quiet && !json)
+        for (const r of suspect)
+          this.log(`suspect: ${r.cell} run ${r.repeat}: its cross-checks disagree (${r.dir}/report.md)`);
+      // A run that broke is the suite's failure, then a run whose figures disagree; thresholds that
+      // failed are reported, as in `run`.
       process.exitCode =
-        failed.length > 0 ? 3 : outcome.runs.some((r) => r.verdict === 'threshold-failed') ? 1 : 0;
+        failed.length > 0
+          ? EXIT_CODES['run-failed']
+          : suspect.length > 0
+            ? EXIT_CODES.suspect
+            : outcome.runs.some((r) => r.verdict === 'threshold-failed')
+              ? EXIT_CODES['threshold-failed']
+              : EXIT_CODES.passed;
       return doc;
     } catch (err) {
       progress.stop();

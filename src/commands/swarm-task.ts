@@ -3,7 +3,8 @@
 // connection: `agent` (a data center's load agent), `relay` (the delay relay), `faults` (a node's
 // fault helper, with the node's Docker socket). It exits when the harness hangs up or, for an
 // agent, after its `done`.
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { CliCommand } from '../util/cli-command.js';
 import type { Socket } from 'node:net';
 import { TASK_ENV } from '../runtime/swarm/swarm-plan.js';
 import { dialHarness } from '../runtime/swarm/swarm-rendezvous.js';
@@ -11,7 +12,7 @@ import { dialHarness } from '../runtime/swarm/swarm-rendezvous.js';
 /** How long the last bytes may take to leave once the task is done. */
 const FLUSH_MS = 5_000;
 
-export default class SwarmTask extends Command {
+export default class SwarmTask extends CliCommand {
   static override hidden = true;
 
   static override summary =

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { readResultFile, type RunResult } from '../report/result.js';
+import { EXIT_CODES, readResultFile, type RunResult } from '../report/result.js';
 import { loadTopologyForRun } from '../run/run-overrides.js';
 import { InputError } from '../util/input-error.js';
 import { runArgs, type Cell, type Suite } from './suite-file.js';
@@ -196,7 +196,11 @@ export async function runSuite(suite: Suite, o: SuiteRunOptions): Promise<SuiteO
         field: `cell ${p.cell.id}`,
         problem: `pole-bench run refused it: ${child.stderr.trim()}`,
       });
-    const result = child.code === 0 || child.code === 1 ? await finishedResult(p) : undefined;
+    // Passed, a threshold failed, or suspect (exit 4): the run measured everything and wrote it.
+    const result =
+      child.code === 0 || child.code === 1 || child.code === EXIT_CODES.suspect
+        ? await finishedResult(p)
+        : undefined;
     if (result) {
       results.set(key(p), result);
       timedWall += wallMs;

@@ -139,6 +139,7 @@ export function renderSuiteMarkdown(
   const tried = doc.cells.flatMap((c) => c.runs);
   const failed = tried.filter((r) => r.status === 'failed').length;
   const notRun = tried.filter((r) => r.status === 'not-run').length;
+  const suspect = tried.filter((r) => r.verdict === 'suspect').length;
   const parts = [
     `# pole-bench suite: ${doc.name}${doc.quick ? ' (quick)' : ''}`,
     '',
@@ -147,6 +148,9 @@ export function renderSuiteMarkdown(
     '',
     `${doc.cells.length} cells × ${doc.repeats} repeats on the ${doc.runtime} runtime, ${doc.startedAt} to ${doc.finishedAt}: ` +
       `${tried.length - failed - notRun} runs finished, ${failed} failed, ${notRun} not run.` +
+      (suspect > 0
+        ? ` **${suspect} suspect**: their own cross-checks disagree, so their figures (in the cells marked "suspect") cannot be trusted.`
+        : '') +
       (doc.interrupted ? ` **Interrupted** (${doc.interrupted}): the same command resumes.` : ''),
     '',
     'Latency cells: mean ± standard deviation across repeats, ms, with the paper’s model in brackets; before → after the fault.',
@@ -200,7 +204,9 @@ export function renderSuiteMarkdown(
 function runsCell(runs: readonly SuiteRun[]): string {
   const ok = runs.filter((r) => r.status === 'done' || r.status === 'resumed').length;
   const failed = runs.filter((r) => r.status === 'failed').length;
-  return failed > 0 ? `${ok} (${failed} failed)` : String(ok);
+  const suspect = runs.filter((r) => r.verdict === 'suspect').length;
+  const notes = [...(failed > 0 ? [`${failed} failed`] : []), ...(suspect > 0 ? [`${suspect} suspect`] : [])];
+  return notes.length > 0 ? `${ok} (${notes.join(', ')})` : String(ok);
 }
 
 function leadersCell(c: CellSummary): string {

@@ -184,6 +184,8 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
       failed: sum((d) => d.totals.failed),
       ...(sum((d) => d.totals.failed) > 0 ? { failedCodes: failedCodes(dones) } : {}),
       lost: lostKeyCount(x.lostList),
+      // The agents' count less what the final read covered; every write when it made none.
+      unverified: Math.max(0, sum((d) => d.totals.acked) - (x.finalRead?.writes ?? 0)),
       ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, LOST_LISTED_MAX) } : {}),
       ...(x.finalRead ? { finalRead: x.finalRead } : {}),
     },
@@ -199,7 +201,21 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...s.thresholds];
   const partial = { ...checked, selfCheck: selfCheck(checked) };
   const thresholds = evaluateThresholds(all, partial);
-  return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds) };
+  const trust = {
+    violations: partial.selfCheck.violations.length,
+    unverified: partial.writes.unverified ?? 0,
+  };
+  return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds, trust) };
+}
+
+/**
+ * The result with one more violation, its verdict taken again: how a test drives a real run down
+ * the suspect path (POLE_BENCH_INJECT_VIOLATION, docs/testing.md) without doctoring a figure.
+ */
+export function withInjectedViolation(r: RunResult, why: string): RunResult {
+  const selfCheck = { ...r.selfCheck, violations: [...r.selfCheck.violations, `injected: ${why}`] };
+  const trust = { violations: selfCheck.violations.length, unverified: r.writes.unverified ?? 0 };
+  return { ...r, selfCheck, verdict: verdictFor(r.errors.length > 0, r.thresholds, trust) };
 }
 
 function withTunablesSeen(

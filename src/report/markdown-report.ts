@@ -15,7 +15,13 @@ import {
   secUnit,
   table,
 } from './format.js';
-import { LOST_LISTED_MAX, type LatencyStats, type RunResult, type WritesInfo } from './result.js';
+import {
+  LOST_LISTED_MAX,
+  suspectBecause,
+  type LatencyStats,
+  type RunResult,
+  type WritesInfo,
+} from './result.js';
 import type { RecoveryExplain } from './recovery-explain.js';
 import { ANATOMY_PARTS } from './latency-anatomy.js';
 import { TRACE_FLUSH_MS } from '../node/trace/trace-batch.js';
@@ -89,6 +95,9 @@ function title(r: RunResult): string {
       break;
     case 'threshold-failed':
       verdict = `**Verdict: threshold failed**: ${failed.length} of ${r.thresholds.length} thresholds did not hold (${failed.map((t) => `\`${t.expr}\``).join(', ')}).`;
+      break;
+    case 'suspect':
+      verdict = `**Verdict: suspect**: the run's own figures do not hold together, so none of them (thresholds included) can be trusted: ${suspectBecause(r).join('; ')}.`;
       break;
     case 'run-failed':
       verdict = `**Verdict: run failed**${r.errors[0] !== undefined ? `: ${r.errors[0]}` : '.'}`;
@@ -692,9 +701,17 @@ function writes(r: RunResult): string {
     '## Writes',
     '',
     table(
-      ['Attempted', 'Acknowledged', 'Failed', 'Lost'],
-      [[count(w.attempted), count(w.acked), count(w.failed), count(w.lost)]],
-      [0, 1, 2, 3],
+      ['Attempted', 'Acknowledged', 'Failed', 'Lost', 'Unverified'],
+      [
+        [
+          count(w.attempted),
+          count(w.acked),
+          count(w.failed),
+          count(w.lost),
+          w.unverified === undefined ? NONE : count(w.unverified),
+        ],
+      ],
+      [0, 1, 2, 3, 4],
     ),
     '',
     `Load: target ${rate(r.load.targetRate)} writes/s, achieved ${rate(r.load.achievedRate)} writes/s; send lateness p99 ${msUnit(r.load.latenessP99Ms)}.`,
@@ -707,6 +724,11 @@ function writes(r: RunResult): string {
       '',
     );
   const where = finalReadWhere(w.finalRead);
+  if ((w.unverified ?? 0) > 0)
+    lines.push(
+      `**${count(w.unverified ?? 0)} acknowledged writes were not verified**: the final read covered ${count(w.finalRead?.writes ?? 0)} of the ${count(w.acked)} the agents counted, so nothing is known of the rest and the run cannot pass.`,
+      '',
+    );
   if (w.lost === 0) {
     lines.push(`No acknowledged write was lost${where ? `: ${where}` : ''}.`);
   } else {
@@ -726,7 +748,8 @@ function writes(r: RunResult): string {
 function finalReadWhere(f: WritesInfo['finalRead']): string {
   if (!f) return '';
   const notRead = f.notRead.length > 0 ? ` (not read: ${f.notRead.join(', ')}, not running at the end)` : '';
-  return `the ${count(f.keys)} keys with acknowledged writes, read back on ${f.readOn.join(', ')}${notRead}`;
+  const writes = f.writes === undefined ? '' : ` (covering ${count(f.writes)} acknowledged writes)`;
+  return `the ${count(f.keys)} keys with acknowledged writes${writes}, read back on ${f.readOn.join(', ')}${notRead}`;
 }
 
 function thresholds(r: RunResult): string {
@@ -743,16 +766,26 @@ function thresholds(r: RunResult): string {
 /** The run's figures held against each other (report/self-check.ts). */
 function crossChecks(r: RunResult): string {
   const { checked, violations } = r.selfCheck;
+  const notEvaluated = r.selfCheck.notEvaluated ?? [];
+  const violated = (c: string): string[] => violations.filter((v) => v.startsWith(`${c}: `));
+  const held = checked.filter((c) => violated(c).length === 0);
   const lines = [
     '## Cross-checks',
     '',
     violations.length === 0
-      ? `All ${checked.length} of the run's cross-checks held:`
-      : `${violations.length} violation(s): the figures they name are suspect.`,
+      ? `${held.length} of the run's cross-checks held; ${notEvaluated.length} could not be evaluated on this run (never counted as held).`
+      : `${violations.length} violation(s) of ${checked.length - held.length} check(s): the figures they name are suspect, and so is the verdict.`,
     '',
   ];
-  if (violations.length > 0) lines.push(...violations.map((v) => `- **violated**: ${v}`), '', 'Checked:', '');
-  lines.push(...checked.map((c) => `- ${c}`));
+  for (const c of checked) {
+    const v = violated(c);
+    if (v.length === 0) lines.push(`- held: ${c}`);
+    else lines.push(`- **violated**: ${c}`, ...v.map((x) => `  - ${x.slice(c.length + 2)}`));
+  }
+  lines.push(...notEvaluated.map((n) => `- not evaluated: ${n.check} (${n.why})`));
+  // Violations not under a check's name (a stored result edited by hand) are shown all the same.
+  const loose = violations.filter((v) => !checked.some((c) => v.startsWith(`${c}: `)));
+  lines.push(...loose.map((v) => `- **violated**: ${v}`));
   return lines.join('\n');
 }
 

@@ -60,7 +60,8 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
     (serving?.ev === 'serving' ? serving.epoch : undefined) ??
     null;
   const electedMs = rel(electedEv);
-  const firstCommitMs = firstCommitAfterKill(x, elected, epoch);
+  const first = firstCommitAfterKill(x, elected, epoch);
+  const firstCommitMs = first?.ms ?? null;
   const handed = handOver(ev, electedEv);
   const proposals = electedEv?.ev === 'elected' ? electedEv.proposals : undefined;
   // ZooKeeper's leader names no proposals: the votes its log says it heard, else each survivor's own.
@@ -80,6 +81,7 @@ export function recoveryFigures(x: RecoverySource, dcs: readonly string[]): Reco
       electedMs,
       servingMs: rel(serving),
       firstCommitMs,
+      ...(first ? { firstCommitFrom: first.from } : {}),
       paperRecoveryMs: electedMs !== null && firstCommitMs !== null ? firstCommitMs - electedMs : null,
       transferMs: rel(handed),
       faultAtS: x.killAt === null ? null : (x.killAt - x.loadStart) / 1000,
@@ -136,15 +138,15 @@ export function firstCommitAfterKill(
   },
   elected: NodeId | null,
   epoch: number | null,
-): number | null {
+): { ms: number; from: 'leader' | 'clients' } | null {
   if (x.killAt === null || elected === null) return null;
   const killAt = x.killAt;
   const ev = x.nodeEvents.find((e) => e.t >= killAt && e.ev === 'first-commit' && e.node === elected);
-  if (ev) return ev.t - killAt;
+  if (ev) return { ms: ev.t - killAt, from: 'leader' };
   if (epoch === null) return null;
   const acks = [...x.dones.values()].flatMap((d) => {
     const at = firstAckFrom(d.firstAckByEpoch, epoch);
     return at !== undefined && at >= killAt ? [at] : [];
   });
-  return acks.length > 0 ? Math.min(...acks) - killAt : null;
+  return acks.length > 0 ? { ms: Math.min(...acks) - killAt, from: 'clients' } : null;
 }

@@ -26,10 +26,16 @@ import {
   type RESULT_SCHEMA_ID,
   type RUNTIMES,
   type SHAPING_MODES,
+  type VERDICTS,
 } from '../vocabulary/result-schema.js';
 
-/** passed: every threshold held; threshold-failed: the run worked but a threshold did not hold; run-failed: the run itself broke. */
-export type Verdict = 'passed' | 'threshold-failed' | 'run-failed';
+/**
+ * passed: every threshold and cross-check held and every acknowledged write was verified;
+ * threshold-failed: the run worked but a threshold did not hold; suspect: the run's own figures
+ * disagree (a cross-check was violated) or acknowledged writes went unverified, so its figures,
+ * thresholds included, cannot be trusted; run-failed: the run itself broke.
+ */
+export type Verdict = (typeof VERDICTS)[number];
 
 export type RuntimeName = (typeof RUNTIMES)[number];
 
@@ -132,6 +138,12 @@ export interface RecoveryInfo {
   readonly servingMs: number | null;
   /** First write committed in the new epoch. */
   readonly firstCommitMs: number | null;
+  /**
+   * Who stamped firstCommitMs: the new leader itself (its `first-commit` event, the POLE node) or
+   * the load agents (their first acknowledgement of the new epoch: ZooKeeper, etcd). Only a leader's
+   * stamp is a second source for the outages, which are the agents' own. Absent from older files.
+   */
+  readonly firstCommitFrom?: 'leader' | 'clients';
   /** firstCommit − elected, the paper's definition of recovery time. */
   readonly paperRecoveryMs: number | null;
   /** The leader handed the lead to after the election (--etcd-prefer) leads; null: no hand-over. */
@@ -225,10 +237,20 @@ export interface FloorInfo {
 }
 
 export interface SelfCheck {
-  /** The invariants that were checked, each in a few words. */
+  /** The invariants that were evaluated on this run (held or violated), each in a few words. */
   readonly checked: readonly string[];
-  /** Those that did not hold, with the figures. */
+  /** Those that did not hold, each `check: the figures`. */
   readonly violations: readonly string[];
+  /**
+   * The invariants this run gave nothing to evaluate, with why (too few traced writes, no
+   * independent source for this target): never counted as held. Absent from older files.
+   */
+  readonly notEvaluated?: readonly NotEvaluated[];
+}
+
+export interface NotEvaluated {
+  readonly check: string;
+  readonly why: string;
 }
 
 export interface LinkRtt {
@@ -254,6 +276,12 @@ export interface WritesInfo {
    * per key since 2026-11-28, per key and member before).
    */
   readonly lost: number;
+  /**
+   * Acknowledged writes the final read did not cover (the agents' count less the writes whose key
+   * it read): nothing is known of them, so "lost" says nothing of them and the run cannot pass.
+   * Absent from older files.
+   */
+  readonly unverified?: number;
   /** The first (up to LOST_LISTED_MAX) "key@member" found short. */
   readonly lostList?: readonly string[];
   /** Where the final read looked (absent from files written before 2026-11-28). */
@@ -429,15 +457,45 @@ export function readResultFile(file: string): RunResult {
   return loadValidatedFile(file, runResultSchema);
 }
 
-/** The verdict a run earns: a broken run fails whatever its thresholds say. */
-export function verdictFor(runFailed: boolean, thresholds: readonly ThresholdResult[]): Verdict {
+/**
+ * The verdict a run earns: a broken run fails whatever else it says; a run whose figures disagree
+ * with each other, or that left acknowledged writes unverified, is suspect whatever its thresholds
+ * say (they were evaluated on those figures).
+ */
+export function verdictFor(
+  runFailed: boolean,
+  thresholds: readonly ThresholdResult[],
+  trust: { readonly violations: number; readonly unverified: number } = { violations: 0, unverified: 0 },
+): Verdict {
   if (runFailed) return 'run-failed';
+  if (trust.violations > 0 || trust.unverified > 0) return 'suspect';
   return thresholds.every((t) => t.ok) ? 'passed' : 'threshold-failed';
 }
 
-/** The CLI's exit code for a verdict (0 passed, 1 a threshold failed, 3 the run failed). */
-export function exitCodeFor(verdict: Verdict): 0 | 1 | 3 {
-  return verdict === 'passed' ? 0 : verdict === 'threshold-failed' ? 1 : 3;
+/**
+ * Why a result's figures cannot be trusted, one entry each: every violated check by name (its
+ * violations are `name: figures`), and acknowledged writes the final read did not cover.
+ */
+export function suspectBecause(r: {
+  readonly selfCheck: Pick<SelfCheck, 'checked' | 'violations'>;
+  readonly writes: Pick<WritesInfo, 'unverified'>;
+}): string[] {
+  const named = r.selfCheck.checked.filter((c) => r.selfCheck.violations.some((v) => v.startsWith(`${c}: `)));
+  const unnamed = r.selfCheck.violations.filter((v) => !named.some((c) => v.startsWith(`${c}: `)));
+  const unverified = r.writes.unverified ?? 0;
+  return [
+    ...named,
+    ...unnamed,
+    ...(unverified > 0 ? [`${unverified} acknowledged writes not verified by the final read`] : []),
+  ];
+}
+
+/** The CLI's exit codes: 2 is bad input (util/input-error.ts), never a verdict. */
+export const EXIT_CODES = { passed: 0, 'threshold-failed': 1, 'run-failed': 3, suspect: 4 } as const;
+
+/** The CLI's exit code for a verdict (0 passed, 1 a threshold failed, 3 the run failed, 4 suspect). */
+export function exitCodeFor(verdict: Verdict): (typeof EXIT_CODES)[Verdict] {
+  return EXIT_CODES[verdict];
 }
 
 // The interfaces and the schema must describe the same documents, both ways.

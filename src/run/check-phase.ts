@@ -24,6 +24,7 @@ export async function checkWrites(run: RunContext): Promise<NodeId> {
   state.lostList = check.lost;
   state.finalRead = {
     keys: check.checked,
+    writes: check.writes,
     readOn: running,
     notRead: t.nodes.map((n) => n.id).filter((id) => !running.includes(id)),
   };

@@ -69,6 +69,11 @@ export interface AckedWrite {
 export interface CheckResult {
   /** Keys (paths, or a ZooKeeper or etcd slot) with acknowledged writes, each read on every member given. */
   readonly checked: number;
+  /**
+   * Acknowledged writes the read covered: those whose key it read on every member given (each
+   * write counted once, however many share its key). The harness holds it to the agents' own count.
+   */
+  readonly writes: number;
   /** "key@node" of every key found missing or older than acknowledged on a member, in order found. */
   readonly lost: string[];
 }
@@ -76,6 +81,8 @@ export interface CheckResult {
 /** Where the final read looked: how many keys, on which members, and the members it could not read. */
 export interface FinalRead {
   readonly keys: number;
+  /** Acknowledged writes whose key was read (absent from files written before it was counted). */
+  readonly writes?: number;
   readonly readOn: readonly string[];
   /** Members not running at the end (killed and not restarted): nothing of theirs was read. */
   readonly notRead: readonly string[];

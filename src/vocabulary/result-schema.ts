@@ -11,7 +11,7 @@ export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
 /** A suite's summary (experiment/suite-summary.ts writes it, report/compare reads it). */
 export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
 
-export const VERDICTS = ['passed', 'threshold-failed', 'run-failed'] as const;
+export const VERDICTS = ['passed', 'threshold-failed', 'suspect', 'run-failed'] as const;
 export const RUNTIMES = ['process', 'docker', 'swarm'] as const;
 export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
 
@@ -173,6 +173,7 @@ export const runResultSchema = z
       electedMs: ms().nullable(),
       servingMs: ms().nullable(),
       firstCommitMs: ms().nullable(),
+      firstCommitFrom: z.enum(['leader', 'clients']).optional(),
       paperRecoveryMs: ms().nullable(),
       // Added within result@8 (issue 27, --etcd-prefer): absent from older files.
       transferMs: ms().nullable().default(null),
@@ -218,7 +219,11 @@ export const runResultSchema = z
         .optional(),
       kept: z.number().int().min(0).optional(),
     }),
-    selfCheck: z.object({ checked: z.array(z.string()), violations: z.array(z.string()) }),
+    selfCheck: z.object({
+      checked: z.array(z.string()),
+      violations: z.array(z.string()),
+      notEvaluated: z.array(z.object({ check: z.string(), why: z.string() })).optional(),
+    }),
     cpu: z.object({
       sampled: z.boolean(),
       windowS: z.number().min(0),
@@ -424,10 +429,16 @@ export const runResultSchema = z
       // Added within result@8 (issue 27): absent from older files.
       failedCodes: z.record(z.string(), count).optional(),
       lost: count,
+      unverified: count.optional(),
       lostList: z.array(z.string()).optional(),
       // Added within result@8 (2026-11-28): absent from older files.
       finalRead: z
-        .object({ keys: count, readOn: z.array(z.string()), notRead: z.array(z.string()) })
+        .object({
+          keys: count,
+          writes: count.optional(),
+          readOn: z.array(z.string()),
+          notRead: z.array(z.string()),
+        })
         .optional(),
     }),
     load: z.object({
@@ -474,5 +485,12 @@ export const runResultSchema = z
     // A "passed" verdict with a failed threshold would make exit code and report disagree.
     if (r.verdict === 'passed' && r.thresholds.some((t) => !t.ok)) {
       ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" but a threshold failed' });
+    }
+    // Nor may a run pass whose own figures disagree, or whose acknowledged writes went unchecked.
+    if (r.verdict === 'passed' && r.selfCheck.violations.length > 0) {
+      ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" but a cross-check was violated' });
+    }
+    if (r.verdict === 'passed' && (r.writes.unverified ?? 0) > 0) {
+      ctx.addIssue({ code: 'custom', path: ['verdict'], message: '"passed" with unverified writes' });
     }
   });

@@ -84,6 +84,15 @@ function done(dc: string, beforeMean: number, duringMax: number): DoneMessage {
 const mark: FaultMark = { atS: (1795670894442.6838 - run.loadStart) / 1000, action: 'kill', node: 'p5' };
 
 function collected(over: Partial<CollectedRun> = {}): CollectedRun {
+  const c = collectedWithoutRead(over);
+  // The final read covered every write the agents acknowledged, unless the test says otherwise.
+  const writes = [...c.dones.values()].reduce((n, d) => n + d.totals.acked, 0);
+  return 'finalRead' in over
+    ? c
+    : { ...c, finalRead: { keys: writes, writes, readOn: ['p1', 'p2', 'p3', 'p4'], notRead: ['p5'] } };
+}
+
+function collectedWithoutRead(over: Partial<CollectedRun>): CollectedRun {
   return {
     startedAt: '2026-11-25T10:00:00.000Z',
     finishedAt: '2026-11-25T10:00:40.000Z',
@@ -191,7 +200,14 @@ describe('buildResult on a recorded paper-2dc run', () => {
     assert.equal('degraded' in tud, false, 'no fault left the leader serving');
     assert.deepEqual([tud.attempted, tud.failed, tud.lost], [9298, 0, null]);
     assert.equal(r.latency.cern?.before?.p99, 14.25);
-    assert.deepEqual(r.writes, { attempted: 18_596, acked: 18_596, failed: 0, lost: 0 });
+    assert.deepEqual(r.writes, {
+      attempted: 18_596,
+      acked: 18_596,
+      failed: 0,
+      lost: 0,
+      unverified: 0,
+      finalRead: { keys: 18_596, writes: 18_596, readOn: ['p1', 'p2', 'p3', 'p4'], notRead: ['p5'] },
+    });
     // paper-2dc's jitter: 2 % of each direction's 10.375 ms, the round trip's the two as variances.
     const { jitterMs, ...tudCern } = r.links.tud!.cern!;
     assert.deepEqual(tudCern, { configuredRttMs: 20.75, measuredRttMs: 21.1 });
@@ -217,10 +233,23 @@ describe('buildResult on a recorded paper-2dc run', () => {
     assert.deepEqual([missing.writes.lost, missing.writes.lostList], [1, ['/pb/tud/7@p3']]);
     // A key short on two members is one key lost, not two.
     const twice = ['/pb/tud/7@p3', '/pb/tud/7@p4 (missing)', '/pb/cern/2@p3 (version 0 < 2 acked writes)'];
-    const finalRead = { keys: 1200, readOn: ['p3', 'p4'], notRead: ['p5'] };
+    const acked = shortOnTwoAcked();
+    const finalRead = { keys: 1200, writes: acked, readOn: ['p3', 'p4'], notRead: ['p5'] };
     const shortOnTwo = buildResult(setting(), collected({ lostList: twice, finalRead }));
     assert.deepEqual([shortOnTwo.writes.lost, shortOnTwo.writes.finalRead], [2, finalRead]);
+    assert.equal(shortOnTwo.writes.unverified, 0);
+    // A final read that covered fewer writes than the agents acknowledged leaves the rest
+    // unverified, and the run cannot pass; with no final read at all, every write is unverified.
+    const short = buildResult(setting(), collected({ finalRead: { ...finalRead, writes: acked - 7 } }));
+    assert.deepEqual([short.writes.unverified, short.verdict], [7, 'suspect']);
+    const none = buildResult(setting(), collected({ finalRead: null }));
+    assert.deepEqual([none.writes.unverified, none.verdict], [acked, 'suspect']);
   });
+
+  /** What the default agents acknowledged, all together. */
+  function shortOnTwoAcked(): number {
+    return [...collected().dones.values()].reduce((n, d) => n + d.totals.acked, 0);
+  }
 
   it('takes the floor from the traced writes where the target traces them, else from the calibration', () => {
     // No traced writes in this data: the traced floor says it measured none.

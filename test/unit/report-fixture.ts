@@ -66,6 +66,7 @@ export function result2dc(): MutableResult {
       electedMs: 655.75,
       servingMs: 702.125,
       firstCommitMs: 731.4,
+      firstCommitFrom: 'leader',
       transferMs: null,
       paperRecoveryMs: 75.65,
       faultAtS: 15.004,
@@ -335,7 +336,14 @@ export function result2dc(): MutableResult {
       readings: [{ rtts: { 'tud>cern': 20.93, 'cern>tud': 20.88 }, undelayedMs: 0.31 }],
       kept: 0,
     },
-    writes: { attempted: 30_000, acked: 29_940, failed: 60, lost: 0 },
+    writes: {
+      attempted: 30_000,
+      acked: 29_940,
+      failed: 60,
+      lost: 0,
+      unverified: 0,
+      finalRead: { keys: 29_940, writes: 29_940, readOn: ['p1', 'p2', 'p3', 'p4'], notRead: ['p5'] },
+    },
     load: { targetRate: 1000, achievedRate: 999.7, latenessP99Ms: 0.42 },
     timeline: {
       startedAt: '2024-11-21T06:20:05.000Z',

@@ -43,6 +43,26 @@ describe('report.md', () => {
     );
   });
 
+  it('says a suspect run is suspect, naming the checks, and lists every check with its status', () => {
+    const r = result2dc();
+    const check = 'phases in order';
+    r.selfCheck = {
+      checked: [check, 'no negative duration'],
+      violations: [`${check}: elected 700.00 ms before detected 710.00 ms`],
+      notEvaluated: [{ check: 'ZooKeeper’s vote', why: 'pole does not elect by FLE' }],
+    };
+    r.verdict = 'suspect';
+    const out = render(r);
+    assert.match(out, /\*\*Verdict: suspect\*\*: .*can be trusted: phases in order\./);
+    const s = section(out, 'Cross-checks');
+    assert.match(
+      s,
+      /^- \*\*violated\*\*: phases in order\n {2}- elected 700\.00 ms before detected 710\.00 ms$/m,
+    );
+    assert.match(s, /^- held: no negative duration$/m);
+    assert.match(s, /^- not evaluated: ZooKeeper’s vote \(pole does not elect by FLE\)$/m);
+  });
+
   it('describes the set-up', () => {
     const s = section(md, 'Set-up');
     for (const text of [
@@ -341,7 +361,7 @@ describe('report.md', () => {
 
   it('accounts for the writes and the load', () => {
     const s = section(md, 'Writes');
-    assert.deepEqual(row(s, '30,000'), ['30,000', '29,940', '60', '0']);
+    assert.deepEqual(row(s, '30,000'), ['30,000', '29,940', '60', '0', '0']);
     assert.match(s, /target 1,000\.0 writes\/s, achieved 999\.7 writes\/s; send lateness p99 0\.42 ms/);
     assert.match(s, /No acknowledged write was lost/);
   });
@@ -374,7 +394,20 @@ describe('report.md', () => {
       section(render(r), 'Writes'),
       /No acknowledged write was lost: the 900 keys with acknowledged writes, read back on p1, p2, p3\./,
     );
-    assert.match(section(md, 'Writes'), /No acknowledged write was lost\./);
+    const old = result2dc();
+    const { finalRead: _read, unverified: _unverified, ...before } = old.writes;
+    old.writes = before;
+    assert.match(section(render(old), 'Writes'), /No acknowledged write was lost\./);
+    assert.deepEqual(row(section(render(old), 'Writes'), '30,000'), ['30,000', '29,940', '60', '0', '-']);
+  });
+
+  it('says how many acknowledged writes the final read left unverified, in bold', () => {
+    const r = result2dc();
+    r.writes = { ...r.writes, unverified: 940, finalRead: { ...r.writes.finalRead!, writes: 29_000 } };
+    assert.match(
+      section(render(r), 'Writes'),
+      /\*\*940 acknowledged writes were not verified\*\*: the final read covered 29,000 of the 29,940/,
+    );
   });
 
   it('shows each threshold with its result and actual value', () => {

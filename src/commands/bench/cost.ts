@@ -1,9 +1,10 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { runCostBench, type CostBenchResult } from '../../bench/cost-bench.js';
 import { InputError } from '../../util/input-error.js';
 import { TARGET_NAMES } from '../../vocabulary/names.js';
 
-export default class BenchCost extends Command {
+export default class BenchCost extends CliCommand {
   static override description =
     "What each process of a run costs in CPU per acknowledged write (nodes, relay, agents, harness): the topology's load on the process runtime under its initial leader, no fault, repeated";
 

@@ -1,7 +1,8 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { runDockerBench } from '../../bench/docker-bench.js';
 
-export default class BenchDocker extends Command {
+export default class BenchDocker extends CliCommand {
   static override description =
     'Measure the docker or swarm runtime: bring-up until a leader serves, and tear-down, with the node image already built';
 

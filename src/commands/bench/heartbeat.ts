@@ -1,8 +1,9 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { durationFlag } from '../../util/duration-flag.js';
 import { runHeartbeatBench, type HeartbeatBenchResult } from '../../bench/heartbeat-bench.js';
 
-export default class BenchHeartbeat extends Command {
+export default class BenchHeartbeat extends CliCommand {
   static override description =
     'Measure what heartbeats cost: CPU of an idle cluster of node processes with heartbeats off, then on';
 

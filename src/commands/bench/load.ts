@@ -1,10 +1,11 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { durationFlag } from '../../util/duration-flag.js';
 import { runLoadBench, type LoadBenchResult } from '../../bench/load-bench.js';
 import { ARRIVALS, type Arrival } from '../../load/open-loop-schedule.js';
 import { DEFAULT_AGENT_NICE } from '../../load/agent-protocol.js';
 
-export default class BenchLoad extends Command {
+export default class BenchLoad extends CliCommand {
   static override description =
     'Measure the open-loop load agent on this machine: for each target rate, one `pole-bench agent` child process writes to a local cluster; reports the rate sent and acknowledged, send lateness and write latency';
 

@@ -3,7 +3,8 @@
 //
 // `pole-bench bench node`: src/bench/node-bench.ts.
 import { TARGET_NAMES } from '../../vocabulary/names.js';
-import { Command, Flags, type Interfaces } from '@oclif/core';
+import { Flags, type Interfaces } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { RunGuard } from '../../run/run-guard.js';
 import { durationFlag } from '../../util/duration-flag.js';
 import { LAN_TIMERS, runNodeBench, type NodeBenchResult } from '../../bench/node-bench.js';
@@ -12,7 +13,7 @@ import { describeDeathCheck } from '../../bench/death-check.js';
 /** A bench that has not finished in this long is stopped (its members and files with it). */
 const BENCH_DEADLINE_MS = 30 * 60_000;
 
-export default class BenchNode extends Command {
+export default class BenchNode extends CliCommand {
   static override description =
     'Measure the POLE node on this machine: write throughput and latency with many writes in flight, then leader failovers (SIGKILL) and lost writes';
 

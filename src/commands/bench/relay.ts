@@ -1,8 +1,9 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { runRelayBench, type JitterSpec, type RelayBenchResult } from '../../bench/relay-bench.js';
 import { DELAY_DISTRIBUTIONS, type DelayDistribution } from '../../shaping/relay/delay-distribution.js';
 
-export default class BenchRelay extends Command {
+export default class BenchRelay extends CliCommand {
   static override description =
     "Measure the userspace delay relay (the shaping used where the kernel has no netem): configured vs measured RTT, the relay threads' CPU, and throughput";
 

@@ -1,8 +1,9 @@
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { runStateBench, type StateBenchResult } from '../../bench/state-bench.js';
 import { DEFAULT_DEDUP_WINDOW } from '../../node/core/data-tree.js';
 
-export default class BenchState extends Command {
+export default class BenchState extends CliCommand {
   static override description =
     'Measure what the replicated state costs per write: applying txns to the tree (dedup table full) and freezing a snapshot, in-process';
 

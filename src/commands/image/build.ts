@@ -2,7 +2,8 @@
 // in src/image/).
 //
 // `pole-bench image build`: build (or find up to date) the node image the docker runtime runs.
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import {
   buildImage,
   ImageBuildError,
@@ -11,7 +12,7 @@ import {
   type ImageBuildResult,
 } from '../../image/image-build.js';
 
-export default class ImageBuild extends Command {
+export default class ImageBuild extends CliCommand {
   static override summary =
     'Build the images of the docker runtime: the node image (POLE node, load agent, tc), the ZooKeeper image and the etcd image.';
 

@@ -1,9 +1,9 @@
 // `pole-bench swarm down`: remove the local swarm (its hosts, their network, the state folder).
-import { Command } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { swarmDown, type SwarmDownResult } from '../../swarm/local-swarm.js';
 import { SwarmError } from '../../swarm/swarm-error.js';
 
-export default class SwarmDown extends Command {
+export default class SwarmDown extends CliCommand {
   static override summary =
     'Remove the local Docker Swarm that swarm up made: its hosts, their network and its state.';
 

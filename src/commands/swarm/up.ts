@@ -2,7 +2,8 @@
 // on this machine, to try and test the swarm runtime (the work is in src/swarm/).
 //
 // `pole-bench swarm up`: make the local swarm (or find it up), print how to reach its manager.
-import { Command, Flags } from '@oclif/core';
+import { Flags } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { RunGuard } from '../../run/run-guard.js';
 import { swarmUp, type SwarmUpResult } from '../../swarm/local-swarm.js';
 import { SwarmError, SwarmInterrupted } from '../../swarm/swarm-error.js';
@@ -14,7 +15,7 @@ import { InputError } from '../../util/input-error.js';
 /** The whole of `swarm up` (image build, hosts, swarm, image loads) may take this long. */
 const DEADLINE_MS = 30 * 60_000;
 
-export default class SwarmUp extends Command {
+export default class SwarmUp extends CliCommand {
   static override summary =
     'Start a local Docker Swarm: one Docker-in-Docker host per data center, labelled pole-bench.dc, with the images loaded.';
 

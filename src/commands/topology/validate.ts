@@ -2,12 +2,13 @@
 // describes (the file itself is src/topology/'s).
 //
 // `pole-bench topology validate FILE`: check a topology file and show what it describes.
-import { Args, Command } from '@oclif/core';
+import { Args } from '@oclif/core';
+import { CliCommand } from '../../util/cli-command.js';
 import { formatTopologySummary, summarizeTopology, type TopologySummary } from '../../topology/summary.js';
 import { loadTopology } from '../../topology/topology.js';
 import { InputError } from '../../util/input-error.js';
 
-export default class TopologyValidate extends Command {
+export default class TopologyValidate extends CliCommand {
   static override summary = 'Check a topology file and summarise it: data centers, nodes, RTTs, rates.';
 
   static override description = 'Problems are reported as FILE:LINE:COLUMN: FIELD: PROBLEM with exit code 2.';

@@ -19,6 +19,8 @@ export interface LoadedOutputs {
   readonly scopes: Map<string, Map<string, MetricSpread>>;
   /** The results behind each scope (for the benchmark JSON's extra data). */
   readonly results: Map<string, RunResult[]>;
+  /** Every run whose verdict is suspect (its cross-checks disagree), as a path. */
+  readonly suspect: readonly string[];
 }
 
 /** What compare reads of a suite.json. */
@@ -40,15 +42,18 @@ export function loadOutputs(path: string): LoadedOutputs {
     const doc = loadValidatedFile(suiteFile, suiteRuns);
     const scopes = new Map<string, Map<string, MetricSpread>>();
     const results = new Map<string, RunResult[]>();
+    const suspect: string[] = [];
     for (const cell of doc.cells) {
-      const rs = cell.runs
-        .filter((r) => r.status === 'done' || r.status === 'resumed')
-        .map((r) => readResultFile(join(path, r.dir, 'result.json')));
+      const dirs = cell.runs.filter((r) => r.status === 'done' || r.status === 'resumed').map((r) => r.dir);
+      const rs = dirs.map((dir) => readResultFile(join(path, dir, 'result.json')));
+      rs.forEach((r, i) => {
+        if (r.verdict === 'suspect') suspect.push(join(path, dirs[i]!));
+      });
       if (rs.length === 0) continue;
       scopes.set(cell.id, metricSpreads(rs));
       results.set(cell.id, rs);
     }
-    return { kind: 'suite', path, scopes, results };
+    return { kind: 'suite', path, scopes, results, suspect };
   }
   const resultFile = join(path, 'result.json');
   if (existsSync(resultFile)) return single(path, readResultFile(resultFile));
@@ -64,5 +69,6 @@ function single(path: string, r: RunResult): LoadedOutputs {
     path,
     scopes: new Map([[RUN_SCOPE, metricSpreads([r])]]),
     results: new Map([[RUN_SCOPE, [r]]]),
+    suspect: r.verdict === 'suspect' ? [path] : [],
   };
 }

@@ -48,5 +48,5 @@ export async function checkEtcdAckedWrites(opts: {
       }
     }),
   );
-  return { checked: slots.size, lost };
+  return { checked: slots.size, writes: opts.acked.length, lost };
 }

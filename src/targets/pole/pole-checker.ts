@@ -75,7 +75,7 @@ export async function checkAckedWrites(opts: {
       }
     }),
   );
-  return { checked: last.size, lost };
+  return { checked: last.size, writes: opts.acked.length, lost };
 }
 
 async function waitApplied(client: PoleClient, z: Zxid): Promise<void> {

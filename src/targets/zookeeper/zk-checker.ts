@@ -38,7 +38,7 @@ export async function checkZkAckedWrites(opts: {
       lost.push(...(await readMemberWhenServing(node, entries, dirs, concurrency)));
     }),
   );
-  return { checked: entries.length, lost };
+  return { checked: entries.length, writes: opts.acked.length, lost };
 }
 
 /**
