@@ -16,7 +16,7 @@ import type { Topology } from '../topology/topology.js';
 import { summariseElections, type Deposition } from './elections.js';
 import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './latency-anatomy.js';
 import { latencyWindows } from './latency-windows.js';
-import { modelColumns } from './model-columns.js';
+import { modelColumns, type ModelSpans } from './model-columns.js';
 import { recoveryFigures } from './recovery-figures.js';
 import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
@@ -98,10 +98,10 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   // The paper's model alone (network only); the floor beside it, never folded in.
   // A killed leader stays down; one cut off is back once the cut is restored.
   const dead = x.cause?.action === 'kill' ? x.killed : null;
-  // After a hand-over (--etcd-prefer) the "after" window runs under the leader handed the lead.
   const columns = modelColumns(
     t,
-    { initial: x.initial, elected: transferredTo ?? elected, killed: dead },
+    modelSpans(t, x, recovery.electedMs, transferredTo ?? elected),
+    x.faults,
     x.floor,
   );
   const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none');
@@ -157,6 +157,7 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     recovery,
     latency: latencyWindows(dcs, x.dones, x.lostAgents),
     model: columns.model,
+    modelBasis: columns.basis,
     // A target whose members trace writes gets its floor from them; the others', calibrated after
     // the load, is mixed per window by modelColumns.
     floor: s.target.tracesWrites ? tracedFloor(anatomy, dcs) : columns.floor,
@@ -206,6 +207,41 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     unverified: partial.writes.unverified ?? 0,
   };
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds, trust) };
+}
+
+/**
+ * The windows the model is made for, as the phases switched (chaos/fault-schedule.ts,
+ * chaos/election-watch.ts): "before" from the warm-up's end to the first fault; "degraded" from a
+ * first fault that left the leader serving to the one that took it out (or the end); "after" from
+ * the election plus the settle time to the end, under the leader elected (or handed the lead, after
+ * --etcd-prefer). Seconds from the load start.
+ */
+function modelSpans(
+  t: Topology,
+  x: CollectedRun,
+  electedMs: number | null,
+  afterLeader: NodeId | null,
+): ModelSpans {
+  const endS = t.scenario.durationMs / 1000;
+  const warmupS = t.scenario.warmupMs / 1000;
+  const faults = [...x.faults].sort((a, b) => a.atS - b.atS);
+  const first = faults[0];
+  const causeS = x.killAt !== null && x.loadStart ? (x.killAt - x.loadStart) / 1000 : null;
+  const firstS = first?.atS ?? endS;
+  const cause = x.cause;
+  const isCause = (f: FaultMark): boolean =>
+    cause !== null && f.atS === cause.atS && f.action === cause.action && f.node === cause.node;
+  const degrades = first !== undefined && !isCause(first);
+  const afterS =
+    causeS !== null && electedMs !== null ? causeS + (electedMs + t.scenario.settleMs) / 1000 : null;
+  return {
+    before: { fromS: Math.min(warmupS, firstS), toS: firstS, leader: x.initial },
+    // Closed by the cause's own mark: the same stamp that put it in `faults`.
+    ...(degrades
+      ? { degraded: { fromS: first.atS, toS: x.cause?.atS ?? causeS ?? endS, leader: x.initial } }
+      : {}),
+    after: afterS !== null && afterS < endS ? { fromS: afterS, toS: endS, leader: afterLeader } : null,
+  };
 }
 
 /**

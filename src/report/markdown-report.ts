@@ -296,11 +296,20 @@ function recovery(r: RunResult): string {
     : cause.action === 'kill'
       ? `Times in ms since ${cause.leader} was killed${when}: every figure here counts from that instant.`
       : `Times in ms since \`${cause.action} ${cause.node}\` took the leader ${cause.leader} out${when}: every figure here counts from that instant.`;
-  const clients = dcNames(r, Object.keys(rec.perDc)).map((dc) => [
-    dc,
-    observed(rec.perDc[dc]?.outageMs ?? null),
-    observed(rec.perDc[dc]?.longestAckGapMs ?? null),
-  ]);
+  const clients = dcNames(r, Object.keys(rec.perDc)).map((dc) => {
+    const outage = rec.perDc[dc]?.outageMs ?? null;
+    const past = outage !== null && rec.firstCommitMs !== null ? outage - rec.firstCommitMs : null;
+    const way = oneWayToDc(r, dc);
+    return [
+      dc,
+      observed(outage),
+      observed(rec.perDc[dc]?.longestAckGapMs ?? null),
+      ms(past),
+      way === null ? NONE : ms(way),
+      past !== null && way !== null ? ms(past - way) : NONE,
+      count(r.latency[dc]?.failed ?? 0),
+    ];
+  });
   return [
     '## Recovery',
     '',
@@ -311,8 +320,43 @@ function recovery(r: RunResult): string {
     '',
     "What each data center's clients saw: the outage, from the fault to its first acknowledgement of a write committed in the new epoch; the longest silence, the longest its clients went without any acknowledgement (the silence that ended after the fault, while the new leader was not yet settled).",
     '',
-    table(['Data center', 'Outage, ms', 'Longest silence, ms'], clients, [1, 2]),
+    "Past the first commit: each outage less the new leader's own first commit. Of that, the commit's one-way delay from the new leader to the nearest server of the data center still up (the configured half round trip: that server's COMMIT, and its client's acknowledgement, cannot come sooner); the rest is the client's own way back to a serving leader: its connection to a server that was lost with the old leader, a reconnect, a write resent after it failed or timed out (counted per data center) and the retry's wait, and the queue of writes sent in the meantime.",
+    '',
+    table(
+      [
+        'Data center',
+        'Outage, ms',
+        'Longest silence, ms',
+        'Past the first commit, ms',
+        'Of which one-way from the leader',
+        'Of which the client',
+        'Failed writes',
+      ],
+      clients,
+      [1, 2, 3, 4, 5, 6],
+    ),
   ].join('\n');
+}
+
+/**
+ * The least one-way delay from the new leader's data center to a server of `dc` still up after the
+ * fault (the configured round trip halved): the soonest its clients can hear of the first commit.
+ * Null where the result does not say who leads after the fault.
+ */
+function oneWayToDc(r: RunResult, dc: string): number | null {
+  const leader = r.leaders.transferredTo ?? r.leaders.elected;
+  if (leader === null) return null;
+  const dcOf = (n: string): string | undefined =>
+    r.topology.datacenters.find((d) => d.nodes.includes(n))?.name;
+  const from = dcOf(leader);
+  const up = r.modelBasis?.after?.segments[0]?.members;
+  const servers = (r.topology.datacenters.find((d) => d.name === dc)?.nodes ?? []).filter((n) =>
+    up === undefined ? n !== r.leaders.killed : up.includes(n),
+  );
+  if (from === undefined || servers.length === 0) return null;
+  if (from === dc) return 0;
+  const rtt = r.links[from]?.[dc]?.configuredRttMs ?? r.links[dc]?.[from]?.configuredRttMs;
+  return rtt === undefined ? null : rtt / 2;
 }
 
 /** The recovery's explanation (report/recovery-explain.ts) as one line per phase. */
@@ -520,7 +564,10 @@ function latency(r: RunResult): string {
 function againstModel(r: RunResult): string {
   const rows: string[][] = [];
   for (const dc of dcNames(r, Object.keys(r.latency))) {
-    for (const w of ['before', 'after'] as const) {
+    const windows = r.latency[dc]?.degraded
+      ? (['before', 'degraded', 'after'] as const)
+      : (['before', 'after'] as const);
+    for (const w of windows) {
       const s = r.latency[dc]?.[w] ?? null;
       const mean = s?.mean ?? null;
       const paper = r.model[dc]?.[w] ?? null;
@@ -569,7 +616,26 @@ function againstModel(r: RunResult): string {
       rows,
       [2, 3, 4, 5, 6, 7, 8],
     ),
+    ...modelBasis(r),
   ].join('\n');
+}
+
+/** What each window's model was taken over: its leader, the members it could count on, the links. */
+function modelBasis(r: RunResult): string[] {
+  const basis = r.modelBasis;
+  if (!basis) return [];
+  const lines = ['', "Each window's model is taken over the cluster as it stood then:", ''];
+  for (const [w, b] of Object.entries(basis)) {
+    const parts = b.segments.map(
+      (p) =>
+        `${b.segments.length > 1 ? `${p.fromS.toFixed(1)}-${p.toS.toFixed(1)} s: ` : ''}${p.members.length > 0 ? `members ${p.members.join(', ')}` : 'no members'} (${p.state})${p.noModel ? `; **no model**: ${p.noModel}` : ''}`,
+    );
+    const weighted = b.segments.length > 1 ? ' (time-weighted over its parts)' : '';
+    lines.push(
+      `- ${w}, ${b.fromS.toFixed(1)}-${b.toS.toFixed(1)} s, leader ${b.leader ?? 'none'}${weighted}: ${parts.join('; ')}`,
+    );
+  }
+  return lines;
 }
 
 /** Where each data center's milliseconds went, from the traced writes (report/latency-anatomy.ts). */

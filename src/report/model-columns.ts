@@ -1,29 +1,55 @@
 // The prediction a run's measurements are held against, per data center and window: the paper's
-// model (forwarding RTT to the window's leader + its θc, from the topology alone) and, apart, the
-// node floor's mix for that leader. Pure, so it is tested on the paper's set-ups directly.
+// model (forwarding RTT to the window's leader + its θc) and, apart, the node floor's mix for that
+// leader, each over the cluster as it stood in that window (cluster-as-it-stands.ts): the members
+// the faults left up and on the leader's side, the links as the faults left them. A window the
+// faults split (a member restarted inside it) is the time-weighted mean of its parts, as a mean of
+// writes sent at a steady rate is. Where the paper's formula has nothing to say (the leader is
+// down, it reaches no quorum, a data center has no server it can reach) the window has no model,
+// and says why. Pure, so it is tested on the paper's set-ups directly.
 import type { NodeId } from '../node/core/types.js';
 import { floorOfDc, type NodeFloor } from '../measure/node-floor.js';
-import { predictLatency } from '../topology/model.js';
+import { predictLatency, type DcLatency } from '../topology/model.js';
 import type { Topology } from '../topology/topology.js';
-import type { FloorInfo, ModelWindows } from './result.js';
+import type { FaultMark } from '../vocabulary/names.js';
+import { describeState, membersWith, rttMatrixIn, statesOver } from './cluster-as-it-stands.js';
+import type { FloorInfo, ModelBasis, ModelWindows, WindowBasis } from './result.js';
+
+/** A window of the load: s from the load start, and the leader that served it. */
+export interface ModelSpan {
+  readonly fromS: number;
+  readonly toS: number;
+  readonly leader: NodeId | null;
+}
+
+/** The windows a model is made for; null: the run had no such window (or no leader for it). */
+export interface ModelSpans {
+  readonly before: ModelSpan | null;
+  readonly degraded?: ModelSpan | null;
+  readonly after: ModelSpan | null;
+}
 
 export interface ModelColumns {
   readonly model: Record<string, ModelWindows>;
   readonly floor: FloorInfo;
+  readonly basis: ModelBasis;
 }
 
-/**
- * `initial` leads before the fault; `elected` after it, with `killed` gone. A window without a
- * leader (no kill, no election) has no prediction.
- */
+const NAMES = ['before', 'degraded', 'after'] as const;
+type WindowName = (typeof NAMES)[number];
+
+/** One part of a window in one state: what the model and the floor predict per data center. */
+interface Part {
+  readonly lengthS: number;
+  readonly model: DcLatency | null;
+  readonly floor: (f: NodeFloor, dc: string) => number | null;
+}
+
 export function modelColumns(
   t: Topology,
-  leaders: { initial: NodeId | null; elected: NodeId | null; killed: NodeId | null },
+  spans: ModelSpans,
+  faults: readonly FaultMark[],
   floor: NodeFloor,
 ): ModelColumns {
-  const alive = t.nodes.map((n) => n.id).filter((id) => id !== leaders.killed);
-  const before = leaders.initial ? predictLatency(t, leaders.initial) : undefined;
-  const after = leaders.elected ? predictLatency(t, leaders.elected, alive) : undefined;
   // The kept calibration's medians, mixed the same way: what a window's median is held to (a
   // target's writes are skewed, so its mean floor sits above the typical write's).
   const kept = floor.readings?.[floor.kept ?? -1];
@@ -32,18 +58,97 @@ export function modelColumns(
     leaderMs: kept.leaderMedianMs,
     followerMs: kept.followerMedianMs,
   };
+  const parts = new Map<WindowName, Part[]>();
+  const basis: Record<string, WindowBasis> = {};
+  for (const w of NAMES) {
+    const span = spans[w];
+    if (!span) continue;
+    const { parts: p, basis: b } = windowParts(t, span, faults);
+    parts.set(w, p);
+    basis[w] = b;
+  }
+  const mean = (w: WindowName, value: (p: Part) => number | null | undefined): number | null => {
+    const ps = parts.get(w);
+    if (!ps || ps.length === 0) return null;
+    let sum = 0;
+    let length = 0;
+    for (const p of ps) {
+      const v = value(p);
+      if (v === null || v === undefined) return null;
+      sum += v * p.lengthS;
+      length += p.lengthS;
+    }
+    return length > 0 ? Math.round((sum / length) * 1e6) / 1e6 : null;
+  };
+  const windowsOf = (f: (p: Part) => number | null | undefined): ModelWindows => {
+    const degraded = spans.degraded ? { degraded: mean('degraded', f) } : {};
+    return { before: mean('before', f), ...degraded, after: mean('after', f) };
+  };
   const model: Record<string, ModelWindows> = {};
   const perDc: Record<string, ModelWindows> = {};
   const perDcMedian: Record<string, ModelWindows> = {};
-  const windowsOf = (f: NodeFloor, dc: string): ModelWindows => ({
-    before: leaders.initial ? floorOfDc(t, f, dc, leaders.initial) : null,
-    after: leaders.elected ? floorOfDc(t, f, dc, leaders.elected, alive) : null,
-  });
-  for (const dc of t.datacenters) {
-    model[dc.name] = { before: before?.[dc.name] ?? null, after: after?.[dc.name] ?? null };
-    perDc[dc.name] = windowsOf(floor, dc.name);
-    if (medianFloor) perDcMedian[dc.name] = windowsOf(medianFloor, dc.name);
+  for (const { name: dc } of t.datacenters) {
+    model[dc] = windowsOf((p) => p.model?.[dc]);
+    perDc[dc] = windowsOf((p) => p.floor(floor, dc));
+    if (medianFloor) perDcMedian[dc] = windowsOf((p) => p.floor(medianFloor, dc));
   }
   const source = floor.leaderMs === null && floor.followerMs === null ? 'none' : 'calibrated';
-  return { model, floor: { source, ...floor, perDc, ...(medianFloor ? { perDcMedian } : {}) } };
+  return {
+    model,
+    floor: { source, ...floor, perDc, ...(medianFloor ? { perDcMedian } : {}) },
+    basis,
+  };
+}
+
+/** A window split at the faults inside it, each part with its members, links and prediction. */
+function windowParts(
+  t: Topology,
+  span: ModelSpan,
+  faults: readonly FaultMark[],
+): { parts: Part[]; basis: WindowBasis } {
+  const parts: Part[] = [];
+  const segments: WindowBasis['segments'][number][] = [];
+  const leader = span.leader;
+  for (const s of statesOver(t, faults, span.fromS, Math.max(span.fromS, span.toS))) {
+    const lengthS = s.toS - s.fromS;
+    const members = leader === null ? [] : membersWith(t, s.state, leader);
+    let model: DcLatency | null = null;
+    let noModel: string | null = null;
+    if (leader === null) noModel = 'no leader served it';
+    else if (!members.includes(leader))
+      noModel = `its leader ${leader} was ${s.state.down.get(leader) ?? 'cut off'}`;
+    else
+      try {
+        model = predictLatency(t, leader, members, rttMatrixIn(t, s.state));
+      } catch (err) {
+        noModel = `no quorum: ${leader} reaches ${members.length} of ${t.nodes.length} members (${(err as Error).message})`;
+      }
+    const unreached = t.datacenters
+      .filter((d) => model !== null && model[d.name] === undefined)
+      .map((d) => d.name);
+    parts.push({
+      lengthS,
+      model,
+      floor: (f, dc) =>
+        model !== null && leader !== null && model[dc] !== undefined
+          ? floorOfDc(t, f, dc, leader, members)
+          : null,
+    });
+    segments.push({
+      fromS: round3(s.fromS),
+      toS: round3(s.toS),
+      members,
+      state: describeState(s.state),
+      noModel:
+        noModel ??
+        (unreached.length > 0
+          ? `${unreached.join(', ')}: no server up on ${leader}'s side, so no model there`
+          : null),
+    });
+  }
+  return { parts, basis: { leader, fromS: round3(span.fromS), toS: round3(span.toS), segments } };
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
 }

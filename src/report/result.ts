@@ -211,8 +211,32 @@ export interface LatencyWindows {
  */
 export interface ModelWindows {
   readonly before: number | null;
+  /** Under the initial leader after a fault that left it serving (runs with such a window only). */
+  readonly degraded?: number | null;
   readonly after: number | null;
 }
+
+/** What a window's model was taken over (report/model-columns.ts). */
+export interface WindowBasis {
+  readonly leader: string | null;
+  /** The window, s from the load start. */
+  readonly fromS: number;
+  readonly toS: number;
+  /** The window split at the faults inside it: each part's members and links. */
+  readonly segments: ReadonlyArray<{
+    readonly fromS: number;
+    readonly toS: number;
+    /** The members the leader could count on: up, and on its side of every partition. */
+    readonly members: readonly string[];
+    /** Who was out and why, what was cut, which links changed, in words. */
+    readonly state: string;
+    /** Why (part of) this part has no model; null: it has one for every data center. */
+    readonly noModel: string | null;
+  }>;
+}
+
+/** By window (before, degraded, after): what its model was taken over. */
+export type ModelBasis = Readonly<Record<string, WindowBasis>>;
 
 export interface FloorInfo {
   /**
@@ -389,8 +413,10 @@ export interface RunResult {
   readonly recovery: RecoveryInfo;
   /** latency[dc]. */
   readonly latency: Readonly<Record<string, LatencyWindows>>;
-  /** model[dc]: the paper's model alone. */
+  /** model[dc]: the paper's model alone, each window over the cluster as it stood then. */
   readonly model: Readonly<Record<string, ModelWindows>>;
+  /** What each window's model was taken over (absent from older files: the full cluster). */
+  readonly modelBasis?: ModelBasis;
   /**
    * The node floor: what a write costs with no delay between data centers (measure/node-floor.ts),
    * how it was measured, and per data center and window the mix its clients see. The prediction a

@@ -50,14 +50,18 @@ export interface PredictOptions {
 
 /**
  * The predicted mean latency per data center with `leader` leading and only `alive` servers up
- * (default: all). Data centers without a live server are left out: their clients have nowhere to
+ * (default: all), over `matrix` (default: the configured round trips). Data centers without a live server are left out: their clients have nowhere to
  * send writes. Throws when the leader is not alive or cannot reach a quorum of live servers.
  */
-export function predictLatency(topology: Topology, leader: NodeId, alive?: readonly NodeId[]): DcLatency {
+export function predictLatency(
+  topology: Topology,
+  leader: NodeId,
+  alive?: readonly NodeId[],
+  matrix: ReadonlyMap<NodeId, ReadonlyMap<NodeId, number>> = topology.nodeRttMatrix(),
+): DcLatency {
   const live = alive ?? topology.nodes.map((n) => n.id);
   topology.node(leader);
   if (!live.includes(leader)) throw new Error(`the leader ${leader} is not among the live servers`);
-  const matrix = topology.nodeRttMatrix();
   const theta = consensusScore(viewFromMatrix(leader, matrix, live).rttMs, topology.nodes.length);
   if (theta === undefined) throw new Error(`${leader} cannot reach a quorum of the live servers`);
   return latencyUnder(topology, matrix, leader, theta, live);

@@ -43,10 +43,34 @@ export function calibrateWallOffset(boundaries = 3): number {
   return best;
 }
 
+/**
+ * The offset a parent on this kernel hands its children, so that their stamps and its own are on
+ * one axis to the microsecond. Calibrated apart, two processes' offsets differ by their
+ * calibrations' errors and by what the real-time clock was slewed between their starts (NTP may
+ * slew it by 0.5 ms a second): enough to put a data center's first acknowledgement, stamped by
+ * its agent, a few ms before the new leader's own stamp of the commit it acknowledges.
+ */
+export const WALL_OFFSET_ENV = 'POLE_BENCH_WALL_OFFSET_MS';
+
 /** Wall-clock ms with microsecond resolution, on one time axis for every process of the kernel. */
 export function wallNowMs(): number {
-  offsetMs ??= calibrateWallOffset();
+  offsetMs ??= inheritedOffset() ?? calibrateWallOffset();
   return hrMs() + offsetMs;
+}
+
+/**
+ * Puts this process's offset in `env` (its own by default) for the processes it starts on this
+ * kernel: they then stamp on its axis instead of calibrating their own. Only for children on the
+ * same kernel: CLOCK_MONOTONIC means nothing on another machine.
+ */
+export function shareWallOffset(env: NodeJS.ProcessEnv = process.env): void {
+  wallNowMs();
+  env[WALL_OFFSET_ENV] = String(offsetMs);
+}
+
+function inheritedOffset(): number | undefined {
+  const v = Number(process.env[WALL_OFFSET_ENV] ?? NaN);
+  return Number.isFinite(v) ? v : undefined;
 }
 
 /** A wall-clock instant as a performance.now() value of this process (for timers counted from it). */

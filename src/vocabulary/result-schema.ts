@@ -69,6 +69,13 @@ const clockEstimate = z.object({
   probes: count,
 });
 
+/** A prediction per window: before and after, and degraded where a run had that window. */
+const modelWindows = z.object({
+  before: ms().nullable(),
+  degraded: ms().nullable().optional(),
+  after: ms().nullable(),
+});
+
 export const runResultSchema = z
   .object({
     schema: z.literal(RESULT_SCHEMA_ID),
@@ -194,17 +201,34 @@ export const runResultSchema = z
         lost: z.string().nullable(),
       }),
     ),
-    model: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
+    model: z.record(z.string(), modelWindows),
+    modelBasis: z
+      .record(
+        z.string(),
+        z.object({
+          leader: z.string().nullable(),
+          fromS: z.number(),
+          toS: z.number(),
+          segments: z.array(
+            z.object({
+              fromS: z.number(),
+              toS: z.number(),
+              members: z.array(z.string()),
+              state: z.string(),
+              noModel: z.string().nullable(),
+            }),
+          ),
+        }),
+      )
+      .optional(),
     floor: z.object({
       source: z.enum(['traced', 'calibrated', 'none']),
       method: z.string(),
       leaderMs: ms().nullable(),
       followerMs: ms().nullable(),
       writes: count,
-      perDc: z.record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() })),
-      perDcMedian: z
-        .record(z.string(), z.object({ before: ms().nullable(), after: ms().nullable() }))
-        .optional(),
+      perDc: z.record(z.string(), modelWindows),
+      perDcMedian: z.record(z.string(), modelWindows).optional(),
       readings: z
         .array(
           z.object({

@@ -31,8 +31,11 @@ export interface Threshold {
 
 const EXAMPLE = 'like "recovery.servingMs < 500" or "latency.caltech.after.p99 <= 120ms"';
 const UNIT_MS = { ms: 1, s: 1000 } as const;
-/** Top-level keys a threshold may not name: the thresholds' own results would be circular. */
-const NOT_THRESHOLDS = new Set(['thresholds']);
+/**
+ * Top-level keys a threshold may not name: the thresholds' own results would be circular, and a
+ * model's basis holds the bounds of its windows, not figures of the run.
+ */
+const NOT_THRESHOLDS = new Set(['thresholds', 'modelBasis']);
 
 /**
  * Parse one threshold expression. `source` names where it came from in errors (the flag by

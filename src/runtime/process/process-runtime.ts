@@ -5,6 +5,7 @@
 // `pole-bench node`, a ZooKeeper JVM: the target says which), and wide-area links emulated by the
 // userspace delay relay in one worker thread of the harness.
 import { AgentProcess } from '../../load/agent-process.js';
+import { shareWallOffset } from '../../util/wall-clock.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
 import type { NodeId } from '../../node/core/types.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
@@ -46,6 +47,8 @@ export class ProcessRuntime implements Runtime {
       throw new Error('the process runtime cannot apply netem: its members share the host network stack');
     this.target = opts.target ?? poleTarget;
     this.shaping = createShaper(opts.shaping, topology, { seed: opts.seed });
+    // Members and agents inherit the harness's environment: one wall-clock axis for all of them.
+    shareWallOffset();
   }
 
   async start(): Promise<void> {

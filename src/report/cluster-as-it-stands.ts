@@ -1,0 +1,152 @@
+// The cluster as the faults left it, at any second of a run: which members are down (killed and not
+// restarted, paused and not resumed, isolated and not healed), which data centers a partition cut
+// off from which, and which links a fault gave a new round trip. The model of a window is taken over
+// this, not over the topology as configured: after a follower and then the leader were killed, the
+// new leader's quorum must reach the farthest of the three survivors, and the model must say so.
+// Pure: the faults as carried out and the topology in, states out.
+import type { NodeId } from '../node/core/types.js';
+import type { Topology } from '../topology/topology.js';
+import type { FaultMark } from '../vocabulary/names.js';
+
+export interface ClusterState {
+  /** Members that cannot take part: killed, paused or isolated, each with why. */
+  readonly down: ReadonlyMap<NodeId, string>;
+  /** Each partition still in force: the data centers it cut off from the rest. */
+  readonly cuts: readonly (readonly string[])[];
+  /** Round trips a link fault set, by the pair "a|b" (names in the topology's order). */
+  readonly rtts: ReadonlyMap<string, number>;
+}
+
+const EDGE_S = 0.005;
+
+/** What a window of the load was under: from fromS to toS (s from the load start), in one state. */
+export interface StateSpan {
+  readonly fromS: number;
+  readonly toS: number;
+  readonly state: ClusterState;
+}
+
+/**
+ * The states of the span [fromS, toS), split at every fault carried out inside it. A fault at the
+ * span's start is in force for all of it: a window begins at the fault that opened it.
+ */
+export function statesOver(
+  t: Topology,
+  faults: readonly FaultMark[],
+  fromS: number,
+  toS: number,
+): StateSpan[] {
+  // A window's bounds are taken from the harness's stamps of the faults that open and close it,
+  // which its marks round apart by microseconds: a fault within EDGE_S of a bound is at the bound.
+  const inside = faults.filter((f) => f.atS > fromS + EDGE_S && f.atS < toS - EDGE_S).map((f) => f.atS);
+  const edges = [fromS, ...new Set(inside), toS];
+  const spans: StateSpan[] = [];
+  for (let i = 1; i < edges.length; i++) {
+    const [a, b] = [edges[i - 1]!, edges[i]!];
+    if (b > a)
+      spans.push({
+        fromS: a,
+        toS: b,
+        state: stateAt(
+          t,
+          faults.filter((f) => f.atS <= a + EDGE_S),
+        ),
+      });
+  }
+  return spans;
+}
+
+/** The state once `applied` (a prefix of the run's faults, in order) were carried out. */
+function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
+  // Each kind of absence on its own, with when it began: a member killed while isolated stays
+  // down when the partition heals, one paused and isolated comes back only when both end.
+  const killed = new Map<NodeId, number>();
+  const paused = new Map<NodeId, number>();
+  const isolated = new Map<NodeId, number>();
+  let cuts: string[][] = [];
+  const rtts = new Map<string, number>();
+  const linkSpecs = t.scenario.faults.filter((f) => f.action === 'link');
+  let links = 0;
+  for (const f of applied) {
+    switch (f.action) {
+      case 'kill':
+        killed.set(f.node, f.atS);
+        break;
+      case 'restart':
+        killed.delete(f.node);
+        break;
+      case 'pause':
+        paused.set(f.node, f.atS);
+        break;
+      case 'resume':
+        paused.delete(f.node);
+        break;
+      case 'isolate':
+        isolated.set(f.node, f.atS);
+        break;
+      case 'partition':
+        cuts.push(f.node.split(','));
+        break;
+      case 'heal':
+        // Restores every cut link: partitions and isolations alike.
+        cuts = [];
+        isolated.clear();
+        break;
+      case 'link': {
+        // The mark names the pair in words; the topology's k-th link fault holds it as data.
+        const spec = linkSpecs[links++];
+        const [a, b] = spec?.datacenters ?? [];
+        if (a !== undefined && b !== undefined && spec?.rttMs !== undefined)
+          rtts.set(pairKey(t, a, b), spec.rttMs);
+        break;
+      }
+    }
+  }
+  const down = new Map<NodeId, string>();
+  const at = (s: number): string => `${s.toFixed(1)} s`;
+  for (const [n, s] of isolated) down.set(n, `isolated at ${at(s)}`);
+  for (const [n, s] of paused) down.set(n, `paused at ${at(s)}`);
+  for (const [n, s] of killed) down.set(n, `killed at ${at(s)}`);
+  return { down, cuts, rtts };
+}
+
+/** "a|b" for a pair of data centers, whichever way round it is named. */
+export function pairKey(t: Topology, a: string, b: string): string {
+  const order = t.datacenters.map((d) => d.name);
+  return order.indexOf(a) <= order.indexOf(b) ? `${a}|${b}` : `${b}|${a}`;
+}
+
+/** Whether a partition in force separates two data centers. */
+export function separated(state: ClusterState, dcA: string, dcB: string): boolean {
+  return state.cuts.some((cut) => cut.includes(dcA) !== cut.includes(dcB));
+}
+
+/** rtt[a][b] for every pair of members, with the round trips the link faults set. */
+export function rttMatrixIn(t: Topology, state: ClusterState): Map<NodeId, Map<NodeId, number>> {
+  const m = new Map<NodeId, Map<NodeId, number>>();
+  for (const a of t.nodes) {
+    const row = new Map<NodeId, number>();
+    for (const b of t.nodes) {
+      const set = state.rtts.get(pairKey(t, a.datacenter, b.datacenter));
+      row.set(b.id, a.datacenter === b.datacenter ? 0 : (set ?? t.rttMs(a.datacenter, b.datacenter)));
+    }
+    m.set(a.id, row);
+  }
+  return m;
+}
+
+/** The members `leader` can count on: up, and on its side of every partition. */
+export function membersWith(t: Topology, state: ClusterState, leader: NodeId): NodeId[] {
+  const dc = t.node(leader).datacenter;
+  return t.nodes.filter((n) => !state.down.has(n.id) && !separated(state, n.datacenter, dc)).map((n) => n.id);
+}
+
+/** The state in words, for the report: who is out and why, what is cut, which links changed. */
+export function describeState(state: ClusterState): string {
+  const parts = [
+    ...[...state.down].map(([n, why]) => `${n} ${why}`),
+    ...state.cuts.map((c) => `${c.join(', ')} cut off`),
+    ...[...state.rtts].map(([pair, rtt]) => `${pair.replace('|', '–')} at ${rtt} ms`),
+  ];
+  return parts.length === 0 ? 'every member up, every link as configured' : parts.join('; ');
+}
