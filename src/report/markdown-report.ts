@@ -546,7 +546,7 @@ function latency(r: RunResult): string {
   return [
     '## Latency per data center',
     '',
-    "Write latency in ms, from the intended send time (corrected for coordinated omission). Warm-up: the load's first seconds (measured, not modelled); before: warm-up to the first fault (every member up, every link as configured: the steady state the model describes); degraded, where there is one: from a fault that left the leader serving to the one that took it out (or the end); during: from the fault that took the leader out to the start of after (the outage and the settle time); after: from the election plus the settle time to the end. A write still in flight when a fault struck counts in that fault's window. The rows and the failed writes add up to every write sent (Cross-checks).",
+    "Write latency in ms, from the intended send time (corrected for coordinated omission). Warm-up: the load's first seconds (measured, not modelled); before: warm-up to the first fault (every member up, every link as configured: the steady state the model describes); degraded, where there is one: from a fault that left the leader serving to the one that took it out (or the end), modelled over the members and links that fault left; during: from the fault that took the leader out to the start of after (the outage and the settle time); after: from the election plus the settle time to the end. A write still in flight when a fault struck counts in that fault's window. The rows hold every acknowledged write; the final read covered each of them or the run says how many it did not (Writes, Cross-checks).",
     '',
     table(
       ['Data center', 'Window', 'Count', 'Mean', 'p50', 'p90', 'p99', 'p99.9', 'Max'],

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/run-cli.js';
 import { checkNodeTunables } from '../support/node-tunables-check.js';
+import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 /** undefined when Docker tests of `target` can run (its images exist), else the reason they skip. */
 export async function dockerSkipReason(target: TargetName = 'pole'): Promise<string | undefined> {
@@ -66,6 +67,7 @@ export function passedSwarmRun(r: { code: number; stdout: string; stderr: string
   assert.equal(result.leaders.killed, 'p5');
   // A swarm task's tunables go by its start script.
   if (result.target === 'pole') checkNodeTunables(result);
+  assertSelfCheckClean(result);
   return result;
 }
 

@@ -21,6 +21,8 @@ import { engineAt, findSwarmResources } from '../../src/swarm/dind-host.js';
 import type { SwarmUpResult } from '../../src/swarm/local-swarm.js';
 import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 import type { RunResult } from '../../src/report/result.js';
+import { CHECKS } from '../../src/report/self-check.js';
+import { assertSelfCheckClean } from '../support/self-check-clean.js';
 import { eventsOf } from '../support/partition-checks.js';
 import { dockerSkipReason, nodeImage, passedSwarmRun, swarmLeftovers } from './docker-env.js';
 import { topScored } from '../support/scores.js';
@@ -119,8 +121,8 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       const node = swarm.state.hosts.find((h) => h.dc === dc)?.name;
       assert.equal(hosts[`agent ${dc}`]?.sharesKernelWith, node, `agent ${dc} ran on ${node}`);
     }
-    const clockViolations = result.selfCheck.violations.filter((v) => v.startsWith('one kernel'));
-    assert.deepEqual(clockViolations, []);
+    assert.ok(result.selfCheck.checked.includes(CHECKS.oneKernelOneClock), 'the clocks were held together');
+    assertSelfCheckClean(result);
     // caltech's host, shifted by a known amount, is measured so within the stated uncertainty,
     // before and after the load, against slac's (same kernel, same wall clock, no shift).
     const [shifted, plain] = ['caltech', 'slac'].map((dc) => {
@@ -264,11 +266,11 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
           `elected ${res.leaders.elected}; votes heard ${JSON.stringify(scores)}; not heard ${JSON.stringify(unheard)}`,
         );
         assert.deepEqual(topScored(scores), [res.leaders.elected]);
-        assert.deepEqual(
-          res.selfCheck.violations.filter((v) => v.startsWith('ZooKeeper')),
-          [],
+        assert.ok(
+          res.selfCheck.checked.includes(CHECKS.zkBestVote),
           'the run checked its leader against the votes heard',
         );
+        assertSelfCheckClean(res);
         const events = await eventsOf(out4);
         const heard = events.filter(
           (e) =>

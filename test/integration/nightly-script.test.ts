@@ -73,6 +73,28 @@ test(
       assert.match(await readFile(join(dir, 'night2', 'summary.md'), 'utf8'), /# pole-bench compare/);
       // Both nights wrote to the job summary, as in GitHub Actions.
       assert.equal((await readFile(stepSummary, 'utf8')).split('# pole-bench suite: tiny').length - 1, 2);
+
+      // A night whose run is suspect (a violation injected into its self-check) fails with exit 4,
+      // its suite marks the cell, and compare refuses to hold it against the baseline.
+      const third = await nightly({
+        SUITE: suite,
+        RUNTIME: 'process',
+        OUT: join(dir, 'night3'),
+        BASELINE: join(dir, 'night1', 'suite'),
+        POLE_BENCH_INJECT_VIOLATION: 'a test forced this run suspect',
+      });
+      assert.equal(third.code, 4, third.stderr);
+      const summary3 = await readFile(join(dir, 'night3', 'summary.md'), 'utf8');
+      assert.match(summary3, /\*\*a run is suspect\*\*/);
+      assert.match(summary3, /1 \(1 suspect\)/);
+      assert.match(summary3, /Not compared: a side holds a suspect run/);
+      const suite3 = JSON.parse(await readFile(join(dir, 'night3', 'suite', 'suite.json'), 'utf8')) as {
+        cells: { runs: { verdict: string; dir: string }[] }[];
+      };
+      const run3 = suite3.cells[0]!.runs[0]!;
+      assert.equal(run3.verdict, 'suspect');
+      const report3 = await readFile(join(dir, 'night3', 'suite', run3.dir, 'report.md'), 'utf8');
+      assert.match(report3, /\*\*Verdict: suspect\*\*.*injected: a test forced this run suspect/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { ROOT, runCli } from '../support/run-cli.js';
+import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 test(
   '50 MB preloaded and p1 outdated: a SNAP of at least 50 MB to p1, its transfer time, nothing lost',
@@ -30,6 +31,7 @@ test(
       assert.equal(r.code, 0, r.stderr);
       const result = JSON.parse(r.stdout) as RunResult;
       assert.equal(result.verdict, 'passed', result.errors.join('; '));
+      assertSelfCheckClean(result);
       assert.ok(
         result.preload && result.preload.bytes >= 50_000_000,
         `preload ${JSON.stringify(result.preload)}`,

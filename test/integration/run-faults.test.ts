@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 import { checkPartitionRun, eventsOf } from '../support/partition-checks.js';
+import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 test("partition of the leader's data center: it steps down, the others elect and serve, after the heal the cut-off members catch up, nothing lost", async () => {
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-partition-'));
@@ -52,6 +53,7 @@ test('an isolated follower changes nothing for the clients of the other data cen
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assertSelfCheckClean(result);
     assert.equal(result.leaders.cause, null, 'the leader was never taken out');
     assert.equal(result.writes.lost, 0);
     const events = await eventsOf(out);
@@ -118,6 +120,7 @@ test('a link to the leader degrades: the latency oracle resigns it for a better-
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assertSelfCheckClean(result);
     assert.equal(result.leaders.initial, 'p2');
     const chain = result.leaders.resignations;
     const resigned = chain[0];

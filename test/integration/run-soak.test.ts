@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readResultFile } from '../../src/report/result.js';
 import { ROOT, runCli } from '../support/run-cli.js';
+import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 test('a short soak: three leader kills and a partition of the leader, each followed by a serving leader; nothing lost; resources sampled', async () => {
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-soak-'));
@@ -28,6 +29,7 @@ test('a short soak: three leader kills and a partition of the leader, each follo
     // The written result reads back through its schema (result@8).
     const result = readResultFile(join(out, 'result.json'));
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
+    assertSelfCheckClean(result);
     assert.deepEqual(
       result.thresholds.map((t) => [t.expr, t.ok]),
       [

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { RunResult } from '../../src/report/result.js';
 import { modelWindows } from './model-windows.js';
+import { assertSelfCheckClean } from './self-check-clean.js';
 
 /** Raft's choice and the recovery phases, for the test's output. */
 export function recoveryLine(result: RunResult): string {
@@ -14,6 +15,7 @@ export function recoveryLine(result: RunResult): string {
 /** The phases in order, nothing lost or failed, and every write of the schedule sent. */
 export function checkKillRun(result: RunResult, killed: string): void {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
+  assertSelfCheckClean(result);
   assert.equal(result.target, 'etcd');
   assert.equal(result.shaping.mode, 'relay');
   assert.equal(result.leaders.initial, killed, 'the topology initial leader led (handed over by MoveLeader)');

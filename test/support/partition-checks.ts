@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
+import { assertSelfCheckClean } from './self-check-clean.js';
 
 export async function eventsOf(out: string): Promise<Array<Record<string, unknown>>> {
   return (await readFile(join(out, 'events.jsonl'), 'utf8'))
@@ -15,6 +16,7 @@ export async function eventsOf(out: string): Promise<Array<Record<string, unknow
 /** `out`: the run's output directory (events.jsonl, report.md). */
 export async function checkPartitionRun(result: RunResult, out: string): Promise<void> {
   assert.equal(result.verdict, 'passed', result.errors.join('; '));
+  assertSelfCheckClean(result);
   assert.equal(result.leaders.initial, 'p5');
   assert.equal(result.leaders.killed, null, 'nobody was killed');
   assert.deepEqual(
