@@ -300,13 +300,15 @@ function recovery(r: RunResult): string {
     const outage = rec.perDc[dc]?.outageMs ?? null;
     const past = outage !== null && rec.firstCommitMs !== null ? outage - rec.firstCommitMs : null;
     const way = oneWayToDc(r, dc);
+    const write = r.model[dc]?.after ?? null;
     return [
       dc,
       observed(outage),
       observed(rec.perDc[dc]?.longestAckGapMs ?? null),
       ms(past),
       way === null ? NONE : ms(way),
-      past !== null && way !== null ? ms(past - way) : NONE,
+      ms(write),
+      past !== null && write !== null ? signedMs(past, write) : NONE,
       count(r.latency[dc]?.failed ?? 0),
     ];
   });
@@ -320,7 +322,7 @@ function recovery(r: RunResult): string {
     '',
     "What each data center's clients saw: the outage, from the fault to its first acknowledgement of a write committed in the new epoch; the longest silence, the longest its clients went without any acknowledgement (the silence that ended after the fault, while the new leader was not yet settled).",
     '',
-    "Past the first commit: each outage less the new leader's own first commit. Of that, the commit's one-way delay from the new leader to the nearest server of the data center still up (the configured half round trip: that server's COMMIT, and its client's acknowledgement, cannot come sooner); the rest is the client's own way back to a serving leader: its connection to a server that was lost with the old leader, a reconnect, a write resent after it failed or timed out (counted per data center) and the retry's wait, and the queue of writes sent in the meantime.",
+    "Past the first commit: each outage less the new leader's own first commit. At the least, the commit's one-way delay from the new leader to the nearest server of the data center still up (a write that was already at the leader when it first committed); at the most, for a write the data center sent only once the leader served, that write's whole way, its modelled latency under the new leader (forward, quorum, reply). Beyond that is the client's own way back to a serving leader: a connection lost with the old leader, a reconnect, a write resent after it failed or timed out (counted per data center) and the retry's wait.",
     '',
     table(
       [
@@ -328,12 +330,13 @@ function recovery(r: RunResult): string {
         'Outage, ms',
         'Longest silence, ms',
         'Past the first commit, ms',
-        'Of which one-way from the leader',
-        'Of which the client',
+        'One-way from the leader',
+        "A write's model after",
+        'Past − model',
         'Failed writes',
       ],
       clients,
-      [1, 2, 3, 4, 5, 6],
+      [1, 2, 3, 4, 5, 6, 7],
     ),
   ].join('\n');
 }

@@ -107,8 +107,8 @@ describe('WriteTracer', () => {
       out.map((f) => f.req),
       [16, 32, 48],
     );
-    // 8-16 traced writes a second in all, as a power of two, one in 64 at the most.
-    assert.deepEqual([1, 8, 50, 200, 400, 1000, 5000].map(traceEveryFor), [1, 1, 4, 16, 32, 64, 64]);
+    // 14-28 traced writes a second in all, as a power of two, one in 64 at the most.
+    assert.deepEqual([1, 8, 50, 200, 400, 1000, 5000].map(traceEveryFor), [1, 1, 2, 8, 16, 64, 64]);
     const base = {
       id: 'p1',
       listen: { peerPort: 0, clientPort: 0, httpPort: 0 },

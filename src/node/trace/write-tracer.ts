@@ -30,17 +30,18 @@ export function isTraced(requestId: number, every = TRACE_EVERY): boolean {
 }
 
 /**
- * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 8-16
- * traced a second, one in 64 at the most. At 200 writes/s one in 64 gave a data center 7-10 traced
- * writes in a 15 s window, and one slow write moved that window's floor by milliseconds: the
- * anatomy's floor is a mean, and a mean of ten is noise. More costs more than it seems: at 1,000
- * writes/s 31 traced a second instead of 16 took the five nodes from 1,199-1,228 to 1,264-1,265 µs
- * of CPU per write (`bench cost` on paper-2dc, 2026-11-27), so 8-16 it stays. A power of two, so
- * the traced writes of a slower run include a faster one's.
+ * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 14-28
+ * traced a second, one in 64 at the most. The self-check holds a window's traced floor to every
+ * write of the window only with 20 traced writes in it (report/self-check.ts): at 200 writes/s over
+ * three data centers one in 16 gave paper-fig8b-3dc's 5 s "before" window some 21 per data center,
+ * a coin toss from not being evaluated; one in 8 gives it 40. At 1,000 writes/s it stays one in 64
+ * (16 a second): 31 a second took the five nodes from 1,199-1,228 to 1,264-1,265 µs of CPU per
+ * write (`bench cost` on paper-2dc). A power of two, so the traced writes of a slower run include a
+ * faster one's.
  */
 export function traceEveryFor(writesPerSecond: number): number {
   let every = 1;
-  while (every * 2 <= Math.min(TRACE_EVERY, writesPerSecond / 8)) every *= 2;
+  while (every * 2 <= Math.min(TRACE_EVERY, writesPerSecond / 14)) every *= 2;
   return every;
 }
 
