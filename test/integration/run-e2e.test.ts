@@ -175,6 +175,11 @@ test('bad input exits 2 naming the flag', async () => {
   const r = await run(['run', TOPOLOGY, '--kill-at', '30s']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--kill-at/);
+  // With --json too: the error as JSON on stdout, and the exit code it was raised with.
+  const j = await run(['run', TOPOLOGY, '--kill-at', '30s', '--json']);
+  assert.equal(j.code, 2, j.stdout);
+  const err = (JSON.parse(j.stdout) as { error: { message: string } }).error;
+  assert.match(err.message, /--kill-at/);
 });
 
 test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is left behind', async () => {

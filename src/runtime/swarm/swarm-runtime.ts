@@ -77,6 +77,8 @@ const TASK_START_MS = 60_000;
 const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'];
 /** How long removed services' task containers may take to go. */
 const CONTAINERS_GONE_MS = 30_000;
+/** How long the run's network may linger on the manager once its tasks are gone. */
+const NETWORK_GONE_MS = 10_000;
 /** Task states past which a task will never run. */
 const ENDED = new Set(['complete', 'failed', 'shutdown', 'rejected', 'orphaned', 'remove']);
 
@@ -835,6 +837,22 @@ export class SwarmRuntime implements Runtime {
    * nodes this harness has no engine of; a removed service can no longer be named in a task filter,
    * so the tasks are matched by service id.
    */
+  /**
+   * Waits (bounded) until the manager lists no network of the run, removing again what it still
+   * lists: a network whose removal the swarm refused while a task of a node that went away mid-run
+   * still held it is free once that task is gone (a CI run found one left on the manager just after
+   * a run whose host was killed had exited).
+   */
+  private async networkGone(filters: string): Promise<void> {
+    const deadline = Date.now() + NETWORK_GONE_MS;
+    while (Date.now() < deadline) {
+      const left = await this.docker.listNetworks({ filters }).catch(() => []);
+      if (left.length === 0) return;
+      await Promise.allSettled(left.map((n) => this.docker.getNetwork(n.Id).remove()));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
   private async tasksGone(serviceIds: ReadonlySet<string>): Promise<void> {
     const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     const deadline = Date.now() + CONTAINERS_GONE_MS;
@@ -872,6 +890,7 @@ export class SwarmRuntime implements Runtime {
     if (this.relayRpc) await this.relayRpc.then((r) => r.close()).catch(() => undefined);
     await cleanSwarm({ docker: this.docker, runId: this.runId }).catch(() => undefined);
     await this.tasksGone(new Set(services.map((s) => s.ID)));
+    await this.networkGone(filters);
     await this.rendezvous?.close();
     if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
