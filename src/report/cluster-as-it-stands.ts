@@ -63,43 +63,34 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
   const killed = new Map<NodeId, number>();
   const paused = new Map<NodeId, number>();
   const isolated = new Map<NodeId, number>();
+  // The faults that take a member out, and those that bring it back, each by its own kind.
+  const outBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = {
+    kill: killed,
+    pause: paused,
+    isolate: isolated,
+  };
+  const backBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = {
+    restart: killed,
+    resume: paused,
+  };
   let cuts: string[][] = [];
   const rtts = new Map<string, number>();
   const linkSpecs = t.scenario.faults.filter((f) => f.action === 'link');
   let links = 0;
   for (const f of applied) {
-    switch (f.action) {
-      case 'kill':
-        killed.set(f.node, f.atS);
-        break;
-      case 'restart':
-        killed.delete(f.node);
-        break;
-      case 'pause':
-        paused.set(f.node, f.atS);
-        break;
-      case 'resume':
-        paused.delete(f.node);
-        break;
-      case 'isolate':
-        isolated.set(f.node, f.atS);
-        break;
-      case 'partition':
-        cuts.push(f.node.split(','));
-        break;
-      case 'heal':
-        // Restores every cut link: partitions and isolations alike.
-        cuts = [];
-        isolated.clear();
-        break;
-      case 'link': {
-        // The mark names the pair in words; the topology's k-th link fault holds it as data.
-        const spec = linkSpecs[links++];
-        const [a, b] = spec?.datacenters ?? [];
-        if (a !== undefined && b !== undefined && spec?.rttMs !== undefined)
-          rtts.set(pairKey(t, a, b), spec.rttMs);
-        break;
-      }
+    outBy[f.action]?.set(f.node, f.atS);
+    backBy[f.action]?.delete(f.node);
+    if (f.action === 'partition') cuts.push(f.node.split(','));
+    else if (f.action === 'heal') {
+      // Restores every cut link: partitions and isolations alike.
+      cuts = [];
+      isolated.clear();
+    } else if (f.action === 'link') {
+      // The mark names the pair in words; the topology's k-th link fault holds it as data.
+      const spec = linkSpecs[links++];
+      const [a, b] = spec?.datacenters ?? [];
+      if (a !== undefined && b !== undefined && spec?.rttMs !== undefined)
+        rtts.set(pairKey(t, a, b), spec.rttMs);
     }
   }
   const down = new Map<NodeId, string>();
@@ -111,27 +102,25 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
 }
 
 /** "a|b" for a pair of data centers, whichever way round it is named. */
-export function pairKey(t: Topology, a: string, b: string): string {
+function pairKey(t: Topology, a: string, b: string): string {
   const order = t.datacenters.map((d) => d.name);
   return order.indexOf(a) <= order.indexOf(b) ? `${a}|${b}` : `${b}|${a}`;
 }
 
 /** Whether a partition in force separates two data centers. */
-export function separated(state: ClusterState, dcA: string, dcB: string): boolean {
+function separated(state: ClusterState, dcA: string, dcB: string): boolean {
   return state.cuts.some((cut) => cut.includes(dcA) !== cut.includes(dcB));
 }
 
-/** rtt[a][b] for every pair of members, with the round trips the link faults set. */
+/** rtt[a][b] for every pair of members: the configured round trips, with those link faults set. */
 export function rttMatrixIn(t: Topology, state: ClusterState): Map<NodeId, Map<NodeId, number>> {
-  const m = new Map<NodeId, Map<NodeId, number>>();
-  for (const a of t.nodes) {
-    const row = new Map<NodeId, number>();
+  const m = t.nodeRttMatrix();
+  if (state.rtts.size === 0) return m;
+  for (const a of t.nodes)
     for (const b of t.nodes) {
       const set = state.rtts.get(pairKey(t, a.datacenter, b.datacenter));
-      row.set(b.id, a.datacenter === b.datacenter ? 0 : (set ?? t.rttMs(a.datacenter, b.datacenter)));
+      if (set !== undefined && a.datacenter !== b.datacenter) m.get(a.id)!.set(b.id, set);
     }
-    m.set(a.id, row);
-  }
   return m;
 }
 

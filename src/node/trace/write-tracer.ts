@@ -32,12 +32,11 @@ export function isTraced(requestId: number, every = TRACE_EVERY): boolean {
 /**
  * How many writes per traced one a run of `writesPerSecond` (all agents together) asks for: 14-28
  * traced a second, one in 64 at the most. The self-check holds a window's traced floor to every
- * write of the window only with 20 traced writes in it (report/self-check.ts): at 200 writes/s over
- * three data centers one in 16 gave paper-fig8b-3dc's 5 s "before" window some 21 per data center,
- * a coin toss from not being evaluated; one in 8 gives it 40. At 1,000 writes/s it stays one in 64
- * (16 a second): 31 a second took the five nodes from 1,199-1,228 to 1,264-1,265 µs of CPU per
- * write (`bench cost` on paper-2dc). A power of two, so the traced writes of a slower run include a
- * faster one's.
+ * write of the window only with 20 traced writes in it (report/self-check.ts), so a slow load's
+ * short windows need more of their writes traced; at 1,000 writes/s and over one in 64 is enough,
+ * and more would cost the nodes CPU on every write (each traced write is stamped and logged by
+ * every member it touches). A power of two, so the traced writes of a slower run include a faster
+ * one's.
  */
 export function traceEveryFor(writesPerSecond: number): number {
   let every = 1;

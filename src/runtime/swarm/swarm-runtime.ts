@@ -826,22 +826,9 @@ export class SwarmRuntime implements Runtime {
   }
 
   /**
-   * Waits (bounded) until this daemon's containers of the run are gone: a node removes a removed
-   * service's task containers a moment after the service. Other nodes' go with their services too;
-   * the harness sees only its own daemon's.
-   */
-  /**
-   * Waits (bounded) until the swarm has no task of the run's services left, on any node, and the
-   * manager's engine no container of the run. A removed service's task leaves the swarm's list once
-   * its node has removed its container (seen: both at 1.8 s after a removal), so this covers the
-   * nodes this harness has no engine of; a removed service can no longer be named in a task filter,
-   * so the tasks are matched by service id.
-   */
-  /**
    * Waits (bounded) until the manager lists no network of the run, removing again what it still
-   * lists: a network whose removal the swarm refused while a task of a node that went away mid-run
-   * still held it is free once that task is gone (a CI run found one left on the manager just after
-   * a run whose host was killed had exited).
+   * lists: the swarm refuses to remove a network while a task holds it, and a task of a node that
+   * went away mid-run may let go only after the run's first attempt at removing it.
    */
   private async networkGone(filters: string): Promise<void> {
     const deadline = Date.now() + NETWORK_GONE_MS;
@@ -853,6 +840,13 @@ export class SwarmRuntime implements Runtime {
     }
   }
 
+  /**
+   * Waits (bounded) until the swarm has no task of the run's services left, on any node, and the
+   * manager's engine no container of the run. A removed service's task leaves the swarm's list once
+   * its node has removed its container (seen: both at 1.8 s after a removal), so this covers the
+   * nodes this harness has no engine of; a removed service can no longer be named in a task filter,
+   * so the tasks are matched by service id.
+   */
   private async tasksGone(serviceIds: ReadonlySet<string>): Promise<void> {
     const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${this.runId}`] });
     const deadline = Date.now() + CONTAINERS_GONE_MS;
