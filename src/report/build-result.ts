@@ -16,7 +16,8 @@ import type { Topology } from '../topology/topology.js';
 import { summariseElections, type Deposition } from './elections.js';
 import { latencyAnatomy, type LatencyAnatomy, type NodeTraceEvent } from './latency-anatomy.js';
 import { latencyWindows } from './latency-windows.js';
-import { modelColumns, type ModelSpans } from './model-columns.js';
+import { modelColumns, type ModelSpan, type ModelSpans } from './model-columns.js';
+import { meanOneWayOver } from './cluster-as-it-stands.js';
 import { recoveryFigures } from './recovery-figures.js';
 import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
@@ -98,13 +99,9 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   // The paper's model alone (network only); the floor beside it, never folded in.
   // A killed leader stays down; one cut off is back once the cut is restored.
   const dead = x.cause?.action === 'kill' ? x.killed : null;
-  const columns = modelColumns(
-    t,
-    modelSpans(t, x, recovery.electedMs, transferredTo ?? elected),
-    x.faults,
-    x.floor,
-  );
-  const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none');
+  const spans = modelSpans(t, x, recovery.electedMs, transferredTo ?? elected);
+  const columns = modelColumns(t, spans, x.faults, x.floor);
+  const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none', spans, x.faults);
   const sum = (f: (d: DoneMessage) => number): number => dones.reduce((n, d) => n + f(d), 0);
   const checked: CheckedResult = {
     schema: RESULT_SCHEMA_ID,
@@ -287,13 +284,21 @@ function linkRtts(t: Topology, measured: CollectedRun['links']): RunResult['link
   return links;
 }
 
-/** The latency anatomy of the traced writes (report/latency-anatomy.ts). */
+/**
+ * The latency anatomy of the traced writes (report/latency-anatomy.ts). A hop's network part is the
+ * link as it stood in the write's window (the model's spans): after a link fault, the new delay.
+ */
 export function anatomyOf(
   t: Topology,
   dones: readonly DoneMessage[],
   events: readonly ClusterEvent[],
   unshaped: boolean,
+  spans: ModelSpans,
+  faults: readonly FaultMark[],
 ): LatencyAnatomy {
+  const byPhase = new Map<string, (a: string, b: string) => number>();
+  for (const [phase, span] of Object.entries(spans) as [string, ModelSpan | null | undefined][])
+    if (span) byPhase.set(phase, meanOneWayOver(t, faults, span.fromS, span.toS));
   const traces: NodeTraceEvent[] = [];
   for (const e of events)
     if (e.ev === 'trace')
@@ -309,7 +314,7 @@ export function anatomyOf(
     traces,
     {
       dcOf: (id) => t.node(id).datacenter,
-      oneWayMs: (a, b) => (unshaped ? 0 : t.oneWayDelayMs(a, b)),
+      oneWayMs: (a, b, phase) => (unshaped ? 0 : (byPhase.get(phase) ?? t.oneWayDelayMs.bind(t))(a, b)),
       members: t.nodes.length,
     },
     traceEveryOf(t),

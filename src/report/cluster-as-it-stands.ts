@@ -124,6 +124,38 @@ export function rttMatrixIn(t: Topology, state: ClusterState): Map<NodeId, Map<N
   return m;
 }
 
+/**
+ * The one-way delay from one data center to another in `state`: a link fault's round trip is split
+ * evenly between the two directions, as the shaping applies it; other links are as configured.
+ */
+export function oneWayIn(t: Topology, state: ClusterState, fromDc: string, toDc: string): number {
+  if (fromDc === toDc) return 0;
+  const set = state.rtts.get(pairKey(t, fromDc, toDc));
+  return set === undefined ? t.oneWayDelayMs(fromDc, toDc) : set / 2;
+}
+
+/**
+ * The one-way delays over [fromS, toS), time-weighted across the states the faults inside it made:
+ * what a write sent at a steady rate in that span met on average, as the model's windows weigh
+ * their parts.
+ */
+export function meanOneWayOver(
+  t: Topology,
+  faults: readonly FaultMark[],
+  fromS: number,
+  toS: number,
+): (fromDc: string, toDc: string) => number {
+  const spans = statesOver(t, faults, fromS, Math.max(fromS, toS));
+  const length = spans.reduce((n, s) => n + (s.toS - s.fromS), 0);
+  return (a, b) => {
+    if (spans.length === 0 || length <= 0)
+      return spans[0] ? oneWayIn(t, spans[0].state, a, b) : t.oneWayDelayMs(a, b);
+    let sum = 0;
+    for (const s of spans) sum += oneWayIn(t, s.state, a, b) * (s.toS - s.fromS);
+    return sum / length;
+  };
+}
+
 /** The members `leader` can count on: up, and on its side of every partition. */
 export function membersWith(t: Topology, state: ClusterState, leader: NodeId): NodeId[] {
   const dc = t.node(leader).datacenter;

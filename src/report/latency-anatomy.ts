@@ -105,7 +105,11 @@ export interface LatencyAnatomy {
 
 export interface AnatomyContext {
   readonly dcOf: (node: string) => string;
-  readonly oneWayMs: (fromDc: string, toDc: string) => number;
+  /**
+   * The shaping's one-way delay between two data centers for a write of `phase`: the links as the
+   * faults left them in that window (a link fault changes them mid-run).
+   */
+  readonly oneWayMs: (fromDc: string, toDc: string, phase: string) => number;
   /** Voters in the cluster (a quorum is a majority of them). */
   readonly members: number;
 }
@@ -186,7 +190,7 @@ export function anatomyOfWrite(
     if (p.from === undefined || p.to === undefined) return null;
     const ms = p.to - p.from;
     if (ms < -ORDER_SLACK_MS) return null;
-    const networkMs = p.hop ? ctx.oneWayMs(dc(p.hop[0]), dc(p.hop[1])) : 0;
+    const networkMs = p.hop ? ctx.oneWayMs(dc(p.hop[0]), dc(p.hop[1]), agent.phase) : 0;
     out.push({ name: p.name, ms, networkMs });
   }
   return {

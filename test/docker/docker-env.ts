@@ -9,7 +9,7 @@ import type { TargetName } from '../../src/vocabulary/names.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/run-cli.js';
+import { assertRunExit, runCli } from '../support/run-cli.js';
 import { checkNodeTunables } from '../support/node-tunables-check.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
@@ -59,7 +59,7 @@ export async function swarmLeftovers(d: Docker, manager = true): Promise<string[
 
 /** A swarm run's output that must have passed with p5 initial leader and killed: its result. */
 export function passedSwarmRun(r: { code: number; stdout: string; stderr: string }): RunResult {
-  assert.equal(r.code, 0, `${r.stderr}\n${r.stdout.slice(0, 2000)}`);
+  assertRunExit(r, 0);
   const result = JSON.parse(r.stdout) as RunResult;
   assert.equal(result.runtime, 'swarm');
   assert.equal(result.verdict, 'passed', result.errors.join('; '));

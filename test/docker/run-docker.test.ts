@@ -13,7 +13,7 @@ import { CHECKS } from '../../src/report/self-check.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
 import { cpuLabels, dockerLeftovers, dockerSkipReason } from './docker-env.js';
 import { topScored } from '../support/scores.js';
-import { ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkPartitionRun } from '../support/partition-checks.js';
 import { checkNodeTunables } from '../support/node-tunables-check.js';
 import { linkReading } from '../support/link-reading.js';
@@ -206,7 +206,7 @@ test("partition of the leader's data center in containers: it steps down, the ot
       out,
       '--json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.runtime, 'docker');
     await checkPartitionRun(result, out);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
 import { checkPaper2dcEtcdRun } from '../support/etcd-run-checks.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
@@ -39,7 +39,7 @@ test('paper-2dc on etcd in containers: p5 killed, another elected, latency over 
       out,
       '--json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.runtime, 'docker');
     checkPaper2dcEtcdRun(result, (l) => t.diagnostic(l));

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
@@ -49,7 +49,7 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
       out,
       '--json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.runtime, 'docker');
     for (const dc of ['tud', 'cern'])

@@ -18,7 +18,7 @@ import { DbParticipant } from '../../src/election/db/db-participant.js';
 import { createSchema, dropSchema } from '../../src/election/db/db-schema.js';
 import { startLocalPostgres } from '../../src/election/postgres/local-postgres.js';
 import { postgresSkip, zookeeperSkip } from '../support/prerequisites.js';
-import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 
 const LAN = join(ROOT, 'topologies', 'lan-5.yaml');
 
@@ -71,7 +71,7 @@ test('db: 10 processes on PostgreSQL, the leader killed 3 times, a new leader ea
       ],
       { ...process.env, TMPDIR: tmp },
     );
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as ElectionResult;
     assert.equal(result.backend, 'db');
     checkGroup(result);
@@ -115,7 +115,7 @@ test('zookeeper: the leader recipe with 10 processes, the leader killed 3 times,
       out,
       '--json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as ElectionResult;
     assert.equal(result.backend, 'zookeeper');
     checkGroup(result);

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 test(
@@ -28,7 +28,7 @@ test(
         out,
         '--json',
       ]);
-      assert.equal(r.code, 0, r.stderr);
+      assertRunExit(r, 0);
       const result = JSON.parse(r.stdout) as RunResult;
       assert.equal(result.verdict, 'passed', result.errors.join('; '));
       assertSelfCheckClean(result);

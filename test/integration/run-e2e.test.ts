@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { RunResult } from '../../src/report/result.js';
 import { descendants, stillAlive } from '../support/processes.js';
 import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
-import { startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
+import { assertRunExit, startRunUntilLoad, type RunningCli } from '../support/run-cli.js';
 import { checkNodeTunables } from '../support/node-tunables-check.js';
 import { linkReading } from '../support/link-reading.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
@@ -49,7 +49,7 @@ test('a two-data-center run with a leader kill: new leader, ordered recovery, la
       ],
       tmp,
     );
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.schema, 'pole-bench/result@8');
     assert.equal(result.verdict, 'passed', result.errors.join('; '));
@@ -215,7 +215,7 @@ test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is l
 test('--dry-run prints the network, every holder and node container, and the tc plan, and runs nothing', async () => {
   const three = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
   const r = await run(['run', three, '--dry-run', '--shaping', 'netem', '--seed', '4']);
-  assert.equal(r.code, 0, r.stderr);
+  assertRunExit(r, 0);
   assert.match(r.stdout, /docker network create --driver bridge --subnet 10\.231\.4\.0\/24/);
   assert.equal((r.stdout.match(/--cap-add NET_ADMIN/g) ?? []).length, 5, 'five holders');
   assert.equal((r.stdout.match(/--network container:/g) ?? []).length, 5, 'five node containers');
@@ -237,7 +237,7 @@ test('--dry-run of the zookeeper target: its image per member and the relay addr
     '--seed',
     '4',
   ]);
-  assert.equal(r.code, 0, r.stderr);
+  assertRunExit(r, 0);
   assert.match(r.stdout, /--ip-range 10\.231\.4\.0\/25/);
   assert.equal((r.stdout.match(/pole-bench-zookeeper:\S+ sh -c/g) ?? []).length, 5, 'five member containers');
   // paper-2dc: 2 members in tud, 3 in cern: 12 ordered pairs across, .128 to .139.

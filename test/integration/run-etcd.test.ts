@@ -13,7 +13,7 @@ import { checkKillRun, checkPaper2dcEtcdRun, recoveryLine } from '../support/etc
 import { parseTopology } from '../../src/topology/topology.js';
 import { etcdSkip } from '../support/prerequisites.js';
 import { processesUnder } from '../support/processes.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 
 /** etcd processes whose data dir lives under `dir` (this test's own TMPDIR). */
 const etcdsUnder = (dir: string): string[] => processesUnder(dir, 'etcd');
@@ -49,7 +49,7 @@ test('three etcd members: the leader killed and restarted, another elected, ever
     '--json',
   ]);
   try {
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     const rec = result.recovery;
     t.diagnostic(`${recoveryLine(result)}; ${result.writes.acked} acked`);
@@ -101,7 +101,7 @@ test('paper-2dc on etcd: p5 killed, another elected, latency over the model of t
     '--json',
   ]);
   try {
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     checkPaper2dcEtcdRun(result, (l) => t.diagnostic(l));
   } finally {
@@ -160,7 +160,7 @@ test('--etcd-prefer oracle on paper-3dc-deployment-1: after the kill, the oracle
     '--json',
   ]);
   try {
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     const rec = result.recovery;
     t.diagnostic(

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readResultFile } from '../../src/report/result.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 test('a short soak: three leader kills and a partition of the leader, each followed by a serving leader; nothing lost; resources sampled', async () => {
@@ -25,7 +25,7 @@ test('a short soak: three leader kills and a partition of the leader, each follo
       out,
       '--json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     // The written result reads back through its schema (result@8).
     const result = readResultFile(join(out, 'result.json'));
     assert.equal(result.verdict, 'passed', result.errors.join('; '));

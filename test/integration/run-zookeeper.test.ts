@@ -11,7 +11,7 @@ import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 import { zookeeperSkip } from '../support/prerequisites.js';
 import { processesUnder } from '../support/processes.js';
-import { ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
@@ -51,7 +51,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
       ],
       { ...process.env, TMPDIR: tmp },
     );
-    assert.equal(r.code, 0, r.stderr);
+    assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     checkPaper2dcZkRun(result, 0, (l) => t.diagnostic(l));
     const report = await readFile(join(out, 'report.md'), 'utf8');

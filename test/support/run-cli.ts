@@ -1,6 +1,7 @@
 // Starts `pole-bench run` as a child process the way a user would, for tests that interrupt it:
 // resolves once its load has started (the progress line says so), and exposes its exit.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,4 +60,34 @@ export function runCli(
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   );
+}
+
+/**
+ * Asserts that a run ended with exit `code`. When it did not, the message says why in a line:
+ * the verdict, its errors, the cross-checks it violated and the writes it left unverified (read
+ * from `--json` output), then stderr; a failed CI run is read from its log alone.
+ */
+export function assertRunExit(
+  r: { code: number | null; stdout: string; stderr: string },
+  code: number,
+): void {
+  if (r.code === code) return;
+  let why = '';
+  try {
+    const res = JSON.parse(r.stdout) as {
+      verdict?: string;
+      errors?: string[];
+      selfCheck?: { violations?: string[] };
+      writes?: { unverified?: number };
+    };
+    why = [
+      `verdict ${res.verdict}`,
+      `errors: ${(res.errors ?? []).join('; ') || 'none'}`,
+      `violations: ${(res.selfCheck?.violations ?? []).join('; ') || 'none'}`,
+      `unverified ${res.writes?.unverified}`,
+    ].join('\n');
+  } catch {
+    why = r.stdout.slice(-2000);
+  }
+  assert.equal(r.code, code, `exit ${r.code}, not ${code}\n${why}\n${r.stderr.slice(-4000)}`);
 }

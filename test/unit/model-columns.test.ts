@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { NodeFloor } from '../../src/measure/node-floor.js';
+import { meanOneWayOver } from '../../src/report/cluster-as-it-stands.js';
 import { modelColumns } from '../../src/report/model-columns.js';
 import { parseTopology, type Topology } from '../../src/topology/topology.js';
 import type { FaultMark } from '../../src/vocabulary/names.js';
@@ -178,5 +179,21 @@ describe('model columns: the cluster as the faults left it', () => {
       fnal: 154.12,
     });
     assert.match(c.basis.degraded?.segments[0]?.state ?? '', /caltech–slac at 150 ms/);
+  });
+
+  it("a link fault's delay is each direction's half of its new round trip, weighted by time where a window holds it in part", () => {
+    const degrade = readFileSync(join(root, 'topologies', 'paper-3dc-degrade.yaml'), 'utf8');
+    const t = parseTopology('paper-3dc-degrade.yaml', degrade);
+    const faults: FaultMark[] = [{ atS: 20, action: 'link', node: 'caltech,slac' }];
+    const before = meanOneWayOver(t, faults, 5, 20);
+    const after = meanOneWayOver(t, faults, 20, 60);
+    const across = meanOneWayOver(t, faults, 10, 30);
+    assert.equal(before('caltech', 'slac'), 4.94);
+    assert.equal(after('caltech', 'slac'), 75);
+    assert.equal(after('slac', 'caltech'), 75);
+    assert.equal(across('slac', 'caltech'), (4.94 + 75) / 2);
+    // Links the fault did not touch keep their configured delay, in every state.
+    assert.equal(after('caltech', 'fnal'), 38.53);
+    assert.equal(after('fnal', 'fnal'), 0);
   });
 });
