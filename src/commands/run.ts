@@ -3,6 +3,7 @@
 //
 // `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
 // guard, and writes the outputs (src/report/write-outputs.ts).
+import chalk from 'chalk';
 import type { Topology } from '../topology/topology.js';
 import { Flags, Args } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
@@ -262,12 +263,22 @@ const TEARDOWN_LIMIT_MS = 60_000;
 /** A preload may write as slowly as 1 MB/s and still finish within the run's limit. */
 const PRELOAD_BYTES_PER_MS = 1_000;
 
+/**
+ * The verdict in colour for a person at a terminal; chalk leaves it plain where stdout is a pipe or
+ * a file (and `--json` never prints this line).
+ */
+function colourOf(verdict: RunResult['verdict']): (text: string) => string {
+  if (verdict === 'passed') return chalk.green;
+  if (verdict === 'suspect') return chalk.yellow;
+  return chalk.red;
+}
+
 function verdictLine(r: RunResult): string {
   const rec = r.recovery;
   const why = r.verdict === 'suspect' ? ` (${suspectBecause(r).join('; ')})` : '';
   const unverified = r.writes.unverified ?? 0;
   const parts = [
-    `verdict: ${r.verdict}${why}`,
+    `verdict: ${colourOf(r.verdict)(r.verdict)}${why}`,
     `leaders ${r.leaders.initial ?? '?'} → ${r.leaders.elected ?? '?'}`,
     `serving after ${rec.servingMs?.toFixed(1) ?? '?'} ms`,
     `writes ${r.writes.acked} acked, ${r.writes.failed} failed, ${r.writes.lost} lost, ${unverified} unverified`,

@@ -18,7 +18,7 @@ export default class Suite extends CliCommand {
   static override enableJsonFlag = true;
 
   static override examples = [
-    '<%= config.bin %> suite suites/smoke.yaml --out reports/smoke',
+    '<%= config.bin %> suite suites/targets.yaml --quick --out reports/targets-quick',
     '<%= config.bin %> suite suites/paper.yaml --quick --out reports/paper-quick',
   ];
 
