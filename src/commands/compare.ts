@@ -32,6 +32,8 @@ export default class Compare extends CliCommand {
     'fail-on': Flags.string({
       description: `a regression rule, repeatable; replaces the defaults (${DEFAULT_RULES.map((r) => `"${r}"`).join(', ')})`,
       multiple: true,
+      // One value per flag: `--fail-on RULE BASELINE CURRENT` leaves the arguments be.
+      multipleNonGreedy: true,
     }),
     'benchmark-json': Flags.string({
       description: "write the current side's metrics as github-action-benchmark's customSmallerIsBetter JSON",

@@ -87,7 +87,12 @@ export default class Run extends CliCommand {
     }),
     seed: Flags.integer({ description: 'seed of every random choice (default: from the clock)' }),
     out: Flags.string({ description: 'output directory (default reports/<time>-<name>)' }),
-    threshold: Flags.string({ description: 'e.g. "recovery.servingMs < 500" (repeatable)', multiple: true }),
+    // Non-greedy: `--threshold A TOPOLOGY` takes one value per flag, and leaves the argument be.
+    threshold: Flags.string({
+      description: 'e.g. "recovery.servingMs < 500" (repeatable)',
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
     quiet: Flags.boolean({ description: 'print nothing but errors' }),
   };
 

@@ -37,6 +37,8 @@ export function durationFlag(opts: DurationFlagOptions) {
   };
   return Flags.custom<number>({ description: opts.description, parse })({
     default: async () => parse(opts.default),
+    // Help shows the default as written ("10s"), as every other duration on the command line.
+    defaultHelp: async () => opts.default,
     helpValue: '<duration>',
   });
 }
