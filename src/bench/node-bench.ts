@@ -14,7 +14,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../node/core/types.js';
 import { compareZxid, type Zxid } from '../node/core/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import { ProcessCluster, wallNow } from '../runtime/process/process-cluster.js';
+import { ProcessCluster } from '../runtime/process/process-cluster.js';
 import { processResources } from '../measure/resource-sampler.js';
 import { CpuSampler, type CpuProcess, type CpuReport } from '../measure/cpu-sampler.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
@@ -25,6 +25,7 @@ import type { ProcessMembers, Target } from '../targets/target.js';
 import { lostKeyCount, type TargetName } from '../vocabulary/names.js';
 import { spread } from '../util/spread.js';
 import { checkDetectAgainstDeath, type DeathCheck } from './death-check.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 export interface NodeBenchOptions {
   /** The system under test (default pole). */
@@ -459,7 +460,7 @@ async function failoverPhase(
           Date.now() + 10_000,
           2,
         );
-        if (!firstAck.has(r.zxid.epoch)) firstAck.set(r.zxid.epoch, wallNow());
+        if (!firstAck.has(r.zxid.epoch)) firstAck.set(r.zxid.epoch, wallNowMs());
         book.record(path, r.zxid);
       } catch {
         // Unacknowledged: not counted, nothing to check.
@@ -480,7 +481,7 @@ async function failoverPhase(
       const rss = pid === undefined ? null : await processResources(pid);
       const killedAt = await m.kill(current.leader);
       // kill() resolves once the process is reaped: after its memory is freed and its sockets closed.
-      const goneMs = round(wallNow() - killedAt, 2);
+      const goneMs = round(wallNowMs() - killedAt, 2);
       const next = await labelled(
         `kill ${k + 1}: a new serving leader after killing ${current.leader}`,
         servingLeader(c, 10_000, mark),

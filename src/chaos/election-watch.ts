@@ -5,10 +5,11 @@
 import { FAULT_PHASE } from '../load/agent-protocol.js';
 import type { NodeId } from '../node/core/types.js';
 import type { FaultMark } from '../vocabulary/names.js';
-import { wallNow } from '../runtime/process/process-cluster.js';
+
 import type { FaultSpec } from '../topology/topology-schema.js';
 import type { FaultBook } from './fault-book.js';
 import type { ChaosContext } from './chaos-context.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** How long the election after the cause may take before the run fails. */
 const ELECTION_TIMEOUT_MS = 30_000;
@@ -47,7 +48,7 @@ export function watchLinkElection(
 ): Promise<void> {
   const sc = c.topology.scenario;
   const nextAt = sc.faults.find((g) => g.atMs > f.atMs)?.atMs ?? sc.durationMs;
-  const left = (): number => Math.max(0, c.loadStart + nextAt - wallNow());
+  const left = (): number => Math.max(0, c.loadStart + nextAt - wallNowMs());
   return c.rt
     .waitFor(
       (e) => e.node === leader && e.t >= at && (e.ev === 'resigned' || e.ev === 'stepped-down'),

@@ -2,7 +2,7 @@
 // resolving each fault's target, dispatching it to the runtime or shaping, and the recovery's bookkeeping.
 import { DEGRADED_PHASE, FAULT_PHASE } from '../load/agent-protocol.js';
 import type { FaultMark } from '../vocabulary/names.js';
-import { wallNow } from '../runtime/process/process-cluster.js';
+
 import { LEADER, type FaultSpec } from '../topology/topology-schema.js';
 import { currentLeader } from './current-leader.js';
 import { awaitElection, watchLinkElection } from './election-watch.js';
@@ -10,6 +10,7 @@ import { carryOut, healCuts } from './fault-actions.js';
 import type { FaultBook } from './fault-book.js';
 import { resolveFault } from './fault-target.js';
 import type { ChaosContext } from './chaos-context.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 export type { ChaosContext, LoadPhases } from './chaos-context.js';
 
@@ -60,7 +61,7 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
   // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
   // recovery phases are measured from.
   const deposes = !book.hasCause && r.takesLeaderOut;
-  const at = wallNow();
+  const at = wallNowMs();
   if (deposes) c.phases.switchTo(FAULT_PHASE, at);
   // Any other fault ends the steady state the model describes (and "before" with it).
   else if (!book.hasCause && c.phases.current === 'before') c.phases.switchTo(DEGRADED_PHASE, at);

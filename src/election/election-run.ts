@@ -13,7 +13,8 @@ import type { Topology } from '../topology/topology.js';
 import { spread, type MinMedianMax } from '../util/spread.js';
 import { Random } from '../util/random.js';
 import { failoverMs, leadIntervals, leaderOverlaps, type LeaderOverlap } from './leader-overlaps.js';
-import { wallNow, type ElectionEvent, type Participant } from './participant.js';
+import { type ElectionEvent, type Participant } from './participant.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 export const ELECTION_SCHEMA_ID = 'pole-bench/election@1';
 export const BACKENDS = ['db', 'zookeeper'] as const;
@@ -179,7 +180,7 @@ async function runGroup(
     events.push(e);
   };
   await o.backend.prepare(group);
-  const t0 = wallNow();
+  const t0 = wallNowMs();
   const live: { p: Participant; dc: string }[] = [];
   let serial = 0;
   const spawn = (dc: string): { p: Participant; dc: string } => {
@@ -198,11 +199,11 @@ async function runGroup(
     // center's delay to the store, so the leaders the kills take out alternate between data
     // centers (with the store in the second, the first leader sits in the far one).
     progress(`joining (store in ${o.storeDc})`);
-    const joinBy = wallNow() + o.failoverBoundMs + n * 200;
+    const joinBy = wallNowMs() + o.failoverBoundMs + n * 200;
     for (let i = 0; i < n; i++)
       await bounded(
         spawn(dcs[i % dcs.length]!).p.start(),
-        Math.max(1, joinBy - wallNow()),
+        Math.max(1, joinBy - wallNowMs()),
         `${n} participants did not all join`,
         o.signal,
       );
@@ -223,7 +224,7 @@ async function runGroup(
         o.signal,
       );
       const victim = leaders(live)[0]!;
-      const at = wallNow();
+      const at = wallNowMs();
       victim.p.crash();
       live.splice(live.indexOf(victim), 1);
       progress(`kill ${k}/${o.kills}: ${victim.p.name}`);
@@ -233,7 +234,7 @@ async function runGroup(
         `no new leader within ${o.failoverBoundMs / 1000} s of kill ${k} (${victim.p.name})`,
         o.signal,
       );
-      const iv = leadIntervals(events, wallNow());
+      const iv = leadIntervals(events, wallNowMs());
       const next = iv.find((x) => x.participant !== victim.p.name && x.from >= at)?.participant ?? null;
       killed.push({
         participant: victim.p.name,
@@ -249,7 +250,7 @@ async function runGroup(
     }
     await sleep(o.roundMs, o.signal);
     const roundEnd = await o.backend.roundMs();
-    const end = wallNow();
+    const end = wallNowMs();
     const overlaps: LeaderOverlap[] = leaderOverlaps(leadIntervals(events, end));
     const times = killed.flatMap((x) => (x.failoverMs === null ? [] : [x.failoverMs]));
     return {
@@ -278,9 +279,9 @@ function leaders(live: readonly { p: Participant; dc: string }[]): { p: Particip
 
 /** Polls `cond` every 20 ms; rejects after `ms` with `what`, or when aborted. */
 async function until(cond: () => boolean, ms: number, what: string, signal?: AbortSignal): Promise<void> {
-  const deadline = wallNow() + ms;
+  const deadline = wallNowMs() + ms;
   while (!cond()) {
-    if (wallNow() > deadline) throw new Error(what);
+    if (wallNowMs() > deadline) throw new Error(what);
     await sleep(20, signal);
   }
 }

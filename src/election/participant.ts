@@ -5,12 +5,6 @@
 //
 // Leadership beliefs are events, so that "no two participants believe they lead at once" can be
 // checked afterwards from their own timestamps (all participants run on one machine, one clock).
-import { wallNowMs } from '../util/wall-clock.js';
-
-/** Wall-clock ms with µs resolution, the clock every participant stamps with. */
-export function wallNow(): number {
-  return wallNowMs();
-}
 
 export type ElectionEvent =
   /** Joined the group (first round committed / znode created). */

@@ -13,7 +13,7 @@ import { Agent, request } from 'node:http';
 import { estimateOffset, type ClockEstimates, type ClockProbe } from './clock-offset.js';
 import { wallNowMs } from '../util/wall-clock.js';
 
-/** The harness's wall clock: the one its own stamps (fault marks, wallNow) are read from. */
+/** The harness's wall clock: the one its own stamps (fault marks, wallNowMs) are read from. */
 export function harnessWallMs(): number {
   return wallNowMs();
 }

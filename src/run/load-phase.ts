@@ -7,11 +7,12 @@ import type { AgentProcess } from '../load/agent-process.js';
 import { CpuSampler } from '../measure/cpu-sampler.js';
 import { ResourceSampler } from '../measure/resource-sampler.js';
 import type { NodeId } from '../node/core/types.js';
-import { wallNow } from '../runtime/process/process-cluster.js';
+
 import type { LoadPhases } from '../chaos/fault-schedule.js';
 import { currentLeader } from '../chaos/current-leader.js';
 import { RESOURCE_EVERY_MS, type RunContext } from './run-context.js';
 import { traceEveryOf } from '../topology/trace-sampling.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /** The load's paths: `${PATH_PREFIX}/${dc}/${seq}`. */
 export const PATH_PREFIX = '/pb';
@@ -63,7 +64,7 @@ export async function spawnAgents(run: RunContext): Promise<void> {
 /** Starts the spawned agents and, at the load's t = 0, the samplers; resolves once the load runs. */
 export async function startLoad(run: RunContext, leader: NodeId): Promise<Load> {
   const { rt, t, state } = run;
-  state.loadStart = wallNow() + START_AHEAD_MS;
+  state.loadStart = wallNowMs() + START_AHEAD_MS;
   startAgents(run);
   const phases = new AgentPhases(state.agents, run.note);
   phases.switchTo('before', state.loadStart + t.scenario.warmupMs);

@@ -16,12 +16,13 @@ import {
 import type { NodeId } from '../node/core/types.js';
 import type { PreloadInfo } from '../report/result.js';
 import type { Threshold } from '../vocabulary/thresholds.js';
-import { wallNow } from '../runtime/process/process-cluster.js';
+
 import type { Runtime } from '../runtime/runtime.js';
 import type { LinkReadings } from '../shaping/relay/relay-shaping.js';
 import type { Topology } from '../topology/topology.js';
 import { FaultBook } from '../chaos/fault-book.js';
 import { abortable } from './abortable.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 export interface RunProgress {
   readonly phase: string;
@@ -124,14 +125,14 @@ export function openRun(o: RunScenarioOptions): RunContext {
     rt: o.runtime,
     state,
     note: (ev, fields = {}) => {
-      state.harnessEvents.push({ t: wallNow(), node: 'harness', ev, ...fields });
+      state.harnessEvents.push({ t: wallNowMs(), node: 'harness', ev, ...fields });
     },
     progress: (phase, extra = {}) =>
       o.onProgress?.({
         phase,
-        elapsedS: state.loadStart ? (wallNow() - state.loadStart) / 1000 : 0,
+        elapsedS: state.loadStart ? (wallNowMs() - state.loadStart) / 1000 : 0,
         ...extra,
       }),
-    sleepUntil: (wall) => abortable(Math.max(0, wall - wallNow()), o.signal),
+    sleepUntil: (wall) => abortable(Math.max(0, wall - wallNowMs()), o.signal),
   };
 }

@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import Docker from 'dockerode';
 import { killContainer, killInstant } from '../../src/runtime/docker/container-kill.js';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
-import { wallNow } from '../../src/runtime/process/process-cluster.js';
+
 import { dockerSkipReason, nodeImage } from './docker-env.js';
+import { wallNowMs } from '../../src/util/wall-clock.js';
 
 test("a container's kill is stamped by its daemon's kill event: after the request, no later than its connection is seen to close", async (t) => {
   const skip = await dockerSkipReason();
@@ -32,8 +33,8 @@ test("a container's kill is stamped by its daemon's kill event: after the reques
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no connection in 20 s')), 20_000)),
     ]);
     socket.on('error', () => undefined);
-    const closedAt = new Promise<number>((resolve) => socket.once('close', () => resolve(wallNow())));
-    const k = await killContainer(docker, container, wallNow);
+    const closedAt = new Promise<number>((resolve) => socket.once('close', () => resolve(wallNowMs())));
+    const k = await killContainer(docker, container, wallNowMs);
     const closed = await closedAt;
     const at = killInstant(k);
     t.diagnostic(
@@ -62,7 +63,7 @@ test("a container's kill is stamped by its daemon's kill event: after the reques
       `the kill at +${(at - k.askedAt).toFixed(2)} ms, the close seen at +${(closed - k.askedAt).toFixed(2)}`,
     );
     // Killing it again is no error, and there is no signal to stamp.
-    const again = await killContainer(docker, container, wallNow);
+    const again = await killContainer(docker, container, wallNowMs);
     assert.equal(again.signalledAt, null);
   } finally {
     await container.remove({ force: true }).catch(() => undefined);

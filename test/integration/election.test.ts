@@ -12,13 +12,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { ElectionResult } from '../../src/election/election-run.js';
 import type { ElectionEvent } from '../../src/election/participant.js';
-import { wallNow } from '../../src/election/participant.js';
+
 import { leadIntervals, leaderOverlaps } from '../../src/election/leader-overlaps.js';
 import { DbParticipant } from '../../src/election/db/db-participant.js';
 import { createSchema, dropSchema } from '../../src/election/db/db-schema.js';
 import { startLocalPostgres } from '../../src/election/postgres/local-postgres.js';
 import { postgresSkip, zookeeperSkip } from '../support/prerequisites.js';
 import { assertRunExit, ROOT, RUN_JS, runCli } from '../support/run-cli.js';
+import { wallNowMs } from '../../src/util/wall-clock.js';
 
 const LAN = join(ROOT, 'topologies', 'lan-5.yaml');
 
@@ -154,10 +155,10 @@ test('db: a slow leader paused past its lease stops believing it leads before an
     await waitUntil(() => a.isLeader(), 5_000);
     // Right after one of its rounds commits, a stalls for three leases' worth.
     await waitUntil(() => events.at(-1)?.participant === 'a' && events.at(-1)?.ev === 'lead', 5_000);
-    const pausedAt = wallNow();
+    const pausedAt = wallNowMs();
     a.pause(3 * 1_900);
     await waitUntil(() => b.isLeader(), 10_000);
-    const iv = leadIntervals(events, wallNow());
+    const iv = leadIntervals(events, wallNowMs());
     const aEnd = Math.max(...iv.filter((i) => i.participant === 'a').map((i) => i.to));
     const bStart = Math.min(...iv.filter((i) => i.participant === 'b').map((i) => i.from));
     assert.ok(aEnd <= pausedAt + 1_900, `a's lease ended ${aEnd - pausedAt} ms after the pause`);
@@ -170,7 +171,7 @@ test('db: a slow leader paused past its lease stops believing it leads before an
       15_000,
     );
     await waitUntil(() => events.some((e) => e.ev === 'round-time' && e.ms === 550), 10_000);
-    assert.deepEqual(leaderOverlaps(leadIntervals(events, wallNow())), []);
+    assert.deepEqual(leaderOverlaps(leadIntervals(events, wallNowMs())), []);
   } finally {
     await Promise.allSettled(ps.map((p) => p.stop()));
     await dropSchema(admin, schema).catch(() => undefined);
@@ -220,7 +221,7 @@ test('db: the database stopped mid-run fails the run with exit 3 and the reason;
     await Promise.race([killed, exited]);
     // Stopping takes a moment (a commit in flight may still land): the clock starts once it is down.
     await db.stop();
-    stoppedAt = wallNow();
+    stoppedAt = wallNowMs();
     const code = await exited;
     assert.equal(code, 3, output);
     assert.match(output, /no new leader within|no leader before kill|cannot reach the database/);

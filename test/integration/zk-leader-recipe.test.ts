@@ -13,7 +13,8 @@ import { zookeeperSkip } from '../support/prerequisites.js';
 import { ZkRecipeParticipant } from '../../src/election/zookeeper/zk-leader-recipe.js';
 import { ZkClient } from '../../src/targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
-import { wallNow, type ElectionEvent } from '../../src/election/participant.js';
+import { type ElectionEvent } from '../../src/election/participant.js';
+import { wallNowMs } from '../../src/util/wall-clock.js';
 
 const TICK_MS = 200;
 const SESSION_MS = 4 * TICK_MS;
@@ -134,9 +135,9 @@ function overlaps(iv: readonly Interval[]): [Interval, Interval][] {
 }
 
 async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = wallNow() + ms;
+  const deadline = wallNowMs() + ms;
   while (!cond()) {
-    if (wallNow() > deadline) throw new Error(`${what} within ${ms} ms`);
+    if (wallNowMs() > deadline) throw new Error(`${what} within ${ms} ms`);
     await sleep(10);
   }
 }
@@ -180,12 +181,12 @@ test('the client: acknowledgedSentAt follows the pings, abandon() leaves the ses
   };
   const seen: { at: number; e: WatcherEvent }[] = [];
   // The watcher's session outlives its pause below by far (the most a 200 ms tick allows).
-  const watcher = await connect('p2', 20 * TICK_MS, (e) => seen.push({ at: wallNow(), e }));
+  const watcher = await connect('p2', 20 * TICK_MS, (e) => seen.push({ at: wallNowMs(), e }));
   const owner = await connect('p1', SESSION_MS);
   try {
     assert.equal(owner.sessionTimeoutMs, SESSION_MS);
     const first = owner.acknowledgedSentAt;
-    assert.ok(first > 0 && first <= wallNow());
+    assert.ok(first > 0 && first <= wallNowMs());
     await sleep((2 * SESSION_MS) / 3);
     assert.ok(owner.acknowledgedSentAt > first, 'a ping was acknowledged');
 
@@ -194,7 +195,7 @@ test('the client: acknowledgedSentAt follows the pings, abandon() leaves the ses
     await watcher.sync('/client-test');
     assert.ok(await watcher.exists(node, true));
     const lastAck = owner.acknowledgedSentAt;
-    const at = wallNow();
+    const at = wallNowMs();
     owner.abandon();
     assert.equal(owner.connected, false);
     await assert.rejects(owner.getData(node), (e: { code: string }) => e.code === 'CLOSED');
@@ -251,7 +252,7 @@ test('ten participants: the first to join leads; three crashes each hand over to
     const heir = g.ps[k + 1]!;
     assert.ok(victim.isLeader(), `${victim.name} leads before crash ${k + 1}`);
     const leaseLeft = (g.of(victim.name, 'lead').at(-1) as { until: number }).until;
-    const at = wallNow();
+    const at = wallNowMs();
     victim.crash();
     assert.equal(victim.isLeader(), false);
     await until(() => g.leaders().length > 0, FAILOVER_BOUND_MS, `no leader after crash ${k + 1}`);
@@ -259,7 +260,7 @@ test('ten participants: the first to join leads; three crashes each hand over to
 
     const crashed = g.of(victim.name, 'crashed');
     assert.equal(crashed.length, 1);
-    const mine = leadIntervals(g.events, wallNow()).filter((i) => i.who === victim.name);
+    const mine = leadIntervals(g.events, wallNowMs()).filter((i) => i.who === victim.name);
     assert.equal(Math.max(...mine.map((i) => i.to)), crashed[0]!.t, 'its belief ended at its crash');
     const first = g.of(heir.name, 'lead')[0]!;
     const failover = first.t - at;
@@ -273,7 +274,7 @@ test('ten participants: the first to join leads; three crashes each hand over to
     await sleep(SESSION_MS / 2);
   }
 
-  const end = wallNow();
+  const end = wallNowMs();
   await g.stopAll();
   const found = overlaps(leadIntervals(g.events, end));
   assert.deepEqual(found, [], JSON.stringify(found));
@@ -306,7 +307,7 @@ test('a leader paused past its lease stops believing it leads before the next on
       leaderBelievedAtHeirsLead = leader.isLeader();
   };
   const pauseMs = SESSION_MS + 2_000;
-  const at = wallNow();
+  const at = wallNowMs();
   leader.pause(pauseMs);
   assert.equal(g.of(leader.name, 'paused').length, 1);
   await until(() => heir.isLeader(), FAILOVER_BOUND_MS, `${heir.name} does not lead`);
@@ -333,7 +334,7 @@ test('a leader paused past its lease stops believing it leads before the next on
   assert.equal(g.of(leader.name, 'lead').filter((e) => e.t > lostAt).length, 0);
   assert.deepEqual(g.leaders(), [heir.name]);
 
-  const end = wallNow();
+  const end = wallNowMs();
   await g.stopAll();
   const found = overlaps(leadIntervals(g.events, end));
   assert.deepEqual(found, [], JSON.stringify(found));

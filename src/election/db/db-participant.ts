@@ -10,7 +10,7 @@
 // stopped would; PostgreSQL ends a transaction left idle past idle_in_transaction_session_timeout.
 import { Socket } from 'node:net';
 import pg from 'pg';
-import { wallNow, type ElectionEventSink, type Participant } from '../participant.js';
+import { type ElectionEventSink, type Participant } from '../participant.js';
 import {
   afterAbort,
   initialState,
@@ -22,6 +22,7 @@ import {
   type DbTimers,
 } from './db-round.js';
 import { applyWrites, readRegisters } from './db-schema.js';
+import { wallNowMs } from '../../util/wall-clock.js';
 
 export interface DbEndpoint {
   readonly host: string;
@@ -76,7 +77,7 @@ export class DbParticipant implements Participant {
   }
 
   isLeader(): boolean {
-    return !this.crashed && isLeader(this.state, wallNow(), this.o.timers);
+    return !this.crashed && isLeader(this.state, wallNowMs(), this.o.timers);
   }
 
   crash(): void {
@@ -84,13 +85,13 @@ export class DbParticipant implements Participant {
     this.crashed = true;
     clearTimeout(this.timer);
     this.socket?.destroy();
-    this.o.emit({ t: wallNow(), participant: this.name, ev: 'crashed' });
+    this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'crashed' });
     this.joined?.reject(new Crashed(`${this.name} crashed before it joined`));
   }
 
   pause(ms: number): void {
-    this.pausedUntil = Math.max(this.pausedUntil, wallNow() + ms);
-    this.o.emit({ t: wallNow(), participant: this.name, ev: 'paused', ms });
+    this.pausedUntil = Math.max(this.pausedUntil, wallNowMs() + ms);
+    this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'paused', ms });
   }
 
   async stop(): Promise<void> {
@@ -99,7 +100,7 @@ export class DbParticipant implements Participant {
     clearTimeout(this.timer);
     await bounded(this.running, 5_000);
     if (this.state.role === 'leader')
-      this.o.emit({ t: wallNow(), participant: this.name, ev: 'lead-lost', why: 'stopped' });
+      this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'lead-lost', why: 'stopped' });
     const c = this.client;
     this.client = undefined;
     if (c) await bounded(c.end(), 3_000).catch(() => this.socket?.destroy());
@@ -124,11 +125,11 @@ export class DbParticipant implements Participant {
       await this.step();
       const { vars, descriptors } = await readRegisters(c, this.o.schema, lock);
       await this.step();
-      const out = runRound(this.state, lock, vars, descriptors, wallNow(), this.o.timers, this.name);
+      const out = runRound(this.state, lock, vars, descriptors, wallNowMs(), this.o.timers, this.name);
       await applyWrites(c, this.o.schema, out.writes);
       await this.step();
       await c.query('COMMIT');
-      const at = wallNow();
+      const at = wallNowMs();
       this.live();
       const first = this.state.id === null;
       this.adopt(out.next, at);
@@ -137,7 +138,7 @@ export class DbParticipant implements Participant {
       if (this.crashed || this.stopped) return;
       const was = this.state.role;
       this.state = afterAbort(this.state);
-      const at = wallNow();
+      const at = wallNowMs();
       this.o.emit({ t: at, participant: this.name, ev: 'error', message: (err as Error).message });
       if (was === 'leader')
         this.o.emit({ t: at, participant: this.name, ev: 'lead-lost', why: 'round failed' });
@@ -171,7 +172,7 @@ export class DbParticipant implements Participant {
   /** A pause holds the participant here; a crash or a stop ends the round. */
   private async step(): Promise<void> {
     this.live();
-    for (let wait = this.pausedUntil - wallNow(); wait > 0; wait = this.pausedUntil - wallNow()) {
+    for (let wait = this.pausedUntil - wallNowMs(); wait > 0; wait = this.pausedUntil - wallNowMs()) {
       await new Promise((r) => setTimeout(r, Math.min(wait, 50)));
       this.live();
     }

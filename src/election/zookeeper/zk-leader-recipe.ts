@@ -16,7 +16,8 @@
 // client (no pings, nothing received is handled) while its lease runs out on its own clock.
 import { ZkClient, ZkError } from '../../targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../targets/zookeeper/client/zk-protocol.js';
-import { wallNow, type ElectionEventSink, type Participant } from '../participant.js';
+import { type ElectionEventSink, type Participant } from '../participant.js';
+import { wallNowMs } from '../../util/wall-clock.js';
 
 export interface ZkRecipeOptions {
   readonly host: string;
@@ -100,7 +101,7 @@ export class ZkRecipeParticipant implements Participant {
       const created = await zk.create(`${this.o.root}/${PREFIX}`, new Uint8Array(0), 'ephemeralSequential');
       if (!this.active) throw new Error(`${this.name} ${this.crashed ? 'crashed' : 'stopped'} while joining`);
       this.znode = created.value;
-      this.o.emit({ t: wallNow(), participant: this.name, ev: 'joined', id: basename(created.value) });
+      this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'joined', id: basename(created.value) });
     } catch (err) {
       this.fail(`joining: ${(err as Error).message}`);
       throw err;
@@ -109,7 +110,7 @@ export class ZkRecipeParticipant implements Participant {
   }
 
   isLeader(): boolean {
-    return this.active && this.smallest && wallNow() < this.leaseEnd;
+    return this.active && this.smallest && wallNowMs() < this.leaseEnd;
   }
 
   crash(): void {
@@ -118,7 +119,7 @@ export class ZkRecipeParticipant implements Participant {
     clearTimeout(this.leaseTimer);
     this.leading = false;
     this.zk?.abandon();
-    this.o.emit({ t: wallNow(), participant: this.name, ev: 'crashed' });
+    this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'crashed' });
   }
 
   pause(ms: number): void {
@@ -127,7 +128,7 @@ export class ZkRecipeParticipant implements Participant {
     // that runs on its own but the lease's end, which is a time it announced beforehand (`until`)
     // and passes whether or not the process runs, so its `lead-lost` is stamped when it does.
     this.zk?.pause(ms);
-    this.o.emit({ t: wallNow(), participant: this.name, ev: 'paused', ms });
+    this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'paused', ms });
   }
 
   async stop(): Promise<void> {
@@ -136,7 +137,7 @@ export class ZkRecipeParticipant implements Participant {
     clearTimeout(this.leaseTimer);
     if (this.leading) {
       this.leading = false;
-      this.o.emit({ t: wallNow(), participant: this.name, ev: 'lead-lost', why: 'stopped' });
+      this.o.emit({ t: wallNowMs(), participant: this.name, ev: 'lead-lost', why: 'stopped' });
     }
     const zk = this.zk;
     if (!zk) return;
@@ -224,7 +225,7 @@ export class ZkRecipeParticipant implements Participant {
     const zk = this.zk;
     if (!this.active || !this.smallest || !zk) return;
     const end = zk.acknowledgedSentAt + zk.sessionTimeoutMs - this.mu;
-    const now = wallNow();
+    const now = wallNowMs();
     if (end <= now || end <= this.leaseEnd) return;
     this.leaseEnd = end;
     this.leading = true;
@@ -235,16 +236,16 @@ export class ZkRecipeParticipant implements Participant {
 
   private leaseCheck(): void {
     if (!this.active || !this.leading) return;
-    const left = this.leaseEnd - wallNow();
+    const left = this.leaseEnd - wallNowMs();
     if (left > 0) {
       this.leaseTimer = setTimeout(() => this.leaseCheck(), Math.ceil(left));
       return;
     }
     this.leading = false;
     const zk = this.zk;
-    const silent = zk ? Math.round(wallNow() - zk.acknowledgedSentAt) : 0;
+    const silent = zk ? Math.round(wallNowMs() - zk.acknowledgedSentAt) : 0;
     this.o.emit({
-      t: wallNow(),
+      t: wallNowMs(),
       participant: this.name,
       ev: 'lead-lost',
       why: `lease ran out: nothing acknowledged of what it sent in the last ${silent} ms`,
@@ -259,7 +260,7 @@ export class ZkRecipeParticipant implements Participant {
     if (!this.active) return;
     this.lost = true;
     clearTimeout(this.leaseTimer);
-    const t = wallNow();
+    const t = wallNowMs();
     if (this.leading) {
       this.leading = false;
       this.o.emit({ t, participant: this.name, ev: 'lead-lost', why });

@@ -22,7 +22,7 @@ import type { NodeId } from '../../node/core/types.js';
 import { EventBook } from '../event-book.js';
 import { OutputLines } from '../output-lines.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
-import { wallNow } from '../process/process-cluster.js';
+
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import { cgroupProcsFile, procsIn } from '../../measure/container-procs.js';
 import type { Topology } from '../../topology/topology.js';
@@ -39,6 +39,7 @@ import type { ContainerMember, ContainerPlan, Target } from '../../targets/targe
 import type { Dial, ShapePlan } from '../../shaping/shaper.js';
 import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
 import { addBridgeAddresses, bridgeName, pairAddressPlan, type PairAddresses } from './bridge-addresses.js';
+import { wallNowMs } from '../../util/wall-clock.js';
 
 /** A holder only keeps the namespace alive; it exits on `docker stop`. */
 const HOLDER_ENTRYPOINT = [
@@ -327,7 +328,7 @@ export class DockerRuntime implements Runtime {
   /** Resolves with the wall ms the kill struck (container-kill.ts says how that is known). */
   async kill(id: NodeId): Promise<number> {
     const s = this.slot(id);
-    const k = await killContainer(this.docker, s.node!, wallNow);
+    const k = await killContainer(this.docker, s.node!, wallNowMs);
     s.running = false;
     return killInstant(k);
   }

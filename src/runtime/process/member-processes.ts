@@ -167,7 +167,7 @@ export class MemberProcesses {
     const s = this.slot(id);
     const child = s.child;
     if (!child) throw new Error(`${id} is not running`);
-    const at = wallNow();
+    const at = wallNowMs();
     child.kill(signal);
     await s.exited;
     return at;
@@ -234,8 +234,4 @@ export class MemberProcesses {
     );
     this.book.clearWaiters();
   }
-}
-
-export function wallNow(): number {
-  return wallNowMs();
 }

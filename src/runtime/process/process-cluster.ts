@@ -10,10 +10,8 @@ import type { NodeId } from '../../node/core/types.js';
 import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
 import { nodeProcessEnv } from '../../node/node-process-env.js';
-import { MemberProcesses, wallNow } from './member-processes.js';
+import { MemberProcesses } from './member-processes.js';
 import { parseNodeEventLine, type ClusterEvent } from '../../vocabulary/node-events.js';
-
-export { wallNow };
 
 export interface ProcessClusterOptions {
   /** How many nodes (named p1, p2, …) or the members themselves. */
