@@ -13,7 +13,7 @@ import { exitCodeFor, suspectBecause } from '../report/result.js';
 import { parseThresholds } from '../vocabulary/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
 import { withInjectedViolation } from '../report/build-result.js';
-import { ProcessRuntime } from '../runtime/process/process-runtime.js';
+import { makeRuntime } from '../runtime/registry.js';
 import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
@@ -22,11 +22,11 @@ import type { ShapingChoice } from '../vocabulary/names.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
 import { PlacementError, parsePlaceFlag } from '../runtime/swarm/swarm-plan.js';
-import { planNetem } from '../shaping/netem/netem-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed } from '../targets/registry.js';
 import { TARGET_NAMES } from '../vocabulary/names.js';
+import { RUNTIME_CHOICES } from '../vocabulary/runtimes.js';
 import { LINK_FAULTS } from '../topology/topology-schema.js';
 
 export default class Run extends CliCommand {
@@ -48,7 +48,7 @@ export default class Run extends CliCommand {
     target: Flags.option({ options: TARGET_NAMES })({
       description: "the system under test (default: the topology's `target:`, else pole)",
     }),
-    runtime: Flags.option({ options: ['auto', 'process', 'docker', 'swarm'] as const, default: 'auto' })({
+    runtime: Flags.option({ options: RUNTIME_CHOICES, default: 'auto' })({
       description:
         'where nodes run (auto: docker when a daemon answers and the node image exists, else process; swarm: services of the swarm DOCKER_HOST manages)',
     }),
@@ -171,34 +171,15 @@ export default class Run extends CliCommand {
     say(
       `target ${topology.target}, runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`,
     );
-    // The container runtimes are loaded only when chosen: with dockerode they are a third of this
-    // command's start-up, which a run on local processes (the quick start, most tests) never uses.
-    const runtime: Runtime =
-      choice.runtime === 'swarm'
-        ? new (await import('../runtime/swarm/swarm-runtime.js')).SwarmRuntime(topology, {
-            shaping,
-            seed,
-            image: choice.image as string,
-            target: targetNamed(topology.target),
-            ...(choice.images ? { images: choice.images } : {}),
-            ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
-          })
-        : choice.runtime === 'docker'
-          ? new (await import('../runtime/docker/docker-runtime.js')).DockerRuntime(topology, {
-              shaping,
-              seed,
-              image: choice.image as string,
-              target: targetNamed(topology.target),
-              ...(choice.images ? { images: choice.images } : {}),
-              ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
-              tcPlan: (addresses) => planNetem(topology, addresses),
-            })
-          : new ProcessRuntime(topology, {
-              shaping,
-              seed,
-              target: targetNamed(topology.target),
-              ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
-            });
+    const runtime: Runtime = await makeRuntime(choice.runtime, topology, {
+      shaping,
+      seed,
+      target: targetNamed(topology.target),
+      ...(choice.image !== undefined ? { image: choice.image } : {}),
+      ...(choice.images ? { images: choice.images } : {}),
+      ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
+      ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
+    });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
     const guard = new RunGuard({
       deadlineMs:

@@ -10,6 +10,7 @@ import { renderSuiteMarkdown, suiteDocument, type SuiteDocument } from '../exper
 import { RunGuard, exitWhenDone } from '../run/run-guard.js';
 import { InputError } from '../util/input-error.js';
 import { EXIT_CODES } from '../report/result.js';
+import { RUNTIME_CHOICES } from '../vocabulary/runtimes.js';
 
 export default class Suite extends CliCommand {
   static override description =
@@ -28,7 +29,7 @@ export default class Suite extends CliCommand {
 
   static override flags = {
     quick: Flags.boolean({ description: "the suite's quick variant (fewer repeats, shorter runs)" }),
-    runtime: Flags.option({ options: ['auto', 'process', 'docker'] as const })({
+    runtime: Flags.option({ options: RUNTIME_CHOICES })({
       description: 'where every run’s nodes run (default: each run’s own choice, auto)',
     }),
     out: Flags.string({

@@ -20,11 +20,11 @@ import type { ClockReport } from '../measure/clock-offset.js';
 import type { FloorReading } from '../measure/node-floor.js';
 import { loadValidatedFile } from '../util/load-validated.js';
 import type { LoopStalls, SnapshotTransfer } from './snapshots.js';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
 import type { RecoveryExplain } from './recovery-explain.js';
 import {
   runResultSchema,
   type RESULT_SCHEMA_ID,
-  type RUNTIMES,
   type SHAPING_MODES,
   type VERDICTS,
 } from '../vocabulary/result-schema.js';
@@ -36,8 +36,6 @@ import {
  * thresholds included, cannot be trusted; run-failed: the run itself broke.
  */
 export type Verdict = (typeof VERDICTS)[number];
-
-export type RuntimeName = (typeof RUNTIMES)[number];
 
 export type ShapingMode = (typeof SHAPING_MODES)[number];
 

@@ -2,7 +2,12 @@
 import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
 import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
-import type { RuntimeName } from './runtime.js';
+import {
+  RUNTIME_SUPPORT,
+  runtimeLacks,
+  type RuntimeChoiceName,
+  type RuntimeName,
+} from '../vocabulary/runtimes.js';
 import { nodeImageTag } from '../image/image-name.js';
 import { zookeeperImageTag } from '../image/target-images.js';
 import { PlacementError } from './swarm/swarm-plan.js';
@@ -26,11 +31,15 @@ export interface SwarmAsk {
 }
 
 export async function chooseRuntime(
-  asked: 'auto' | 'process' | 'docker' | 'swarm',
+  asked: RuntimeChoiceName,
   version: string,
   target: TargetName = 'pole',
   swarm: SwarmAsk = { datacenters: [] },
 ): Promise<RuntimeChoice> {
+  if (asked !== 'auto') {
+    const lacks = runtimeLacks(asked, target);
+    if (lacks !== undefined) throw new InputError({ file: `--runtime ${asked}`, problem: lacks });
+  }
   if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
   if (asked === 'swarm') return chooseSwarm(version, target, swarm);
   const status = await dockerStatus(version, target);
@@ -46,13 +55,6 @@ export async function chooseRuntime(
 
 /** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
 async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
-  // etcd's members have no swarm services yet (no by-source relay routes for its peer URLs).
-  if (target === 'etcd')
-    throw new InputError({
-      file: '--runtime swarm',
-      problem:
-        'the etcd target runs as local processes or docker containers, not on a swarm yet: use --runtime process or docker',
-    });
   const image = nodeImageTag(version);
   const own = target === 'zookeeper' ? { zookeeper: zookeeperImageTag(version) } : undefined;
   try {
@@ -90,16 +92,15 @@ export function chooseShaping(
   if (asked === 'none') return { kind: 'none', reason: 'asked for: no added delay' };
   if (asked === 'relay') return { kind: 'relay', reason: 'asked for' };
   if (asked === 'netem') {
+    if (!RUNTIME_SUPPORT[runtime].shaping.includes('netem'))
+      throw new InputError({
+        file: '--shaping',
+        problem: `netem needs a runtime that gives each member its own network stack (${netemRuntimes()}), not ${runtime}; use --shaping relay`,
+      });
     // On a swarm the members' hosts' kernels decide, not this machine's: each is tried when its
     // members' tasks exist (swarm-netem-shaper.ts), and a host without netem fails the run saying so.
     if (runtime === 'swarm')
       return { kind: 'netem', reason: "asked for: in every member's task, by its node's fault helper" };
-    if (runtime !== 'docker')
-      throw new InputError({
-        file: '--shaping',
-        problem:
-          'netem needs the docker or swarm runtime (each node its own network stack); use --shaping relay',
-      });
     if (!netem.available) throw new InputError({ file: '--shaping', problem: `netem: ${netem.reason}` });
     return { kind: 'netem', reason: 'asked for' };
   }
@@ -117,4 +118,11 @@ export function chooseShaping(
   return netem.available
     ? { kind: 'netem', reason: `auto: ${netem.reason}` }
     : { kind: 'relay', reason: `auto: ${netem.reason}; the userspace relay applies the delays` };
+}
+
+/** The runtimes that can apply netem, for the message that refuses it elsewhere. */
+function netemRuntimes(): string {
+  return (Object.keys(RUNTIME_SUPPORT) as RuntimeName[])
+    .filter((r) => RUNTIME_SUPPORT[r].shaping.includes('netem'))
+    .join(' or ');
 }

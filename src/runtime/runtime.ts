@@ -13,8 +13,7 @@ import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
 import type { NodeId } from '../node/core/types.js';
 import type { Address } from '../vocabulary/names.js';
-
-export type RuntimeName = 'process' | 'docker' | 'swarm';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
 
 export interface Runtime extends MemberControl {
   readonly name: RuntimeName;

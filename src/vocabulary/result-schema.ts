@@ -6,13 +6,13 @@
 import { z } from 'zod';
 import { FAULT_ACTIONS, TARGET_NAMES } from './names.js';
 import { ELECTION_END_REASONS } from './node-events.js';
+import { RUNTIME_NAMES } from './runtimes.js';
 
 export const RESULT_SCHEMA_ID = 'pole-bench/result@8';
 /** A suite's summary (experiment/suite-summary.ts writes it, report/compare reads it). */
 export const SUITE_SCHEMA_ID = 'pole-bench/suite@1';
 
 export const VERDICTS = ['passed', 'threshold-failed', 'suspect', 'run-failed'] as const;
-export const RUNTIMES = ['process', 'docker', 'swarm'] as const;
 export const SHAPING_MODES = ['relay', 'netem', 'none'] as const;
 
 /**
@@ -82,7 +82,7 @@ export const runResultSchema = z
     verdict: z.enum(VERDICTS),
     errors: z.array(z.string()),
     target: z.enum(TARGET_NAMES),
-    runtime: z.enum(RUNTIMES),
+    runtime: z.enum(RUNTIME_NAMES),
     shaping: z.object({
       mode: z.enum(SHAPING_MODES),
       reason: z.string(),

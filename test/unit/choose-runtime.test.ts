@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseShaping } from '../../src/runtime/choose-runtime.js';
+import { chooseRuntime, chooseShaping } from '../../src/runtime/choose-runtime.js';
+import { RUNTIME_NAMES, runtimeLacks } from '../../src/vocabulary/runtimes.js';
 import { InputError } from '../../src/util/input-error.js';
 
 const NO_NETEM = { available: false, reason: 'this kernel has no sch_netem' };
@@ -25,7 +26,8 @@ test('--shaping netem without netem, or on the process runtime, is bad input wit
   );
   assert.throws(
     () => chooseShaping('netem', 'process', 3, NETEM),
-    (e: unknown) => e instanceof InputError && /docker or swarm runtime/.test(e.message),
+    (e: unknown) =>
+      e instanceof InputError && /its own network stack \(docker or swarm\), not process/.test(e.message),
   );
   assert.deepEqual(chooseShaping('relay', 'docker', 3, NETEM), { kind: 'relay', reason: 'asked for' });
 });
@@ -33,4 +35,17 @@ test('--shaping netem without netem, or on the process runtime, is bad input wit
 test('--shaping netem on a swarm: the members’ hosts decide, not this machine’s kernel; auto stays the relay', () => {
   assert.equal(chooseShaping('netem', 'swarm', 3, NO_NETEM).kind, 'netem');
   assert.equal(chooseShaping('auto', 'swarm', 3, NETEM).kind, 'relay');
+});
+
+test('a runtime asked for a target it does not run is bad input naming what does, before anything is probed', async () => {
+  await assert.rejects(
+    chooseRuntime('swarm', '0.0.0-test', 'etcd'),
+    (e: unknown) =>
+      e instanceof InputError &&
+      e.exitCode === 2 &&
+      /--runtime swarm.*use --runtime process or docker/.test(e.message),
+  );
+  // Every runtime in the registry runs POLE, and its refusals are said in words.
+  for (const r of RUNTIME_NAMES) assert.equal(runtimeLacks(r, 'pole'), undefined);
+  assert.match(runtimeLacks('swarm', 'etcd') ?? '', /not on a swarm/);
 });

@@ -1,0 +1,66 @@
+// How each runtime is made, by name (the names and what each runs: vocabulary/runtimes.ts). The
+// container runtimes are loaded only when chosen: with dockerode they are a third of a command's
+// start-up, which a run on local processes (the quick start, most tests) never uses.
+import type { Topology } from '../topology/topology.js';
+import type { Target } from '../targets/target.js';
+import type { ContainerImage, ShapingChoice } from '../vocabulary/names.js';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
+import type { Runtime } from './runtime.js';
+import { planNetem } from '../shaping/netem/netem-plan.js';
+
+/** What every runtime is made from; each takes what applies to it. */
+export interface RuntimeRequest {
+  readonly shaping: ShapingChoice;
+  readonly seed: number;
+  readonly target: Target;
+  /** The node image (docker and swarm). */
+  readonly image?: string;
+  /** The target's own images (docker and swarm). */
+  readonly images?: Partial<Record<ContainerImage, string>>;
+  /** etcd: the member to hand leadership to after every election, or `oracle`. */
+  readonly prefer?: string;
+  /** swarm: the node each data center's tasks are placed on. */
+  readonly place?: ReadonlyMap<string, string>;
+}
+
+type Maker = (t: Topology, r: RuntimeRequest) => Promise<Runtime>;
+
+/** The image a container runtime cannot start without. */
+function imageOf(name: RuntimeName, r: RuntimeRequest): string {
+  if (r.image === undefined) throw new Error(`the ${name} runtime needs the node image`);
+  return r.image;
+}
+
+const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
+  process: async (t, r) =>
+    new (await import('./process/process-runtime.js')).ProcessRuntime(t, {
+      shaping: r.shaping,
+      seed: r.seed,
+      target: r.target,
+      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
+    }),
+  docker: async (t, r) =>
+    new (await import('./docker/docker-runtime.js')).DockerRuntime(t, {
+      shaping: r.shaping,
+      seed: r.seed,
+      target: r.target,
+      image: imageOf('docker', r),
+      ...(r.images ? { images: r.images } : {}),
+      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
+      tcPlan: (addresses) => planNetem(t, addresses),
+    }),
+  swarm: async (t, r) =>
+    new (await import('./swarm/swarm-runtime.js')).SwarmRuntime(t, {
+      shaping: r.shaping,
+      seed: r.seed,
+      target: r.target,
+      image: imageOf('swarm', r),
+      ...(r.images ? { images: r.images } : {}),
+      ...(r.place ? { place: r.place } : {}),
+    }),
+};
+
+/** The runtime `name`, made for topology `t` (nothing is started until its start()). */
+export function makeRuntime(name: RuntimeName, t: Topology, r: RuntimeRequest): Promise<Runtime> {
+  return MAKERS[name](t, r);
+}
