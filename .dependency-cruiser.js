@@ -27,7 +27,8 @@
 //   13. election    the election-only tool
 //       experiment  suites of runs
 //       bench       measurements of pole-bench's own parts
-//   14. commands    the CLI (oclif): may import anything below
+//   14. doctor      what this machine and user can run, and why not (asks the election backends too)
+//   15. commands    the CLI (oclif): may import anything below
 //
 // A folder of src/ that is in no layer fails the check: place a new one in the list.
 //
@@ -69,6 +70,7 @@ const LAYERS = [
   ['chaos'],
   ['run'],
   ['election', 'experiment', 'bench'],
+  ['doctor'],
   ['commands'],
 ];
 

@@ -135,6 +135,11 @@ export default class Run extends CliCommand {
             ? await probeNetem()
             : { available: false, reason: 'not probed' };
       shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
+      if (choice.runtime === 'process') {
+        const cannot = await targetNamed(topology.target).cannotRunAsProcesses?.();
+        if (cannot !== undefined)
+          throw new InputError({ file: `--target ${topology.target} --runtime process`, problem: cannot });
+      }
       // netem cuts and heals (filters to a dropping class) but cannot change a delay during a run.
       const canDo = (action: string): boolean =>
         shaping.kind === 'relay' || (shaping.kind === 'netem' && action !== 'link');

@@ -155,6 +155,12 @@ export interface Target {
   prepareWrites(ep: Endpoint, dir: string): Promise<void>;
   /** Starts every member as a local process; resolves once all have started. */
   startProcesses(o: ProcessStartOptions): Promise<ProcessMembers>;
+  /**
+   * Why its members cannot run as local processes for this user on this machine (what is missing
+   * and what works instead), or undefined when they can: asked before a run starts anything, so
+   * that it is refused as bad input (exit 2) rather than failing at bring-up. Absent: always can.
+   */
+  readonly cannotRunAsProcesses?: () => Promise<string | undefined>;
   /** Plans its members as containers (docker runtime); absent where the target has no image. */
   readonly planContainers?: (o: ContainerStartOptions) => Promise<ContainerPlan>;
   /**

@@ -5,7 +5,7 @@
 // run (exit 3) with the reason, nobody leading without a committed round, nothing left running.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,18 +20,9 @@ import { startLocalPostgres } from '../../src/election/postgres/local-postgres.j
 import { postgresSkip, zookeeperSkip } from '../support/prerequisites.js';
 import { assertRunExit, ROOT, RUN_JS, runCli } from '../support/run-cli.js';
 import { wallNowMs } from '../../src/util/wall-clock.js';
+import { processesUnder } from '../support/processes.js';
 
 const LAN = join(ROOT, 'topologies', 'lan-5.yaml');
-
-function processesUnder(dir: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-af', '.'], { encoding: 'utf8' })
-      .split('\n')
-      .filter((l) => l.includes(dir) && !l.includes('pgrep'));
-  } catch {
-    return [];
-  }
-}
 
 function checkGroup(r: ElectionResult): void {
   assert.deepEqual(r.errors, []);

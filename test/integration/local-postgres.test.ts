@@ -3,7 +3,6 @@
 // a FOR SHARE holder, FOR SHARE holders share), and nothing left behind, neither after stop() nor
 // after a start that failed.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,12 +13,11 @@ import { startLocalPostgres } from '../../src/election/postgres/local-postgres.j
 import { freePorts } from '../../src/util/free-port.js';
 // Only a machine without PostgreSQL skips; anything else that keeps it from starting fails.
 import { postgresSkip as missing } from '../support/prerequisites.js';
+import { commandLines } from '../support/processes.js';
 
-/** `ps` lines (every process, full command line) that mention `text`. */
+/** The running processes (pid and full command line) that mention `text`. */
 function processesWith(text: string): string[] {
-  return execFileSync('ps', ['-ww', '-eo', 'pid,args'], { encoding: 'utf8' })
-    .split('\n')
-    .filter((l) => l.includes(text));
+  return commandLines().filter((l) => l.includes(text));
 }
 
 const tempDirs = (): string[] => readdirSync(tmpdir()).filter((n) => n.startsWith('pole-bench-pg-'));

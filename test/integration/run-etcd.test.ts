@@ -1,17 +1,18 @@
 // `pole-bench run --target etcd` end to end on the process runtime: three members with a leader
 // kill and restart, and the paper's two data centers with its leader killed, checked on the
 // result; a member that cannot start failing the run at once with etcd's own words; and the
-// swarm, where etcd has no members yet, refused as a usage error. Nothing may be left behind.
+// swarm, where etcd has no members yet, and a machine where no namespace can be made, refused as
+// usage errors. Nothing may be left behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { predictElected, predictLatency } from '../../src/topology/model.js';
 import { checkKillRun, checkPaper2dcEtcdRun, recoveryLine } from '../support/etcd-run-checks.js';
 import { parseTopology } from '../../src/topology/topology.js';
-import { etcdSkip } from '../support/prerequisites.js';
+import { etcdMissing, etcdSkip } from '../support/prerequisites.js';
 import { processesUnder } from '../support/processes.js';
 import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
 
@@ -133,6 +134,56 @@ test('--runtime swarm with the etcd target is a usage error (exit 2)', async () 
   );
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.stderr, /etcd[\s\S]*not on a swarm/);
+});
+
+test('where no namespace can be made for a member, --target etcd on processes is refused before anything starts: exit 2, saying what works instead', async (t) => {
+  if (etcdMissing) return t.skip(etcdMissing);
+  const dir = await mkdtemp(join(tmpdir(), 'pole-bench-no-unshare-'));
+  try {
+    // An unshare that fails as it does in a container with Docker's default privileges.
+    const unshare = join(dir, 'unshare');
+    await writeFile(
+      unshare,
+      '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n',
+      {
+        mode: 0o755,
+      },
+    );
+    const began = Date.now();
+    const r = await runCli(
+      ['run', join(ROOT, 'topologies', 'paper-2dc.yaml'), '--target', 'etcd', '--runtime', 'process'],
+      {
+        ...process.env,
+        POLE_BENCH_UNSHARE: unshare,
+        TMPDIR: dir,
+      },
+    );
+    assert.equal(r.code, 2, r.stderr);
+    const said = r.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
+    assert.match(said, /--target etcd --runtime process: etcd members need an \/etc\/hosts of their own/);
+    assert.match(said, /Operation not permitted/);
+    assert.match(said, /Use --runtime docker/);
+    // Refused before anything started: nothing of a run in its temp dir, no etcd under it.
+    assert.deepEqual(etcdsUnder(dir), []);
+    assert.deepEqual((await readdir(dir)).sort(), ['unshare']);
+    assert.ok(Date.now() - began < 20_000, `took ${Date.now() - began} ms`);
+    // doctor asks the same probe, and says the same.
+    const d = await runCli(['doctor', '--json'], {
+      ...process.env,
+      POLE_BENCH_UNSHARE: unshare,
+      TMPDIR: dir,
+    });
+    assert.equal(d.code, 0, d.stderr);
+    const cells = (
+      JSON.parse(d.stdout) as { runs: { target: string; runtime: string; ok: boolean; why?: string }[] }
+    ).runs;
+    const cell = cells.find((c) => c.target === 'etcd' && c.runtime === 'process');
+    assert.equal(cell?.ok, false);
+    assert.ok(said.includes(cell.why!.replace(/\s+/g, ' ')), `doctor: ${cell.why}\nrun: ${said}`);
+    assert.equal(cells.find((c) => c.target === 'pole' && c.runtime === 'process')?.ok, true);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('--etcd-prefer oracle on paper-3dc-deployment-1: after the kill, the oracle choice leads, Raft choice first', async (t) => {

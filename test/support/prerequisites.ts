@@ -6,6 +6,7 @@
 // Only a missing install skips: one that is there but does not work fails its tests.
 import { findPostgres } from '../../src/election/postgres/local-postgres.js';
 import { findEtcd } from '../../src/targets/etcd/etcd-install.js';
+import { etcdTarget } from '../../src/targets/etcd/etcd-target.js';
 import { findZookeeper } from '../../src/targets/zookeeper/zk-install.js';
 
 /** false when ZooKeeper is installed here, else why its tests skip. */
@@ -20,8 +21,15 @@ export const postgresSkip: string | false = await findPostgres().then(
   (e: Error) => e.message,
 );
 
-/** false when etcd (and what runs it: unshare, setpriv) is installed here, else why its tests skip. */
-export const etcdSkip: string | false = await findEtcd().then(
+/**
+ * false when etcd (and what runs it: unshare, setpriv) is installed here and this user can give its
+ * members their own /etc/hosts (a mount namespace, inside a user namespace for an ordinary user),
+ * else why its tests skip: the run's own probe, in the words a run refused with.
+ */
+export const etcdSkip: string | false = (await etcdTarget.cannotRunAsProcesses?.()) ?? false;
+
+/** false when etcd is installed here, whether or not this user can run it, else why not. */
+export const etcdMissing: string | false = await findEtcd().then(
   () => false,
   (e: Error) => e.message,
 );

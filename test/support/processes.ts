@@ -1,6 +1,7 @@
 // The processes a test started, from /proc: to check that a run left none behind; and running a
 // fixture script to its end, bounded; and a run's processes found by the TMPDIR only it uses.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 
 /** Every descendant pid of `pid`. */
@@ -75,13 +76,27 @@ export async function runNodeScript(
   return { ...ended, out, err, ms: Date.now() - started };
 }
 
-/** Command lines of the running processes that match `pattern` and name `dir` (a test's own TMPDIR). */
-export function processesUnder(dir: string, pattern: string = dir): string[] {
-  let out = '';
-  try {
-    out = execFileSync('pgrep', ['-af', pattern], { encoding: 'utf8' });
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
+/**
+ * Every running process as `pid args…`, read from /proc: a machine (a slim container) may have no
+ * ps or pgrep, and the tests must not need what the harness does not.
+ */
+export function commandLines(): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      if (args.length > 0) out.push(`${name} ${args.join(' ')}`);
+    } catch {
+      // gone meanwhile
+    }
   }
-  return out.split('\n').filter((l) => l.includes(dir) && !l.includes('pgrep'));
+  return out;
+}
+
+/** Command lines of the running processes that contain `pattern` and name `dir` (a test's own TMPDIR). */
+export function processesUnder(dir: string, pattern: string = dir): string[] {
+  return commandLines().filter(
+    (l) => l.includes(pattern) && l.includes(dir) && !l.startsWith(`${process.pid} `),
+  );
 }

@@ -1,6 +1,7 @@
 // Where this machine's etcd is: Debian 12's `etcd-server` package (3.4), run in a mount namespace
 // of its own (util-linux's unshare) under a parent-death signal (setpriv). scripts/install-etcd.sh
-// installs exactly these. POLE_BENCH_ETCD overrides the binary's path (another build, a test).
+// installs exactly these. POLE_BENCH_ETCD overrides the binary's path (another build, a test), and
+// POLE_BENCH_UNSHARE unshare's (a test of a machine where no namespace can be made).
 import { access, constants } from 'node:fs/promises';
 
 export interface EtcdInstall {
@@ -14,7 +15,7 @@ export const ETCD_INSTALL_HINT = 'run scripts/install-etcd.sh (Debian: etcd-serv
 export async function findEtcd(env: NodeJS.ProcessEnv = process.env): Promise<EtcdInstall> {
   const found = {
     etcd: env.POLE_BENCH_ETCD ?? '/usr/bin/etcd',
-    unshare: '/usr/bin/unshare',
+    unshare: env.POLE_BENCH_UNSHARE ?? '/usr/bin/unshare',
     setpriv: '/usr/bin/setpriv',
   };
   const missing: string[] = [];

@@ -1,9 +1,10 @@
 // An etcd cluster as local processes: one etcd 3.4 per topology node, every port on loopback,
 // peers in other data centers reached through the delay relay at an address of each ordered pair
 // (etcd-members.ts says why each member resolves its peers' names from a hosts file of its own).
-// Each member runs `setpriv --pdeathsig KILL -- unshare -m -- sh -c 'mount --bind HOSTS
-// /etc/hosts && exec etcd …'`: it dies with the harness however the harness dies, and its
-// /etc/hosts is its own (the mount namespace is private, the machine's file is untouched).
+// Each member runs `setpriv --pdeathsig KILL -- unshare [--user --map-root-user] --mount -- sh -c
+// 'mount --bind HOSTS /etc/hosts && exec etcd …'`: it dies with the harness however the harness
+// dies, and its /etc/hosts is its own (the mount namespace is private, the machine's file is
+// untouched); an ordinary user makes the namespace inside a user namespace (etcd-isolation.ts).
 //
 // Who leads before and during the run: etcd-leadership.ts.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-p
 import { freePorts } from '../../util/free-port.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
 import { findEtcd, type EtcdInstall } from './etcd-install.js';
+import { etcdIsolation, type EtcdIsolation } from './etcd-isolation.js';
 import { etcdLogTranslator } from './etcd-log-events.js';
 import { leadAsAsked, watchLeaders } from './etcd-leadership.js';
 import { clusterToken, extraEtcdArgs, planEtcdMembers, type EtcdSlot } from './etcd-members.js';
@@ -32,6 +34,8 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
   if (!o.fsync)
     throw new Error('etcd 3.4 always syncs its log to disk: it has no setting to run without fsync');
   const install = await findEtcd();
+  const isolation = await etcdIsolation(install);
+  if ('problem' in isolation) throw new Error(isolation.problem);
   const t = o.topology;
   const dir = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-'));
   let members: MemberProcesses | undefined;
@@ -68,7 +72,7 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
       await writeFile(hostsFile, m.hosts);
       specs.push({
         id: m.id,
-        launch: etcdCommand(install, hostsFile, m.args),
+        launch: etcdCommand(install, isolation.ok, hostsFile, m.args),
         translate: watchLeaders(
           etcdLogTranslator({ memberId: m.id, nodeOf: (id) => byEtcdId.get(id) }),
           hook,
@@ -115,7 +119,12 @@ export async function startEtcdProcesses(o: ProcessStartOptions): Promise<Proces
   }
 }
 
-function etcdCommand(install: EtcdInstall, hostsFile: string, args: readonly string[]): MemberSpec['launch'] {
+function etcdCommand(
+  install: EtcdInstall,
+  isolation: EtcdIsolation,
+  hostsFile: string,
+  args: readonly string[],
+): MemberSpec['launch'] {
   return {
     command: install.setpriv,
     args: [
@@ -123,7 +132,7 @@ function etcdCommand(install: EtcdInstall, hostsFile: string, args: readonly str
       'KILL',
       '--',
       install.unshare,
-      '--mount',
+      ...isolation.unshareArgs,
       '--',
       '/bin/sh',
       '-c',

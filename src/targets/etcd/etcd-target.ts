@@ -9,6 +9,8 @@ import type { Target } from '../target.js';
 import { checkEtcdAckedWrites } from './etcd-checker.js';
 import { ETCD_CONTAINER_PORTS, planEtcdContainers } from './etcd-containers.js';
 import { startEtcdProcesses } from './etcd-processes.js';
+import { findEtcd } from './etcd-install.js';
+import { etcdIsolation } from './etcd-isolation.js';
 import { connectEtcdWriter } from './etcd-write-client.js';
 
 export const etcdTarget: Target = {
@@ -23,7 +25,20 @@ export const etcdTarget: Target = {
   // A put creates its key: nothing to prepare.
   prepareWrites: () => Promise.resolve(),
   startProcesses: (o) => startEtcdProcesses(o),
+  cannotRunAsProcesses: etcdCannotRunAsProcesses,
   planContainers: (o) => planEtcdContainers(o),
   containers: { image: 'etcd', clientPort: ETCD_CONTAINER_PORTS.client },
   checkAckedWrites: (o) => checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };
+
+/** Not installed, or no way for this user to give a member its own /etc/hosts: why, in words. */
+async function etcdCannotRunAsProcesses(): Promise<string | undefined> {
+  let install;
+  try {
+    install = await findEtcd();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  const isolation = await etcdIsolation(install);
+  return 'problem' in isolation ? isolation.problem : undefined;
+}

@@ -8,6 +8,7 @@ import type { Target } from '../target.js';
 import { checkZkAckedWrites } from './zk-checker.js';
 import { planZkContainers, ZK_CONTAINER_PORTS } from './zk-container-ensemble.js';
 import { startZkProcesses } from './zk-process-ensemble.js';
+import { findZookeeper } from './zk-install.js';
 import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
 export const zookeeperTarget: Target = {
@@ -23,6 +24,12 @@ export const zookeeperTarget: Target = {
   connect: connectZkWriter,
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),
   startProcesses: (o) => startZkProcesses(o),
+  // Debian's packages (a JRE and ZooKeeper's jars) are all it needs: no privilege.
+  cannotRunAsProcesses: () =>
+    findZookeeper().then(
+      () => undefined,
+      (err: Error) => err.message,
+    ),
   planContainers: (o) => planZkContainers(o),
   containers: { image: 'zookeeper', clientPort: ZK_CONTAINER_PORTS.client },
   checkAckedWrites: (o) => checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),

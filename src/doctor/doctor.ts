@@ -1,0 +1,103 @@
+// src/doctor/: what this machine and user can run, and for what cannot, why and how to fix it.
+//
+// Every answer comes from the probe the run itself asks (a target's cannotRunAsProcesses, the
+// Docker probe, the swarm's state, the election backends' finders), so `doctor` and a run never
+// disagree: what doctor calls runnable starts, and what it refuses a run refuses with the same
+// words.
+import Docker from 'dockerode';
+import { dockerStatus } from '../image/docker-probe.js';
+import { findPostgres } from '../election/postgres/local-postgres.js';
+import { findZookeeper } from '../targets/zookeeper/zk-install.js';
+import { targetNamed } from '../targets/registry.js';
+import { TARGET_NAMES, type TargetName } from '../vocabulary/names.js';
+import { RUNTIME_NAMES, runtimeLacks, type RuntimeName } from '../vocabulary/runtimes.js';
+
+export interface DoctorCell {
+  readonly target: TargetName;
+  readonly runtime: RuntimeName;
+  readonly ok: boolean;
+  /** Why not, and what to do (absent where it can run). */
+  readonly why?: string;
+}
+
+export interface DoctorReport {
+  readonly user: { readonly uid: number | null; readonly root: boolean };
+  readonly runs: readonly DoctorCell[];
+  /** `pole-bench election --backend …`: db (PostgreSQL) and zookeeper. */
+  readonly election: readonly {
+    readonly backend: 'db' | 'zookeeper';
+    readonly ok: boolean;
+    readonly why?: string;
+  }[];
+  /** What needs root, and why: nothing else does. */
+  readonly needsRoot: readonly string[];
+}
+
+/** What a swarm run needs of the engine DOCKER_HOST names: to be a swarm's manager. */
+async function swarmProblem(): Promise<string | undefined> {
+  try {
+    const info = (await new Docker().info()) as {
+      Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean };
+    };
+    if (info.Swarm?.LocalNodeState !== 'active')
+      return 'the Docker engine is in no swarm: `pole-bench swarm up --topology FILE` makes a local one (docs/swarm.md)';
+    if (!info.Swarm.ControlAvailable)
+      return 'the Docker engine is a swarm worker: point DOCKER_HOST at a manager';
+    return undefined;
+  } catch (err) {
+    return `no Docker daemon answers: ${(err as Error).message}`;
+  }
+}
+
+export async function doctor(version: string): Promise<DoctorReport> {
+  const uid = process.getuid?.() ?? null;
+  const runs: DoctorCell[] = [];
+  const swarm = await swarmProblem();
+  for (const target of TARGET_NAMES) {
+    const docker = await dockerStatus(version, target);
+    for (const runtime of RUNTIME_NAMES) {
+      let why = runtimeLacks(runtime, target);
+      if (why === undefined && runtime === 'process')
+        why = await targetNamed(target).cannotRunAsProcesses?.();
+      if (why === undefined && runtime !== 'process' && !docker.image) why = docker.reason;
+      if (why === undefined && runtime === 'swarm') why = swarm;
+      runs.push({ target, runtime, ok: why === undefined, ...(why !== undefined ? { why } : {}) });
+    }
+  }
+  const found = (p: Promise<unknown>): Promise<string | undefined> =>
+    p.then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+  const db = await found(findPostgres());
+  const zk = await found(findZookeeper());
+  return {
+    user: { uid, root: uid === 0 },
+    runs,
+    election: [
+      { backend: 'db', ok: db === undefined, ...(db !== undefined ? { why: db } : {}) },
+      { backend: 'zookeeper', ok: zk === undefined, ...(zk !== undefined ? { why: zk } : {}) },
+    ],
+    needsRoot: [
+      'scripts/install-zookeeper.sh, install-etcd.sh, install-postgresql.sh: they install Debian packages (apt-get)',
+      'scripts/ci-docker.sh start: installs and starts a Docker engine',
+      '`pole-bench image build --offline`: debootstrap makes the base image from Debian’s packages, which takes root (chroot, device nodes); with --base-image it needs only access to the Docker daemon',
+    ],
+  };
+}
+
+/** The report as a person reads it. */
+export function formatDoctor(r: DoctorReport): string {
+  const lines = [
+    `user: ${r.user.root ? 'root' : `uid ${r.user.uid ?? '?'} (not root)`}`,
+    '',
+    'run --target T --runtime R:',
+  ];
+  for (const c of r.runs)
+    lines.push(`  ${c.ok ? 'ok ' : 'no '} ${c.target} on ${c.runtime}${c.why ? `: ${c.why}` : ''}`);
+  lines.push('', 'election --backend B:');
+  for (const e of r.election)
+    lines.push(`  ${e.ok ? 'ok ' : 'no '} ${e.backend}${e.why ? `: ${e.why}` : ''}`);
+  lines.push('', 'needs root (nothing else does):', ...r.needsRoot.map((l) => `  ${l}`));
+  return lines.join('\n');
+}
