@@ -3,7 +3,7 @@
 // window; the difference is the heartbeats' cost (the leader's own PINGs are in both runs). Also
 // checks that the heartbeats did run: every node's RTT_i must list every other node.
 import { processCpuTicks, USER_HZ } from '../measure/proc-cpu.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { ProcessCluster } from '../runtime/process/process-cluster.js';
 import { getJson } from '../util/http-json.js';
 

@@ -1,6 +1,6 @@
 // Who serves as leader right now, from the members' events: what a fault aimed at "leader" hits,
 // what the progress line shows, and where the final read sends its fence write.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { MemberControl } from '../targets/target.js';
 
 /** The leader serving now: the latest `serving` event of a leader whose process still runs. */

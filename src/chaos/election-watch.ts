@@ -3,7 +3,7 @@
 // one a link change may cause some seconds later, when the leader resigns over it or loses its
 // quorum (its first such election becomes the cause if nothing took the leader out before).
 import { FAULT_PHASE } from '../load/agent-protocol.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { FaultMark } from '../vocabulary/names.js';
 
 import type { FaultSpec } from '../topology/topology-schema.js';

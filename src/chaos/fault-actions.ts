@@ -1,7 +1,7 @@
 // Each fault action carried out where it acts: on a member through the runtime (kill, restart,
 // pause, resume), on links through the shaping (partition, isolate, heal, link). A shaping that
 // cannot do what a fault asks fails the run, saying so, rather than carry on without the fault.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { FaultSpec } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';

@@ -2,7 +2,7 @@
 // out (the depositions, for every election of the run), and the first of those (the cause) that
 // the recovery figures are timed from; besides, what later faults need: the node the latest kill
 // or pause took down ("killed"), the links still cut, and the elections still awaited.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Deposition } from '../report/elections.js';
 import type { FaultMark } from '../vocabulary/names.js';
 

@@ -2,7 +2,7 @@
 // that leader's data center), "killed" the node the latest kill or pause took down; and whether it
 // takes the serving leader out (killed, paused, or cut off with its data center or on its own).
 // Pure: the leader and the last node down are given, so it is tested without a cluster.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { KILLED, LEADER, type FaultSpec } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
 

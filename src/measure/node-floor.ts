@@ -7,7 +7,7 @@
 // a follower forwarded are the two floors. A data center's floor is the mix of the two that its
 // clients see: the share of its live servers that is the leader.
 import { median } from '../util/spread.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { connectPoleWriter, type ConnectWriteClient } from '../load/write-client.js';
 import type { Topology } from '../topology/topology.js';
 

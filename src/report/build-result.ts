@@ -8,7 +8,7 @@ import type { ClockReport } from '../measure/clock-offset.js';
 import type { CpuReport } from '../measure/cpu-sampler.js';
 import type { NodeFloor } from '../measure/node-floor.js';
 import type { ResourceReport } from '../measure/resource-sampler.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { LOOP_STALL_MS } from '../node/loop-stall-watch.js';
 import { traceEveryOf } from '../topology/trace-sampling.js';
 import { isEvent, type ClusterEvent } from '../vocabulary/node-events.js';

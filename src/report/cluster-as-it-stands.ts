@@ -4,7 +4,7 @@
 // this, not over the topology as configured: after a follower and then the leader were killed, the
 // new leader's quorum must reach the farthest of the three survivors, and the model must say so.
 // Pure: the faults as carried out and the topology in, states out.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 import type { FaultMark } from '../vocabulary/names.js';
 

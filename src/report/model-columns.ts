@@ -6,7 +6,7 @@
 // writes sent at a steady rate is. Where the paper's formula has nothing to say (the leader is
 // down, it reaches no quorum, a data center has no server it can reach) the window has no model,
 // and says why. Pure, so it is tested on the paper's set-ups directly.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { floorOfDc, type NodeFloor } from '../measure/node-floor.js';
 import { predictLatency, type DcLatency } from '../topology/model.js';
 import type { Topology } from '../topology/topology.js';

@@ -4,7 +4,7 @@
 // carried out, with what bounded each phase (recovery-explain.ts) and what each data center's
 // clients saw (client-recovery.ts). Pure: events and the agents' records in, figures out.
 import type { DoneMessage } from '../load/agent-protocol.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { clientRecovery, firstAckFrom } from './client-recovery.js';
 import { fleVotes, zxidParts } from './fle-votes.js';

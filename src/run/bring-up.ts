@@ -4,7 +4,7 @@
 // as it goes, so a bring-up that fails half-way still names the leader it saw.
 import { currentLeader } from '../chaos/current-leader.js';
 import { preload } from '../load/preload.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { RunContext } from './run-context.js';
 
 /** How long the members may take to elect their first leader. */

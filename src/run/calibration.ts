@@ -14,7 +14,7 @@ import {
   type NodeFloor,
 } from '../measure/node-floor.js';
 import { CpuSampler } from '../measure/cpu-sampler.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Topology } from '../topology/topology.js';
 import type { RunContext } from './run-context.js';

@@ -1,7 +1,7 @@
 // Check, Jepsen's final read: every write an agent saw acknowledged must be on every live member,
 // read back by the target's own checker through the leader serving at the end. A write missing
 // is lost, and the result lists it.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { currentLeader } from '../chaos/current-leader.js';
 import type { RunContext } from './run-context.js';
 

@@ -6,7 +6,7 @@
 import type { AgentProcess } from '../load/agent-process.js';
 import { CpuSampler } from '../measure/cpu-sampler.js';
 import { ResourceSampler } from '../measure/resource-sampler.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 
 import type { LoadPhases } from '../chaos/fault-schedule.js';
 import { currentLeader } from '../chaos/current-leader.js';

@@ -13,7 +13,7 @@ import {
   type ResourceReport,
   type ResourceSampler,
 } from '../measure/resource-sampler.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { PreloadInfo } from '../report/result.js';
 import type { Threshold } from '../vocabulary/thresholds.js';
 

@@ -3,7 +3,7 @@
 // JIT needs longer than Node's), and meanwhile whatever the agents' writes need in place
 // (ZooKeeper: the znodes they set).
 import { WARMUP_PREFIX, warmUp } from '../measure/node-floor.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { PATH_PREFIX } from './load-phase.js';
 import type { RunContext } from './run-context.js';
 

@@ -11,7 +11,7 @@ import type { ClockReport } from '../measure/clock-offset.js';
 import type { CpuGroups, RemoteCpuSource } from '../measure/cpu-sampler.js';
 import type { Shaper } from '../shaping/shaper.js';
 import type { MemberControl, Target } from '../targets/target.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Address } from '../vocabulary/names.js';
 import type { RuntimeName } from '../vocabulary/runtimes.js';
 

@@ -1,5 +1,5 @@
 // The shaper a run chose (runtime/choose-runtime.ts chooseShaping), made.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { ShapingChoice } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 import { netemShaper } from './netem/netem-shaper.js';

@@ -5,7 +5,7 @@
 // userspace relay, the netem plan, or nothing. A runtime creates the shaper the run chose, hands it
 // the members once their ports and addresses are known, and dials peers where it says; the
 // scenario changes, measures and closes it through this interface only.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Address, ShapingName, ShapingUsage } from '../vocabulary/names.js';
 import type {
   DialDirection,

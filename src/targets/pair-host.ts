@@ -2,7 +2,7 @@
 // initial cluster) reach a peer in another data center through the relay by name, resolved per
 // member to a loopback address of that ordered pair, where the relay listens on the peer's own
 // port numbers. This is that address.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 
 /** The loopback address of the relay route from `from` to `to` (one per ordered pair of members). */

@@ -6,7 +6,7 @@
 // become the shared events (started, elected, serving, leader-lost, …), how a client writes to it,
 // and how the final read checks the acknowledged writes. The scenario (run/run-scenario.ts) only
 // talks to this interface and the runtime's, never to a target's own modules.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import type { AckedWrite, CheckResult, ContainerImage, TargetName } from '../vocabulary/names.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';

@@ -10,7 +10,8 @@ import { roundMicros } from '../node/core/oracles/measured.js';
 import { createOracle, oracleOptions } from '../node/core/oracles/registry.js';
 import type { ScoreContext } from '../node/core/oracles/oracle.js';
 import { consensusScore, measuredScores, viewFromMatrix } from '../node/core/oracles/score-formulas.js';
-import type { NodeId, Score } from '../node/core/types.js';
+import type { Score } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { ZERO_ZXID } from '../node/core/zxid.js';
 import type { Topology } from './topology.js';
 

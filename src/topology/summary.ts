@@ -1,6 +1,6 @@
 // A topology in brief, as data (for --json) and as one screen of text (`pole-bench topology
 // validate`): data centers and nodes, the RTT matrix, jitter, cluster settings, rates, scenario.
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { roundMicros } from '../node/core/oracles/measured.js';
 import { formatDuration } from '../util/duration.js';
 import { formatTable, num } from './text-table.js';

@@ -3,7 +3,7 @@
 // ordered pair of data centers and only one, known names wherever a node or data center is named,
 // a valid oracle spec, faults inside the run and after the warmup.
 import { z } from 'zod';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { createOracle } from '../node/core/oracles/registry.js';
 import { formatDuration } from '../util/duration.js';
 import { InputError } from '../util/input-error.js';

@@ -21,7 +21,7 @@ import { BYTE_SIZE_HINT, BYTE_SIZE_PATTERN, parseByteSize } from './byte-size.js
 import { FAULT_ACTIONS, TARGET_NAMES, type FaultAction, type TargetName } from '../vocabulary/names.js';
 import { z } from 'zod';
 import type { MeasureConfig, ResignConfig, TimersConfig } from '../node/config.js';
-import type { NodeId } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import {
   DURATION_HINT,
   DURATION_PATTERN,

@@ -6,7 +6,8 @@
 // centers and between nodes, jitter per direction, and the write rate per data center and per node.
 import type { TargetName } from '../vocabulary/names.js';
 import { basename, extname } from 'node:path';
-import type { Member, NodeId } from '../node/core/types.js';
+import type { Member } from '../node/core/types.js';
+import type { NodeId } from '../vocabulary/names.js';
 import { parseSource, parseSourceFile, validateParsed } from '../util/load-validated.js';
 import { topologySchema } from './topology-checks.js';
 import {

@@ -5,7 +5,7 @@
 // range is the lower half), and go away with the bridge when the run's network is removed, so a
 // crashed harness leaves none behind that `pole-bench clean` does not take.
 import { execa } from 'execa';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
 
 /** The first host number of the upper half, and how many fit (.128 … .253; .254/.255 stay free). */

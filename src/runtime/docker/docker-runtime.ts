@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
 import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import { EventBook } from '../event-book.js';
 import { OutputLines } from '../output-lines.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';

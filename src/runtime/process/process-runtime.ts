@@ -7,7 +7,7 @@
 import { AgentProcess } from '../../load/agent-process.js';
 import { shareWallOffset } from '../../util/wall-clock.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import type { Topology } from '../../topology/topology.js';

@@ -9,7 +9,7 @@
 // naming the new address (each tree is torn down first: htb cannot be changed in place), a few
 // ms during which the links are not delayed. The interface is the one that carries the task's
 // overlay address (a task with published ports has a second one, for docker_gwbridge).
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import { applyPlan } from '../../shaping/netem/apply-plan.js';
 import { planNetem, type NetemLeaf } from '../../shaping/netem/netem-plan.js';
 import { netemControls, type NetemTrees } from '../../shaping/netem/netem-shaper.js';

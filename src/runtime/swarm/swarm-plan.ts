@@ -2,7 +2,7 @@
 // the specs of every service, network, volume and config a run creates. Nothing here talks to
 // Docker, so the specs are what the unit tests check (placement, labels, dnsrr, volumes).
 import type Docker from 'dockerode';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
 import { DOCKER_LABELS, runLabels } from '../docker/docker-labels.js';
 

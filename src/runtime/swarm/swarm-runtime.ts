@@ -20,7 +20,7 @@ import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
 import { AgentProcess } from '../../load/agent-process.js';
 import type { IntervalMessage } from '../../load/agent-protocol.js';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { CpuGroups, RemoteCpuSource } from '../../measure/cpu-sampler.js';
 import { USER_HZ } from '../../measure/proc-cpu.js';
 import {

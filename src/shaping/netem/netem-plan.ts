@@ -12,7 +12,7 @@
 // has no in-place change, so replacing an htb root with another htb fails; delete the root first
 // (`tc qdisc del dev eth0 root`) to shape again. Filters carry explicit u32 handles all the same, so
 // a caller re-running the filter commands replaces them instead of stacking copies.
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
 
 export type NetemLeaf = 'netem' | 'pfifo';

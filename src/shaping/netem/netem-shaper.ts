@@ -6,7 +6,7 @@
 // directly; the kernel delays the packets. Partitions cut each pair's filters to a dropping class.
 // It cannot change its delays during a run yet, nor measure them apart from a run, and says so
 // (the report shows no floor and no measured RTT).
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
 import { directDial, unmeasuredLinks, type Shaper } from '../shaper.js';
 import { applyPlan } from './apply-plan.js';

@@ -3,7 +3,7 @@
 // (a POLE node: its peer port, dialled by the higher sid; a ZooKeeper server: its quorum and
 // election ports, dialled both ways), and the probe that measures the RTT between every pair of
 // data centers through routes of the same kind.
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import { DelayRelay, type DelayRelayOptions, type RelayRoute } from './delay-relay.js';
 import type { LinkDelay } from './delay-distribution.js';
 import { startEchoServer } from './echo-server.js';

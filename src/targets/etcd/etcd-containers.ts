@@ -12,7 +12,7 @@
 // needs a peer port per member; the runtime refuses etcd on a swarm (choose-runtime.ts).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { ContainerPlan, ContainerStartOptions } from '../target.js';
 import { leadAsAsked, watchLeaders } from './etcd-leadership.js';

@@ -3,7 +3,7 @@
 // handed leadership (etcd's MoveLeader) before the run, and with --etcd-prefer every election after
 // that is followed by the same hand-over to the preferred member (named, or the oracle's choice
 // among the living): Raft's choice, then the preferred one, as two phases of the report.
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { StartedMembers } from '../target.js';
 import { predictElected } from '../../topology/model.js';
 import type { Topology } from '../../topology/topology.js';

@@ -16,7 +16,7 @@
 //                                                    → following {leader: Y, epoch: N}, serving {leader: Y}
 //   "X became follower at term N" after leading      → stepped-down {epoch}
 //   any error or fatal line                          → log-error {message}
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { ClusterEvent, NodeEventBody } from '../../vocabulary/node-events.js';
 
 export interface EtcdLogLine {

@@ -11,7 +11,7 @@
 // loopback address for that pair, where the relay listens on the member's own port number. Raft's
 // streams are opened by both sides, and both go through the relay.
 import { createHash } from 'node:crypto';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import type { Dial } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 

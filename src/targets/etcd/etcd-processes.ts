@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodeId } from '../../node/core/types.js';
+import type { NodeId } from '../../vocabulary/names.js';
 import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
 import { freePorts } from '../../util/free-port.js';
 import type { ProcessMembers, ProcessStartOptions } from '../target.js';
