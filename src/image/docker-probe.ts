@@ -42,7 +42,14 @@ export async function daemonAnswers(): Promise<DaemonAnswer> {
     .split('\n')
     .map((l) => l.trim())
     .find((l) => l.length > 0);
-  return { ok: false, detail: said ?? `docker info failed (${(r.shortMessage ?? '').split('\n')[0]})` };
+  const detail = said ?? `docker info failed (${(r.shortMessage ?? '').split('\n')[0]})`;
+  // The daemon runs, but this user may not use its socket: say how that is granted.
+  if (/permission denied/i.test(detail))
+    return {
+      ok: false,
+      detail: `${detail} (this user may not use the daemon's socket: an administrator adds it to the docker group, usermod -aG docker USER, and it logs in again)`,
+    };
+  return { ok: false, detail };
 }
 
 export async function dockerStatus(
