@@ -30,16 +30,26 @@ trap cleanup EXIT
 cp "$node_bin" "$ctx/node"
 cp -a "$npm_dir" "$ctx/npm"
 git archive --format=tar --prefix=src/ HEAD >"$ctx/src.tar"
+# The host's trust for the npm registry goes in too: a network whose proxy presents its own CA
+# (NODE_EXTRA_CA_CERTS, npm's cafile) needs it inside as outside.
+ca="${NODE_EXTRA_CA_CERTS:-$(npm config get cafile 2>/dev/null || true)}"
+ca_lines=""
+if [[ -n "$ca" && "$ca" != null && -f "$ca" ]]; then
+  cp "$ca" "$ctx/host-ca.crt"
+  ca_lines="COPY host-ca.crt /etc/ssl/certs/pole-bench-host-ca.crt
+ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/pole-bench-host-ca.crt npm_config_cafile=/etc/ssl/certs/pole-bench-host-ca.crt"
+fi
 cat >"$ctx/Dockerfile" <<DOCKERFILE
 FROM $base
 COPY node /usr/local/bin/node
 COPY npm /usr/local/lib/node_modules/npm
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx
+$ca_lines
 ADD src.tar /work/
 WORKDIR /work/src
 DOCKERFILE
-docker build --quiet --label pole-bench=true -t "$image" "$ctx" >/dev/null
+DOCKER_BUILDKIT=0 docker build --quiet --label pole-bench=true -t "$image" "$ctx" >/dev/null
 echo "test-in-container: $image from $base, node $("$node_bin" --version), npm $(npm --version)"
 set +e
 docker run --name "$name" --label pole-bench=true "$image" \
