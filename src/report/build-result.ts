@@ -237,8 +237,36 @@ function modelSpans(
     ...(degrades
       ? { degraded: { fromS: first.atS, toS: x.cause?.atS ?? causeS ?? endS, leader: x.initial } }
       : {}),
-    after: afterS !== null && afterS < endS ? { fromS: afterS, toS: endS, leader: afterLeader } : null,
+    after: afterS !== null && afterS < endS ? afterSpan(x, afterS, endS, afterLeader) : null,
   };
+}
+
+/**
+ * The after window with every leader that took over after the deciding election (one that
+ * resigned for a better placed member, then that one for another, or an election with no fault):
+ * the leader at the window's start is the last to take over before it, and those inside it split it.
+ */
+function afterSpan(x: CollectedRun, fromS: number, toS: number, decided: NodeId | null): ModelSpan {
+  const s = (t: number): number => (t - x.loadStart) / 1000;
+  const takeovers: { atS: number; leader: NodeId }[] = [];
+  let current = decided;
+  // The deciding election's own event: the first win of the decided leader since the cause.
+  const since = x.killAt ?? x.loadStart;
+  const settled = decided === null ? undefined : x.nodeEvents.find((e) => e.t >= since && wonBy(e, decided));
+  for (const e of x.nodeEvents) {
+    if (settled === undefined || e.t <= settled.t || e.ev !== 'elected' || e.node !== e.leader) continue;
+    if (e.node === current) continue;
+    current = e.node;
+    takeovers.push({ atS: s(e.t), leader: e.node });
+  }
+  const leader = takeovers.filter((h) => h.atS <= fromS).at(-1)?.leader ?? decided;
+  const handovers = takeovers.filter((h) => h.atS > fromS && h.atS < toS);
+  return { fromS, toS, leader, ...(handovers.length > 0 ? { handovers } : {}) };
+}
+
+/** `e` is `leader`'s own word that it won an election. */
+function wonBy(e: ClusterEvent, leader: NodeId): boolean {
+  return e.ev === 'elected' && e.node === leader && e.leader === leader;
 }
 
 /**

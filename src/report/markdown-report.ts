@@ -631,7 +631,7 @@ function modelBasis(r: RunResult): string[] {
   for (const [w, b] of Object.entries(basis)) {
     const parts = b.segments.map(
       (p) =>
-        `${b.segments.length > 1 ? `${p.fromS.toFixed(1)}-${p.toS.toFixed(1)} s: ` : ''}${p.members.length > 0 ? `members ${p.members.join(', ')}` : 'no members'} (${p.state})${p.noModel ? `; **no model**: ${p.noModel}` : ''}`,
+        `${b.segments.length > 1 ? `${p.fromS.toFixed(1)}-${p.toS.toFixed(1)} s: ` : ''}${p.leader !== undefined && p.leader !== b.leader ? `leader ${p.leader ?? 'none'}, ` : ''}${p.members.length > 0 ? `members ${p.members.join(', ')}` : 'no members'} (${p.state})${p.noModel ? `; **no model**: ${p.noModel}` : ''}`,
     );
     const weighted = b.segments.length > 1 ? ' (time-weighted over its parts)' : '';
     lines.push(

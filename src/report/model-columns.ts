@@ -11,14 +11,26 @@ import { floorOfDc, type NodeFloor } from '../measure/node-floor.js';
 import { predictLatency, type DcLatency } from '../topology/model.js';
 import type { Topology } from '../topology/topology.js';
 import type { FaultMark } from '../vocabulary/names.js';
-import { describeState, membersWith, rttMatrixIn, statesOver } from './cluster-as-it-stands.js';
+import {
+  describeState,
+  membersWith,
+  rttMatrixIn,
+  statesOver,
+  type StateSpan,
+} from './cluster-as-it-stands.js';
 import type { FloorInfo, ModelBasis, ModelWindows, WindowBasis } from './result.js';
 
 /** A window of the load: s from the load start, and the leader that served it. */
 export interface ModelSpan {
   readonly fromS: number;
   readonly toS: number;
+  /** The leader at the window's start. */
   readonly leader: NodeId | null;
+  /**
+   * Leaders that took over inside the window, in time order (a leader that resigned for a better
+   * placed member, then that one for another): the window's model follows each from its take-over.
+   */
+  readonly handovers?: readonly { readonly atS: number; readonly leader: NodeId }[];
 }
 
 /** The windows a model is made for; null: the run had no such window (or no leader for it). */
@@ -108,8 +120,8 @@ function windowParts(
 ): { parts: Part[]; basis: WindowBasis } {
   const parts: Part[] = [];
   const segments: WindowBasis['segments'][number][] = [];
-  const leader = span.leader;
-  for (const s of statesOver(t, faults, span.fromS, Math.max(span.fromS, span.toS))) {
+  for (const s of leaderSpans(span, statesOver(t, faults, span.fromS, Math.max(span.fromS, span.toS)))) {
+    const leader = s.leader;
     const lengthS = s.toS - s.fromS;
     const members = leader === null ? [] : membersWith(t, s.state, leader);
     let model: DcLatency | null = null;
@@ -137,6 +149,7 @@ function windowParts(
     segments.push({
       fromS: round3(s.fromS),
       toS: round3(s.toS),
+      leader,
       members,
       state: describeState(s.state),
       noModel:
@@ -146,9 +159,29 @@ function windowParts(
           : null),
     });
   }
-  return { parts, basis: { leader, fromS: round3(span.fromS), toS: round3(span.toS), segments } };
+  return {
+    parts,
+    basis: { leader: span.leader, fromS: round3(span.fromS), toS: round3(span.toS), segments },
+  };
 }
 
 function round3(v: number): number {
   return Math.round(v * 1000) / 1000;
+}
+
+/** The states of a window split again at each leader's take-over, each part with its leader. */
+function leaderSpans(
+  span: ModelSpan,
+  states: readonly StateSpan[],
+): (StateSpan & { leader: NodeId | null })[] {
+  const handovers = (span.handovers ?? []).filter((h) => h.atS > span.fromS && h.atS < span.toS);
+  const leaderAt = (atS: number): NodeId | null =>
+    handovers.filter((h) => h.atS <= atS).at(-1)?.leader ?? span.leader;
+  const out: (StateSpan & { leader: NodeId | null })[] = [];
+  for (const s of states) {
+    const cuts = [s.fromS, ...handovers.map((h) => h.atS).filter((a) => a > s.fromS && a < s.toS), s.toS];
+    for (let i = 1; i < cuts.length; i++)
+      out.push({ ...s, fromS: cuts[i - 1]!, toS: cuts[i]!, leader: leaderAt(cuts[i - 1]!) });
+  }
+  return out;
 }

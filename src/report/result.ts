@@ -230,6 +230,8 @@ export interface WindowBasis {
     readonly state: string;
     /** Why (part of) this part has no model; null: it has one for every data center. */
     readonly noModel: string | null;
+    /** The leader in this part, where one took over inside the window (absent in older files). */
+    readonly leader?: string | null;
   }>;
 }
 

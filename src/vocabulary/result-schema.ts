@@ -216,6 +216,7 @@ export const runResultSchema = z
               members: z.array(z.string()),
               state: z.string(),
               noModel: z.string().nullable(),
+              leader: z.string().nullable().optional(),
             }),
           ),
         }),

@@ -196,4 +196,46 @@ describe('model columns: the cluster as the faults left it', () => {
     assert.equal(after('caltech', 'fnal'), 38.53);
     assert.equal(after('fnal', 'fnal'), 0);
   });
+
+  it('a leader that takes over inside a window: the model follows each leader from its take-over, time-weighted', () => {
+    const degrade = readFileSync(join(root, 'topologies', 'paper-3dc-degrade.yaml'), 'utf8');
+    const t = parseTopology('paper-3dc-degrade.yaml', degrade);
+    const faults: FaultMark[] = [{ atS: 20, action: 'link', node: 'caltech,slac' }];
+    const only = (leader: string) =>
+      modelColumns(t, { before: null, after: { fromS: 30, toS: 60, leader } }, faults, floor).model;
+    const p3 = only('p3');
+    const p1 = only('p1');
+    // p3 resigned for p1 at 40 s: a third of the window under p3, two thirds under p1.
+    const mixed = modelColumns(
+      t,
+      { before: null, after: { fromS: 30, toS: 60, leader: 'p3', handovers: [{ atS: 40, leader: 'p1' }] } },
+      faults,
+      floor,
+    );
+    for (const dc of ['caltech', 'slac', 'fnal']) {
+      const want = (p3[dc]!.after! * 10 + p1[dc]!.after! * 20) / 30;
+      assert.ok(
+        Math.abs(mixed.model[dc]!.after! - want) < 1e-5,
+        `${dc}: ${mixed.model[dc]!.after} for ${want}`,
+      );
+    }
+    // The two leaders' models differ where it matters: caltech reaches p3 over the degraded link.
+    assert.ok(p3.caltech!.after! - p1.caltech!.after! > 50);
+    const segments = mixed.basis.after!.segments;
+    assert.deepEqual(
+      segments.map((g) => [g.fromS, g.toS, g.leader]),
+      [
+        [30, 40, 'p3'],
+        [40, 60, 'p1'],
+      ],
+    );
+    // A take-over outside the window changes nothing in it.
+    const outside = modelColumns(
+      t,
+      { before: null, after: { fromS: 30, toS: 60, leader: 'p3', handovers: [{ atS: 25, leader: 'p1' }] } },
+      faults,
+      floor,
+    );
+    assert.equal(outside.model.caltech!.after, p3.caltech!.after);
+  });
 });
