@@ -3,7 +3,8 @@
 # and npm, with Docker's default privileges (no --privileged, no added capability), root inside as
 # in most CI containers. Everything the project needs beyond that it must install itself (the
 # ZooKeeper and PostgreSQL packages, by its scripts) or skip, saying why (the etcd tests, where no
-# namespace can be made for a member; the Docker tests, with no daemon inside). Exits with npm
+# namespace can be made for a member; the Docker tests, with no daemon inside). It prints
+# `pole-bench doctor` after the tests (and the installs they made). Exits with npm
 # test's code. About 15 minutes on a 2-core machine; the nightly workflow runs it, .ci/run does not.
 #
 # No container registry is used: the image is the offline Debian base `pole-bench image build
@@ -53,7 +54,7 @@ DOCKER_BUILDKIT=0 docker build --quiet --label pole-bench=true -t "$image" "$ctx
 echo "test-in-container: $image from $base, node $("$node_bin" --version), npm $(npm --version)"
 set +e
 docker run --name "$name" --label pole-bench=true "$image" \
-  sh -c 'npm install --no-audit --no-fund && npm test'
+  sh -c 'npm install --no-audit --no-fund && { npm test; code=$?; node bin/run.js doctor; exit $code; }'
 code=$?
 set -e
 echo "test-in-container: npm install && npm test exited $code"
