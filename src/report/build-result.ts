@@ -242,19 +242,22 @@ function modelSpans(
 }
 
 /**
- * The after window with every leader that took over after the deciding election (one that
- * resigned for a better placed member, then that one for another, or an election with no fault):
- * the leader at the window's start is the last to take over before it, and those inside it split it.
+ * The after window with every leader that took over after the deciding one (one that resigned for a
+ * better placed member, then that one for another, or an election with no fault): the leader at
+ * the window's start is the last to take over before it, and those inside it split it. A take-over
+ * is a leader's own `serving`: a member that thought it won but never had a quorum (one cut off by
+ * a partition) served nothing, and is not one.
  */
 function afterSpan(x: CollectedRun, fromS: number, toS: number, decided: NodeId | null): ModelSpan {
   const s = (t: number): number => (t - x.loadStart) / 1000;
   const takeovers: { atS: number; leader: NodeId }[] = [];
   let current = decided;
-  // The deciding election's own event: the first win of the decided leader since the cause.
+  // The deciding leader's own first serving since the cause.
   const since = x.killAt ?? x.loadStart;
-  const settled = decided === null ? undefined : x.nodeEvents.find((e) => e.t >= since && wonBy(e, decided));
+  const settled =
+    decided === null ? undefined : x.nodeEvents.find((e) => e.t >= since && servedBy(e, decided));
   for (const e of x.nodeEvents) {
-    if (settled === undefined || e.t <= settled.t || e.ev !== 'elected' || e.node !== e.leader) continue;
+    if (settled === undefined || e.t <= settled.t || e.ev !== 'serving' || e.leader !== undefined) continue;
     if (e.node === current) continue;
     current = e.node;
     takeovers.push({ atS: s(e.t), leader: e.node });
@@ -264,9 +267,9 @@ function afterSpan(x: CollectedRun, fromS: number, toS: number, decided: NodeId 
   return { fromS, toS, leader, ...(handovers.length > 0 ? { handovers } : {}) };
 }
 
-/** `e` is `leader`'s own word that it won an election. */
-function wonBy(e: ClusterEvent, leader: NodeId): boolean {
-  return e.ev === 'elected' && e.node === leader && e.leader === leader;
+/** `e` is `leader`'s own word that it serves, as leader, with a quorum behind it. */
+function servedBy(e: ClusterEvent, leader: NodeId): boolean {
+  return e.ev === 'serving' && e.node === leader && e.leader === undefined;
 }
 
 /**
