@@ -303,4 +303,33 @@ describe('buildResult on a recorded paper-2dc run', () => {
       /^the longest write ≥ the longest silence.*cern: longest write 100\.00 ms, silence 569\.80 ms/,
     );
   });
+
+  it('follows the leaders that served after the deciding one through the after window, and not a member that only thought it won', () => {
+    const base = buildResult(setting(), collected());
+    const w = base.modelBasis!.after!;
+    const mid = (w.fromS + w.toS) / 2;
+    const at = (s: number): number => run.loadStart + s * 1000;
+    const own = <T extends { node: string; ev: string }>(ev: string, node: string): T =>
+      run.events.find(
+        (e) => e.ev === ev && e.node === node && e.leader === (ev === 'serving' ? undefined : node),
+      ) as unknown as T;
+    const won = own<{ node: string; ev: string }>('elected', 'p4');
+    const served = own<{ node: string; ev: string }>('serving', 'p4');
+    const events = [
+      ...(collected().nodeEvents as readonly ClusterEvent[]),
+      // p3 thinks it won (cut off, say) but never serves: no take-over.
+      { ...won, t: at(mid - 1), node: 'p3', leader: 'p3' },
+      // p1 wins and serves: the window's second part is p1's.
+      { ...won, t: at(mid - 0.1), node: 'p1', leader: 'p1' },
+      { ...served, t: at(mid), node: 'p1' },
+    ] as unknown as ClusterEvent[];
+    const r = buildResult(setting(), collected({ nodeEvents: events }));
+    const parts = r.modelBasis!.after!.segments.map((g) => [g.leader, g.fromS, g.toS]);
+    assert.deepEqual(parts, [
+      ['p4', w.fromS, Math.round(mid * 1000) / 1000],
+      ['p1', Math.round(mid * 1000) / 1000, w.toS],
+    ]);
+    // The model moved with the leader: tud's after is no longer p4's alone.
+    assert.notEqual(r.model.tud!.after, base.model.tud!.after);
+  });
 });
