@@ -25,10 +25,16 @@ export interface RuntimeRequest {
 
 type Maker = (t: Topology, r: RuntimeRequest) => Promise<Runtime>;
 
-/** The image a container runtime cannot start without. */
-function imageOf(name: RuntimeName, r: RuntimeRequest): string {
+/** What both container runtimes take: the node image they cannot start without, and the target's own. */
+function containerOptions(name: RuntimeName, r: RuntimeRequest) {
   if (r.image === undefined) throw new Error(`the ${name} runtime needs the node image`);
-  return r.image;
+  return {
+    shaping: r.shaping,
+    seed: r.seed,
+    target: r.target,
+    image: r.image,
+    ...(r.images ? { images: r.images } : {}),
+  };
 }
 
 const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
@@ -41,21 +47,13 @@ const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
     }),
   docker: async (t, r) =>
     new (await import('./docker/docker-runtime.js')).DockerRuntime(t, {
-      shaping: r.shaping,
-      seed: r.seed,
-      target: r.target,
-      image: imageOf('docker', r),
-      ...(r.images ? { images: r.images } : {}),
+      ...containerOptions('docker', r),
       ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
       tcPlan: (addresses) => planNetem(t, addresses),
     }),
   swarm: async (t, r) =>
     new (await import('./swarm/swarm-runtime.js')).SwarmRuntime(t, {
-      shaping: r.shaping,
-      seed: r.seed,
-      target: r.target,
-      image: imageOf('swarm', r),
-      ...(r.images ? { images: r.images } : {}),
+      ...containerOptions('swarm', r),
       ...(r.place ? { place: r.place } : {}),
     }),
 };

@@ -8,10 +8,10 @@
 //
 // Probed once per process by doing exactly what a member does: bind-mount a file over /etc/hosts
 // in a new namespace and read it back.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadExeca } from '../../image/docker-cli.js';
 import type { EtcdInstall } from './etcd-install.js';
 
 export interface EtcdIsolation {
@@ -48,17 +48,16 @@ async function probeIsolation(install: EtcdInstall): Promise<IsolationProbe> {
     const marker = `127.0.0.1 pole-bench-probe-${process.pid}`;
     await writeFile(hosts, `${marker}\n`);
     const failures: string[] = [];
+    const { execa } = await loadExeca();
     for (const way of ways) {
-      const r = await runBounded(install.unshare, [
-        ...way.unshareArgs,
-        '--',
-        '/bin/sh',
-        '-c',
-        'mount --bind "$0" /etc/hosts && cat /etc/hosts',
-        hosts,
-      ]);
-      if (r.code === 0 && r.out.includes(marker)) return { ok: way };
-      failures.push(`unshare ${way.unshareArgs.join(' ')}: ${r.err.trim() || `exit ${r.code}`}`);
+      const r = await execa(
+        install.unshare,
+        [...way.unshareArgs, '--', '/bin/sh', '-c', 'mount --bind "$0" /etc/hosts && cat /etc/hosts', hosts],
+        { reject: false, stdin: 'ignore', timeout: PROBE_LIMIT_MS },
+      );
+      if (r.exitCode === 0 && r.stdout.includes(marker)) return { ok: way };
+      const why = r.timedOut ? `no answer in ${PROBE_LIMIT_MS} ms` : r.stderr.trim() || `exit ${r.exitCode}`;
+      failures.push(`unshare ${way.unshareArgs.join(' ')}: ${why}`);
     }
     const user = isRoot ? 'root' : `an ordinary user (uid ${process.getuid?.()})`;
     return {
@@ -70,29 +69,4 @@ async function probeIsolation(install: EtcdInstall): Promise<IsolationProbe> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-function runBounded(
-  command: string,
-  args: readonly string[],
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      err += ` (no answer in ${PROBE_LIMIT_MS} ms)`;
-    }, PROBE_LIMIT_MS);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      resolve({ code: null, out, err: `${err}${e.message}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    });
-  });
 }
