@@ -21,7 +21,9 @@ import type { ClusterEvent } from '../vocabulary/node-events.js';
 import { parseTopology } from '../topology/topology.js';
 import { targetNamed } from '../targets/registry.js';
 import { noShaper } from '../shaping/no-shaper.js';
-import type { ProcessMembers, Target } from '../targets/target.js';
+import type { Target } from '../targets/target.js';
+import type { ProcessMembers } from '../runtime/process/member-processes.js';
+import { startPlannedProcesses } from '../runtime/process/planned-processes.js';
 import { lostKeyCount, type TargetName } from '../vocabulary/names.js';
 import { spread } from '../util/spread.js';
 import { checkDetectAgainstDeath, type DeathCheck } from './death-check.js';
@@ -180,7 +182,7 @@ async function startBenchCluster(o: NodeBenchOptions): Promise<BenchCluster> {
   return {
     target,
     ids,
-    members: await target.startProcesses({
+    members: await startPlannedProcesses(target, {
       topology,
       seed: 1,
       fsync: o.fsync,

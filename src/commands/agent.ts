@@ -4,6 +4,7 @@
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
 import { serveAgentOverIpc } from '../load/agent-ipc.js';
+import { writeClientFor } from '../targets/clients.js';
 import { stdioChannel } from '../load/stdio-channel.js';
 
 export default class AgentCommand extends CliCommand {
@@ -22,7 +23,10 @@ export default class AgentCommand extends CliCommand {
     if (!flags.stdio && process.send === undefined) {
       this.error('pole-bench agent is started by `pole-bench run`', { exit: 2 });
     }
-    const code = await serveAgentOverIpc(flags.stdio ? stdioChannel(process.stdin, process.stdout) : process);
+    const code = await serveAgentOverIpc(
+      flags.stdio ? stdioChannel(process.stdin, process.stdout) : process,
+      writeClientFor,
+    );
     // Everything has been handed to the channel and the connections are closed; exit now rather
     // than wait for stray timers (a write's backoff) to run out.
     process.exit(code);

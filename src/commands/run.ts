@@ -3,6 +3,7 @@
 //
 // `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
 // guard, and writes the outputs (src/report/write-outputs.ts).
+import { cannotRunHere } from '../runtime/process/planned-processes.js';
 import chalk from 'chalk';
 import type { Topology } from '../topology/topology.js';
 import { Flags, Args } from '@oclif/core';
@@ -57,7 +58,8 @@ export default class Run extends CliCommand {
         'swarm: data center → node, e.g. tud=node1,cern=node2 (over the nodes’ pole-bench.dc=<dc> labels)',
     }),
     'dry-run': Flags.boolean({
-      description: 'print every container and tc command a docker run would use, run nothing',
+      description:
+        "print the target's member plan as the docker containers and tc commands a run would use, run nothing",
     }),
     shaping: Flags.option({ options: ['auto', 'relay', 'netem', 'none'] as const, default: 'auto' })({
       description: 'how inter-data-center delay is applied',
@@ -136,7 +138,7 @@ export default class Run extends CliCommand {
             : { available: false, reason: 'not probed' };
       shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
       if (choice.runtime === 'process') {
-        const cannot = await targetNamed(topology.target).cannotRunAsProcesses?.();
+        const cannot = await cannotRunHere(targetNamed(topology.target));
         if (cannot !== undefined)
           throw new InputError({ file: `--target ${topology.target} --runtime process`, problem: cannot });
       }
@@ -162,11 +164,13 @@ export default class Run extends CliCommand {
     if (flags['dry-run']) {
       const { dockerDryRun } = await import('../runtime/docker/docker-dry-run.js');
       this.log(
-        dockerDryRun(topology, {
+        await dockerDryRun(topology, {
           seed,
           image: choice.image as string,
           shaping,
           version: this.config.version,
+          ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
+          ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
         }),
       );
       return undefined as unknown as RunResult;

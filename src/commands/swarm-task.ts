@@ -34,7 +34,10 @@ export default class SwarmTask extends CliCommand {
         const { stdioChannel } = await import('../load/stdio-channel.js');
         const dc = env[TASK_ENV.dc] ?? '';
         const socket = await dialHarness('agent', dc);
-        code = await serveAgentOverIpc(stdioChannel(socket, socket));
+        code = await serveAgentOverIpc(
+          stdioChannel(socket, socket),
+          (await import('../targets/clients.js')).writeClientFor,
+        );
         await ended(socket);
       } else if (args.role === 'relay') {
         const { serveRelay } = await import('../runtime/swarm/relay-service.js');

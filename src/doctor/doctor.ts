@@ -1,9 +1,10 @@
 // src/doctor/: what this machine and user can run, and for what cannot, why and how to fix it.
 //
-// Every answer comes from the probe the run itself asks (a target's cannotRunAsProcesses, the
+// Every answer comes from the probe the run itself asks (cannotRunHere for a target's members on this machine, the
 // Docker probe, the swarm's state, the election backends' finders), so `doctor` and a run never
 // disagree: what doctor calls runnable starts, and what it refuses a run refuses with the same
 // words.
+import { cannotRunHere } from '../runtime/process/planned-processes.js';
 import Docker from 'dockerode';
 import { dockerStatus } from '../image/docker-probe.js';
 import { findPostgres } from '../election/postgres/local-postgres.js';
@@ -57,8 +58,7 @@ export async function doctor(version: string): Promise<DoctorReport> {
     const docker = await dockerStatus(version, target);
     for (const runtime of RUNTIME_NAMES) {
       let why = runtimeLacks(runtime, target);
-      if (why === undefined && runtime === 'process')
-        why = await targetNamed(target).cannotRunAsProcesses?.();
+      if (why === undefined && runtime === 'process') why = await cannotRunHere(targetNamed(target));
       if (why === undefined && runtime !== 'process' && !docker.image) why = docker.reason;
       if (why === undefined && runtime === 'swarm') why = swarm;
       runs.push({ target, runtime, ok: why === undefined, ...(why !== undefined ? { why } : {}) });

@@ -2,7 +2,7 @@
 // `start`, runs a LoadAgent whose messages go back over the channel, relays `phase` and `stop`, and
 // treats the loss of the channel (the harness died) as `stop`. Resolves with the exit code once
 // everything it sent has been handed to the channel.
-import { LoadAgent } from './load-agent.js';
+import { LoadAgent, type WriteClientFor } from './load-agent.js';
 import { AGENT_PROTOCOL_VERSION, DEFAULT_AGENT_NICE, msg, parseHarnessMessage } from './agent-protocol.js';
 import type { AgentMessage, DoneMessage, HarnessMessage } from './agent-protocol.js';
 import { raiseProcessPriority } from './process-priority.js';
@@ -21,7 +21,7 @@ export interface IpcChannel {
   off(event: 'disconnect', listener: () => void): unknown;
 }
 
-export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
+export async function serveAgentOverIpc(channel: IpcChannel, clientFor: WriteClientFor): Promise<number> {
   const send = channel.send?.bind(channel);
   if (!send) throw new Error('no IPC channel');
   let pending = 0;
@@ -68,7 +68,7 @@ export async function serveAgentOverIpc(channel: IpcChannel): Promise<number> {
         const { v: _v, type: _t, ...spec } = m;
         const nice = spec.nice === undefined ? DEFAULT_AGENT_NICE : spec.nice;
         const niceSet = nice !== null && raiseProcessPriority(nice);
-        agent = new LoadAgent({ ...spec, phase: initialPhase ?? spec.phase }, emit, {
+        agent = new LoadAgent({ ...spec, phase: initialPhase ?? spec.phase }, emit, clientFor, {
           nice: niceSet ? nice : null,
         });
         if (stopBeforeStart) agent.stop();

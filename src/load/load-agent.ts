@@ -23,8 +23,8 @@ import type { AgentMessage, AgentTrace, DoneMessage, LoadSpec, PhaseSummary } fr
 import { encodeHistogram, newHistogram, recordMs, summarizeMs } from './latency-recorders.js';
 import { WakeClock, hrMs } from './wake-clock.js';
 import { isTraced } from '../node/trace/write-tracer.js';
-import { writeClientFor } from '../targets/clients.js';
 import { wallNowMs } from '../util/wall-clock.js';
+import type { ClientProtocol, ConnectWriteClient } from './write-client.js';
 
 export const DEFAULT_MAX_IN_FLIGHT = 10_000;
 export const DEFAULT_INTERVAL_MS = 1_000;
@@ -42,6 +42,9 @@ export interface LoadAgentOptions {
   /** The nice value the process runs at, for the `started` message (the agent does not set it). */
   readonly nice?: number | null;
 }
+
+/** The write client for the protocol the agent is told to speak (targets/clients.ts). */
+export type WriteClientFor = (protocol: ClientProtocol) => ConnectWriteClient;
 
 /**
  * The clock thread costs two thread switches and a message per wake-up. Measured with
@@ -124,13 +127,14 @@ export class LoadAgent {
   constructor(
     readonly spec: LoadSpec,
     private readonly emit: (m: AgentMessage) => void,
+    clientFor: WriteClientFor,
     private readonly o: LoadAgentOptions = {},
   ) {
     this.pool = new EndpointPool(
       spec.endpoints,
       spec.requestTimeoutMs,
       undefined,
-      writeClientFor(spec.protocol ?? 'pole'),
+      clientFor(spec.protocol ?? 'pole'),
     );
     this.clientId = `${spec.clientIdPrefix}-${spec.dc}`;
     this.maxInFlight = spec.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;

@@ -9,7 +9,7 @@ import {
   type RuntimeName,
 } from '../vocabulary/runtimes.js';
 import { nodeImageTag } from '../image/image-name.js';
-import { zookeeperImageTag } from '../image/target-images.js';
+import { ownImageOf, targetImageTag } from '../image/target-images.js';
 import { PlacementError } from './swarm/swarm-plan.js';
 import { harnessHost, probeSwarm } from './swarm/swarm-probe.js';
 
@@ -56,7 +56,8 @@ export async function chooseRuntime(
 /** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
 async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
   const image = nodeImageTag(version);
-  const own = target === 'zookeeper' ? { zookeeper: zookeeperImageTag(version) } : undefined;
+  const kind = ownImageOf(target);
+  const own = kind ? { [kind]: targetImageTag(kind, version) } : undefined;
   try {
     const ready = await probeSwarm({
       datacenters: swarm.datacenters,

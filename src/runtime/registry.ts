@@ -54,6 +54,7 @@ const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
   swarm: async (t, r) =>
     new (await import('./swarm/swarm-runtime.js')).SwarmRuntime(t, {
       ...containerOptions('swarm', r),
+      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
       ...(r.place ? { place: r.place } : {}),
     }),
 };

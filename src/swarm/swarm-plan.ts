@@ -1,6 +1,7 @@
 // What `pole-bench swarm up` is asked for, checked and laid out before anything starts: how many
 // hosts, which data center each emulates, which one is the manager, and which images go into them.
 // Pure: no Docker, no files (the topology's data centers are read by the caller).
+import { CONTAINER_IMAGES, type ContainerImage } from '../vocabulary/names.js';
 
 /** Bad input to `swarm up`: names the flag; the CLI exits 2. */
 export class SwarmInputError extends Error {
@@ -15,8 +16,8 @@ export class SwarmInputError extends Error {
 }
 
 /** Images of pole-bench's own that `swarm up` loads into every host (when built here). */
-export const SWARM_IMAGE_KINDS = ['node', 'zookeeper'] as const;
-export type SwarmImageKind = (typeof SWARM_IMAGE_KINDS)[number];
+export const SWARM_IMAGE_KINDS = CONTAINER_IMAGES;
+export type SwarmImageKind = ContainerImage;
 
 export type SwarmRole = 'manager' | 'worker';
 

@@ -24,7 +24,8 @@ export const TARGET_NAMES = ['pole', 'zookeeper', 'etcd'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
 /** The images `pole-bench image build` makes: the node's (holders and agents run it too), ZooKeeper's and etcd's. */
-export type ContainerImage = 'node' | 'zookeeper' | 'etcd';
+export const CONTAINER_IMAGES = ['node', 'zookeeper', 'etcd'] as const;
+export type ContainerImage = (typeof CONTAINER_IMAGES)[number];
 
 /** How delay gets between data centers (shaping/). */
 export type ShapingName = 'relay' | 'netem' | 'none';

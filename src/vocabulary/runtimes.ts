@@ -2,7 +2,7 @@
 // result's schema and the capability checks all read them from here. How each is made is the
 // runtime layer's (runtime/registry.ts); what they can do is vocabulary, so that a command can
 // refuse a request before anything is loaded or started.
-import type { ShapingName, TargetName } from './names.js';
+import { TARGET_NAMES, type ShapingName, type TargetName } from './names.js';
 
 /** Where a run's members live: local processes, Docker containers, services on a Docker Swarm. */
 export const RUNTIME_NAMES = ['process', 'docker', 'swarm'] as const;
@@ -13,10 +13,11 @@ export const RUNTIME_CHOICES = ['auto', ...RUNTIME_NAMES] as const;
 export type RuntimeChoiceName = (typeof RUNTIME_CHOICES)[number];
 
 export interface RuntimeSupport {
-  /** The targets it runs; any other is refused with `why` below. */
+  /**
+   * The targets it runs: every one, since a target plans its members once and each runtime runs
+   * any plan (targets/member-plan.ts); a runtime that could not would say why here.
+   */
   readonly targets: readonly TargetName[];
-  /** Why a target it does not run is not run there, and what to use instead. */
-  readonly lacks?: Partial<Record<TargetName, string>>;
   /**
    * The shapings it can apply. netem needs a network stack per member (a container), which local
    * processes share.
@@ -25,21 +26,14 @@ export interface RuntimeSupport {
 }
 
 export const RUNTIME_SUPPORT: Readonly<Record<RuntimeName, RuntimeSupport>> = {
-  process: { targets: ['pole', 'zookeeper', 'etcd'], shaping: ['none', 'relay'] },
-  docker: { targets: ['pole', 'zookeeper', 'etcd'], shaping: ['none', 'relay', 'netem'] },
-  swarm: {
-    targets: ['pole', 'zookeeper'],
-    lacks: {
-      // Its peer URLs would need the relay's by-source routes, which the swarm's services lack.
-      etcd: 'the etcd target runs as local processes or docker containers, not on a swarm yet: use --runtime process or docker',
-    },
-    shaping: ['none', 'relay', 'netem'],
-  },
+  process: { targets: TARGET_NAMES, shaping: ['none', 'relay'] },
+  docker: { targets: TARGET_NAMES, shaping: ['none', 'relay', 'netem'] },
+  swarm: { targets: TARGET_NAMES, shaping: ['none', 'relay', 'netem'] },
 };
 
 /** Why `runtime` cannot run `target`, or undefined when it can. */
 export function runtimeLacks(runtime: RuntimeName, target: TargetName): string | undefined {
   const s = RUNTIME_SUPPORT[runtime];
   if (s.targets.includes(target)) return undefined;
-  return s.lacks?.[target] ?? `the ${runtime} runtime does not run the ${target} target`;
+  return `the ${runtime} runtime does not run the ${target} target`;
 }

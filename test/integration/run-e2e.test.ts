@@ -239,7 +239,11 @@ test('--dry-run of the zookeeper target: its image per member and the relay addr
   ]);
   assertRunExit(r, 0);
   assert.match(r.stdout, /--ip-range 10\.231\.4\.0\/25/);
-  assert.equal((r.stdout.match(/pole-bench-zookeeper:\S+ sh -c/g) ?? []).length, 5, 'five member containers');
+  assert.equal(
+    (r.stdout.match(/pole-bench-zookeeper:\S+ 'sh' '-c'/g) ?? []).length,
+    5,
+    'five member containers',
+  );
   // paper-2dc: 2 members in tud, 3 in cern: 12 ordered pairs across, .128 to .139.
   assert.match(r.stdout, /10\.231\.4\.128 … 10\.231\.4\.139/);
 });

@@ -1,8 +1,7 @@
 // `pole-bench run --target etcd` end to end on the process runtime: three members with a leader
 // kill and restart, and the paper's two data centers with its leader killed, checked on the
-// result; a member that cannot start failing the run at once with etcd's own words; and the
-// swarm, where etcd has no members yet, and a machine where no namespace can be made, refused as
-// usage errors. Nothing may be left behind.
+// result; a member that cannot start failing the run at once with etcd's own words; and a
+// machine where no namespace can be made, refused as a usage error. Nothing may be left behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -125,15 +124,6 @@ test("a member that cannot start fails the run at once with etcd's message, exit
   } finally {
     await rm(r.out, { recursive: true, force: true });
   }
-});
-
-test('--runtime swarm with the etcd target is a usage error (exit 2)', async () => {
-  const r = await runCli(
-    ['run', join(ROOT, 'topologies', 'paper-2dc.yaml'), '--target', 'etcd', '--runtime', 'swarm'],
-    process.env,
-  );
-  assert.equal(r.code, 2, r.stderr);
-  assert.match(r.stderr, /etcd[\s\S]*not on a swarm/);
 });
 
 test('where no namespace can be made for a member, --target etcd on processes is refused before anything starts: exit 2, saying what works instead', async (t) => {

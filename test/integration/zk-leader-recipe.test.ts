@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parseTopology } from '../../src/topology/topology.js';
 import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
-import type { ProcessMembers } from '../../src/targets/target.js';
+import type { ProcessMembers } from '../../src/runtime/process/member-processes.js';
+import { startPlannedProcesses } from '../../src/runtime/process/planned-processes.js';
 import { noShaper } from '../../src/shaping/no-shaper.js';
 import { zookeeperSkip } from '../support/prerequisites.js';
 import { ZkRecipeParticipant } from '../../src/election/zookeeper/zk-leader-recipe.js';
@@ -43,7 +44,7 @@ const everyone: ZkRecipeParticipant[] = [];
 before(async () => {
   if (zookeeperSkip) return; // each test below says why
   const shaper = noShaper(TOPOLOGY, 'one data center');
-  members = await zookeeperTarget.startProcesses({
+  members = await startPlannedProcesses(zookeeperTarget, {
     topology: TOPOLOGY,
     seed: 1,
     fsync: true,

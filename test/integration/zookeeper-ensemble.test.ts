@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseTopology } from '../../src/topology/topology.js';
 import { zookeeperTarget } from '../../src/targets/zookeeper/zookeeper-target.js';
-import type { ProcessMembers } from '../../src/targets/target.js';
+import type { ProcessMembers } from '../../src/runtime/process/member-processes.js';
+import { startPlannedProcesses } from '../../src/runtime/process/planned-processes.js';
 import { noShaper } from '../../src/shaping/no-shaper.js';
 import { zookeeperSkip } from '../support/prerequisites.js';
 import type { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
@@ -37,7 +38,7 @@ let pids: number[] = [];
 before(async () => {
   if (zookeeperSkip) return; // each test below says why
   const shaper = noShaper(TOPOLOGY, 'one data center');
-  members = await zookeeperTarget.startProcesses({
+  members = await startPlannedProcesses(zookeeperTarget, {
     topology: TOPOLOGY,
     seed: 1,
     fsync: true,

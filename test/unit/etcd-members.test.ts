@@ -47,6 +47,8 @@ test('every member gets the same initial cluster; peers in other data centers re
     }),
     dirOf: (id) => `/tmp/run/${id}`,
     token: 'pole-bench-paper-3dc-deployment-1-7',
+    hostOf: () => '127.0.0.1',
+    bindHost: '127.0.0.1',
   });
   const p4 = plan.find((m) => m.id === 'p4')!;
   const i4 = t.nodes.findIndex((n) => n.id === 'p4');
@@ -69,15 +71,11 @@ test('every member gets the same initial cluster; peers in other data centers re
     '--log-level=info',
   ]);
   // Its own data center (p5) and itself on 127.0.0.1; slac and fnal at the relay's pair addresses.
-  assert.equal(
-    p4.hosts,
-    [
-      '127.0.0.1 localhost',
-      ...t.nodes.map(
-        (n) => `${dcOf.get(n.id) === 'caltech' ? '127.0.0.1' : pairHost(t, 'p4', n.id)} pb-e${n.sid}`,
-      ),
-      '',
-    ].join('\n'),
+  assert.deepEqual(
+    p4.etcHosts,
+    t.nodes.map(
+      (n) => `${dcOf.get(n.id) === 'caltech' ? '127.0.0.1' : pairHost(t, 'p4', n.id)} pb-e${n.sid}`,
+    ),
   );
   // Ids differ per member and are what etcd will call them.
   assert.equal(new Set(plan.map((m) => m.memberId)).size, 5);
@@ -94,6 +92,8 @@ test('a shaping that moves a peer to another port is refused: the peer URLs name
         dial: () => ({ host: '127.0.0.1', port: 9 }),
         dirOf: (id) => `/tmp/run/${id}`,
         token: 'x',
+        hostOf: () => '127.0.0.1',
+        bindHost: '127.0.0.1',
       }),
     /moved p\d's way to p\d to a port of its own/,
   );
@@ -109,7 +109,8 @@ test('in containers: every member on etcd ports of its own address, listening on
     }),
     dirOf: () => '/data',
     token: 'tok',
-    addressOf: (id) => address.get(id)!,
+    hostOf: (id) => address.get(id)!,
+    bindHost: '0.0.0.0',
   });
   const p1 = plan.find((m) => m.id === 'p1')!;
   const sid1 = t.node('p1').sid;
@@ -122,13 +123,9 @@ test('in containers: every member on etcd ports of its own address, listening on
     `--advertise-client-urls=http://10.231.7.${10 + sid1}:2379`,
   ]);
   // p1 is alone in fnal: itself at its own address, everyone else at the relay's.
-  assert.equal(
-    p1.hosts,
-    [
-      '127.0.0.1 localhost',
-      ...t.nodes.map((n) => `10.231.7.${n.id === 'p1' ? 10 + n.sid : 130 + n.sid} pb-e${n.sid}`),
-      '',
-    ].join('\n'),
+  assert.deepEqual(
+    p1.etcHosts,
+    t.nodes.map((n) => `10.231.7.${n.id === 'p1' ? 10 + n.sid : 130 + n.sid} pb-e${n.sid}`),
   );
   // The same cluster and ids as anywhere else: ids come from the names and ports alone.
   assert.equal(p1.memberId, etcdMemberId([`http://pb-e${sid1}:2380`], 'tok'));

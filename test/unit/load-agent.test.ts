@@ -2,6 +2,7 @@
 // protocol): retries keep their ids and count once, a non-retryable error fails at once, a write
 // that gets no answer times out at its deadline, overflow beyond maxInFlight is counted, stop()
 // ends the run early, and the `done` message passes the protocol's own check.
+import { writeClientFor } from '../../src/targets/clients.js';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
@@ -119,10 +120,14 @@ async function run(
   onMessage?: (m: AgentMessage, a: LoadAgent) => void,
 ): Promise<{ done: AgentMessage[]; all: AgentMessage[] }> {
   const all: AgentMessage[] = [];
-  const agent: LoadAgent = new LoadAgent(s, (m) => {
-    all.push(JSON.parse(JSON.stringify(m)) as AgentMessage);
-    onMessage?.(m, agent);
-  });
+  const agent: LoadAgent = new LoadAgent(
+    s,
+    (m) => {
+      all.push(JSON.parse(JSON.stringify(m)) as AgentMessage);
+      onMessage?.(m, agent);
+    },
+    writeClientFor,
+  );
   await agent.run();
   return { done: all.filter((m) => m.type === 'done'), all };
 }

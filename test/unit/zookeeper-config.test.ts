@@ -6,11 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { loadTopology } from '../../src/topology/topology.js';
 import {
-  pairHost,
-  planZkMembers,
+  zkMemberFiles as planZkMembers,
   startOrder,
   type ZkSlot,
-} from '../../src/targets/zookeeper/zk-process-ensemble.js';
+} from '../../src/targets/zookeeper/zk-members.js';
+import { pairHost } from '../../src/targets/pair-host.js';
 import type { Dial } from '../../src/shaping/shaper.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

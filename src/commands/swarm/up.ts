@@ -2,6 +2,7 @@
 // on this machine, to try and test the swarm runtime (the work is in src/swarm/).
 //
 // `pole-bench swarm up`: make the local swarm (or find it up), print how to reach its manager.
+import { CONTAINER_IMAGES } from '../../vocabulary/names.js';
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../../util/cli-command.js';
 import { RunGuard } from '../../run/run-guard.js';
@@ -22,7 +23,7 @@ export default class SwarmUp extends CliCommand {
   static override description =
     "Builds (offline, from the project's Debian base) the DinD host image pole-bench-dind:<version>, starts the hosts " +
     "on a bridge network of their own, makes the first host the swarm's one manager and joins the others as workers, " +
-    'labels each swarm node pole-bench.dc=<data center>, and docker-loads the node and ZooKeeper images built on this ' +
+    'labels each swarm node pole-bench.dc=<data center>, and docker-loads the node, ZooKeeper and etcd images built on this ' +
     "machine into every host (one not built is skipped, saying so). Each host's engine is reached through a unix " +
     "socket in the state folder (~/.local/state/pole-bench/swarm, or $POLE_SWARM_STATE); the manager's is printed as " +
     'DOCKER_HOST and written to swarm.json there. Run again, it keeps a whole swarm of the same shape (refreshing its ' +
@@ -51,8 +52,8 @@ export default class SwarmUp extends CliCommand {
       exclusive: ['dcs'],
     }),
     images: Flags.string({
-      description: 'images to load into the hosts: node, zookeeper (comma-separated), or none',
-      default: 'node,zookeeper',
+      description: `images to load into the hosts: ${CONTAINER_IMAGES.join(', ')} (comma-separated), or none`,
+      default: CONTAINER_IMAGES.join(','),
     }),
     'mono-shift': Flags.string({
       description:

@@ -5,6 +5,7 @@
 // (Debian's package, local processes on loopback, one data center: the store's), started the way
 // the zookeeper target starts its members, with the tick the paper used (2 s); each participant
 // runs the leader recipe (zk-leader-recipe.ts) with a session of its own on the first server.
+import { startPlannedProcesses } from '../../runtime/process/planned-processes.js';
 import { parseTopology } from '../../topology/topology.js';
 import { noShaper } from '../../shaping/no-shaper.js';
 import { zookeeperTarget } from '../../targets/zookeeper/zookeeper-target.js';
@@ -33,7 +34,7 @@ export async function openZkBackend(o: {
     ].join('\n'),
   );
   const shaper = noShaper(topology, 'one data center');
-  const members = await zookeeperTarget.startProcesses({
+  const members = await startPlannedProcesses(zookeeperTarget, {
     topology,
     seed: 1,
     fsync: true,

@@ -4,13 +4,13 @@
 // The Docker runtime: a bridge network per run; per member a "holder" container that owns the
 // network namespace (NET_ADMIN, so tc can shape its egress) and the member container joined to it,
 // so a killed or restarted member keeps its address and its qdiscs. What the member containers
-// run (the POLE node, ZooKeeper) the target plans (Target.planContainers); this file only keeps
+// run (the POLE node, ZooKeeper) the target plans (Target.planMembers); this file only keeps
 // containers, their output and their events. Every container and network carries the run's
 // labels, so `pole-bench clean` (or the next run) can reap what a crashed harness left. Shaping is
 // the relay on the host (members reach it through the bridge: its gateway, or an address of the
 // bridge per ordered pair where the target keeps its own port numbers) or, where the kernel has
 // it, netem inside each holder.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -35,11 +35,19 @@ import type { Shaper } from '../../shaping/shaper.js';
 import type { Runtime } from '../runtime.js';
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
-import type { ContainerMember, ContainerPlan, Target } from '../../targets/target.js';
-import type { Dial, ShapePlan } from '../../shaping/shaper.js';
+import type { Target } from '../../targets/target.js';
+import type { MemberKind, MemberShapePlan, Placement, PlannedMember } from '../../targets/member-plan.js';
+import type { Dial } from '../../shaping/shaper.js';
+import { containerArgv, containerEnv, prepareLines } from '../container-command.js';
+import { startInOrder } from '../start-order.js';
 import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
 import { addBridgeAddresses, bridgeName, pairAddressPlan, type PairAddresses } from './bridge-addresses.js';
 import { wallNowMs } from '../../util/wall-clock.js';
+
+/** A member's data directory: its container's own, so it outlives a kill and a restart. */
+const DATA_DIR = '/data';
+/** Where in the config directory each member's data files wait to be copied (prepareLines). */
+const MEMBER_FILES = 'members';
 
 /** A holder only keeps the namespace alive; it exits on `docker stop`. */
 const HOLDER_ENTRYPOINT = [
@@ -72,11 +80,57 @@ interface Slot {
   node?: Docker.Container;
   ip?: string;
   running: boolean;
-  member?: ContainerMember;
+  member?: PlannedMember;
   /** The member container's cgroup.procs, for the self-check (null: not found). */
   procs?: string | null;
   /** Its output, for the error when it dies before it started. */
   readonly output: OutputLines;
+}
+
+/**
+ * Where the docker runtime places a target's members: each on its holder's address with the
+ * target's customary ports, listening on every address of its namespace, peers abroad through
+ * the relay at an address of each ordered pair (or directly, with netem), files in the read-only
+ * /config, data in the container's own /data.
+ */
+export function dockerPlacement(
+  t: Topology,
+  o: {
+    seed: number;
+    fsync: boolean;
+    oracle?: string;
+    prefer?: string;
+    kind: MemberKind;
+    addresses: ReadonlyMap<NodeId, string>;
+    shape: Placement['shape'];
+  },
+): Placement {
+  return {
+    topology: t,
+    seed: o.seed,
+    fsync: o.fsync,
+    ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
+    ...(o.prefer !== undefined ? { prefer: o.prefer } : {}),
+    onThisMachine: false,
+    portsOf: () => o.kind.ports,
+    bindHost: '0.0.0.0',
+    hostOf: (id) => {
+      const a = o.addresses.get(id);
+      if (a === undefined) throw new Error(`no address for ${id}`);
+      return a;
+    },
+    routes: 'per-pair',
+    shape: o.shape,
+    configPath: (name) => `/config/${name}`,
+    dataDir: () => DATA_DIR,
+  };
+}
+
+/** A member container's whole command: a shell that puts its data files and hosts lines first, if it has any. */
+export function memberCommand(m: PlannedMember): string[] {
+  const prepare = prepareLines(m, DATA_DIR, (name) => `/config/${MEMBER_FILES}/${m.id}/${name}`);
+  const argv = containerArgv(m);
+  return prepare.length === 0 ? argv : ['sh', '-c', [...prepare, 'exec "$@"'].join('\n'), m.id, ...argv];
 }
 
 export class DockerRuntime implements Runtime {
@@ -93,7 +147,6 @@ export class DockerRuntime implements Runtime {
     resolve: (e: ClusterEvent) => void;
   }>();
   private network: Docker.Network | undefined;
-  private plan: ContainerPlan | undefined;
   private configDir: string | undefined;
   private tornDown = false;
 
@@ -103,8 +156,6 @@ export class DockerRuntime implements Runtime {
   ) {
     this.docker = opts.docker ?? new Docker();
     this.target = opts.target ?? poleTarget;
-    if (!this.target.planContainers)
-      throw new Error(`the ${this.target.name} target has no container image for the docker runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes)
       this.slots.set(n.id, { id: n.id, running: false, output: new OutputLines() });
@@ -184,45 +235,51 @@ export class DockerRuntime implements Runtime {
     );
     this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-docker-'));
     const pairs = pairAddressPlan(t, subnet);
-    const plan = await this.target.planContainers!({
-      topology: t,
+    const kind = this.target.members;
+    const placement = dockerPlacement(t, {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
       ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
+      kind,
       addresses,
-      configDir: this.configDir,
-      shape: (members, shapePlan) => this.shape(members, shapePlan, { gateway, addresses, pairs }),
-      peerRoutes: { kind: 'per-pair', host: (from, to) => pairs.hostOf(from, to) },
+      shape: (members, p) => this.shape(members, p, { gateway, addresses, pairs }),
     });
-    this.plan = plan;
-    const image = this.imageOf(plan.image);
+    const plan = await this.target.planMembers(placement);
+    const configDir = this.configDir;
+    for (const f of plan.files) await writeFile(join(configDir, f.name), f.text);
+    const image = this.imageOf(kind.image);
     for (const m of plan.members) {
       const s = this.slot(m.id);
       s.member = m;
+      for (const f of m.dataFiles ?? []) {
+        await mkdir(join(configDir, MEMBER_FILES, m.id), { recursive: true });
+        await writeFile(join(configDir, MEMBER_FILES, m.id, f.name), f.text);
+      }
       s.node = await this.docker.createContainer({
         Image: image,
         name: `pole-bench-${this.runId}-${m.id}`,
-        Cmd: [...m.cmd],
-        ...(m.env ? { Env: [...m.env] } : {}),
-        // The image's entrypoint is the node's CLI; a plan's command is the whole command line.
-        ...(plan.image === 'node' ? {} : { Entrypoint: [] }),
+        // The whole command line: the node image's entrypoint is in it (container-command.ts).
+        Entrypoint: [],
+        Cmd: memberCommand(m),
+        Env: containerEnv(m),
         Labels: this.labels('node', m.id),
         // Init: a Node or Java PID 1 would ignore SIGTERM; docker's init forwards it (clean `docker stop`).
         HostConfig: {
           NetworkMode: `container:${s.holder!.id}`,
-          Binds: [`${this.configDir}:/config:ro`],
+          Binds: [`${configDir}:/config:ro`],
           Init: true,
         },
       });
     }
-    const { first, then, after } = plan.startOrder;
-    await Promise.all(first.map((id) => this.startNode(id)));
-    if (then.length > 0) {
-      if (after !== undefined)
-        await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
-      await Promise.all(then.map((id) => this.startNode(id)));
-    }
+    await startInOrder(
+      plan.startOrder,
+      async (ids) => {
+        await Promise.all(ids.map((id) => this.startNode(id)));
+      },
+      this,
+      kind.startTimeoutMs,
+    );
     await plan.afterStart?.({
       // The book's own array: it grows as events come.
       events: this.book.events,
@@ -249,16 +306,22 @@ export class DockerRuntime implements Runtime {
    */
   private async shape(
     members: readonly RelayedNode[],
-    plan: ShapePlan,
+    plan: MemberShapePlan,
     net: { gateway: string; addresses: ReadonlyMap<NodeId, string>; pairs: PairAddresses },
   ): Promise<Dial> {
-    if (this.shaping.kind === 'relay' && plan.listenAt) {
+    if (this.shaping.kind === 'relay' && plan.keepPorts) {
       const wanted = net.pairs.all().filter((a) => a !== net.gateway);
       await addBridgeAddresses(bridgeName(this.network!.id), wanted);
     }
     return this.shaping.install({
       members,
-      plan,
+      plan: {
+        direction: plan.direction,
+        ...(plan.keepPorts
+          ? { listenAt: (from, to, _port, at) => ({ host: net.pairs.hostOf(from, to), port: at.port }) }
+          : {}),
+        ...(plan.retryConnectMs !== undefined ? { retryConnectMs: plan.retryConnectMs } : {}),
+      },
       listenHost: net.gateway,
       addresses: net.addresses,
       exec: (id, argv) => this.exec(this.slot(id).holder!, argv),
@@ -294,7 +357,7 @@ export class DockerRuntime implements Runtime {
     await s.node!.start();
     s.running = true;
     s.procs = cgroupProcsFile((await s.node!.inspect()).State.Pid);
-    const timeoutMs = this.plan?.startTimeoutMs ?? 30_000;
+    const timeoutMs = this.target.members.startTimeoutMs;
     let settled = false;
     const died = new Promise<never>((_, reject) => {
       void s
@@ -352,17 +415,12 @@ export class DockerRuntime implements Runtime {
 
   /** The bridge address of the member's namespace: reachable from the host. */
   clientAddress(id: NodeId): Address {
-    return { host: this.slot(id).ip as string, port: this.started().clientPort };
+    return { host: this.slot(id).ip as string, port: this.target.members.ports.client };
   }
 
   httpAddress(id: NodeId): Address | undefined {
-    const port = this.started().httpPort;
+    const port = this.target.members.ports.http;
     return port === undefined ? undefined : { host: this.slot(id).ip as string, port };
-  }
-
-  private started(): ContainerPlan {
-    if (!this.plan) throw new Error('the docker runtime has not started its members yet');
-    return this.plan;
   }
 
   /**

@@ -9,8 +9,14 @@ import { EventBook } from '../event-book.js';
 import { OutputLines } from '../output-lines.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import type { Endpoint } from '../../load/write-client.js';
-import type { ProcessMembers } from '../../targets/target.js';
+import type { MemberControl } from '../../targets/target.js';
 import { wallNowMs } from '../../util/wall-clock.js';
+
+/** A target's members running as processes of this machine, as the process runtime holds them. */
+export interface ProcessMembers extends MemberControl {
+  pid(id: string): number | undefined;
+  stop(): Promise<void>;
+}
 
 export interface MemberCommand {
   readonly command: string;

@@ -1,7 +1,6 @@
 // A cluster of real `pole-bench node` processes on loopback: writes their configs, starts them,
 // reads their event streams, kills and restarts them, and removes everything on stop(). Used by
 // the node benchmark and the integration tests (and, behind the Runtime interface, by runs).
-import type { ProcessMembers } from '../../targets/target.js';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +9,7 @@ import type { NodeId } from '../../vocabulary/names.js';
 import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
 import { nodeProcessEnv } from '../../node/node-process-env.js';
-import { MemberProcesses } from './member-processes.js';
+import { MemberProcesses, type ProcessMembers } from './member-processes.js';
 import { parseNodeEventLine, type ClusterEvent } from '../../vocabulary/node-events.js';
 
 export interface ProcessClusterOptions {

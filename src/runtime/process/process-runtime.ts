@@ -13,7 +13,9 @@ import type { CpuGroups, CpuProcess } from '../../measure/cpu-sampler.js';
 import type { Topology } from '../../topology/topology.js';
 import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
-import type { ProcessMembers, Target } from '../../targets/target.js';
+import type { Target } from '../../targets/target.js';
+import type { ProcessMembers } from './member-processes.js';
+import { startPlannedProcesses } from './planned-processes.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Runtime } from '../runtime.js';
 import type { Address, ShapingChoice } from '../../vocabulary/names.js';
@@ -53,7 +55,7 @@ export class ProcessRuntime implements Runtime {
 
   async start(): Promise<void> {
     const t = this.topology;
-    this.members = await this.target.startProcesses({
+    this.members = await startPlannedProcesses(this.target, {
       topology: t,
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,

@@ -1,6 +1,7 @@
 // The swarm runtime's pure planning: from a topology, a run id and where each data center is placed,
 // the specs of every service, network, volume and config a run creates. Nothing here talks to
 // Docker, so the specs are what the unit tests check (placement, labels, dnsrr, volumes).
+import { shellWord } from '../container-command.js';
 import type Docker from 'dockerode';
 import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
@@ -113,11 +114,6 @@ export interface MemberStart {
 // A path goes into the start script as it is: only characters needing no quoting.
 const PLAIN_PATH = /^\/[A-Za-z0-9._/-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** One word for sh, whatever its bytes (single quotes; a quote inside as '\''). */
-export function shellWord(w: string): string {
-  return `'${w.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The script a member's gate runs (sh): writes each file (base64 in the script, decoded; readable

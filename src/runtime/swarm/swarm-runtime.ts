@@ -12,9 +12,6 @@
 // A kill, pause or resume goes to the fault helper of the member's node (fault-helper.ts); a
 // restart makes a new task of the member's service, pinned to the node its volume is on.
 // Everything carries the run's labels; teardown, the next run and `pole-bench clean` reap it.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { createInterface } from 'node:readline';
 import Docker from 'dockerode';
@@ -36,7 +33,11 @@ import { createShaper } from '../../shaping/create-shaper.js';
 import type { Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
-import type { ContainerMember, ContainerPlan, Target } from '../../targets/target.js';
+import type { Target } from '../../targets/target.js';
+import type { MemberPlan, PlannedMember } from '../../targets/member-plan.js';
+import { containerArgv, containerEnv } from '../container-command.js';
+import { byIndexPorts } from '../member-ports.js';
+import { startInOrder } from '../start-order.js';
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
@@ -64,6 +65,8 @@ export interface SwarmRuntimeOptions {
   readonly images?: Partial<Record<ContainerImage, string>>;
   readonly oracle?: string;
   readonly fsync?: boolean;
+  /** etcd only: --etcd-prefer. */
+  readonly prefer?: string;
   /** --place: data center → node (hostname or id), over the nodes' pole-bench.dc labels. */
   readonly place?: ReadonlyMap<string, string>;
   readonly docker?: Docker;
@@ -73,8 +76,8 @@ export interface SwarmRuntimeOptions {
 
 /** How long the swarm may take to schedule a task and its container to start. */
 const TASK_START_MS = 60_000;
-/** The node image's entrypoint (docker/Dockerfile): a plan's command for it is the CLI's arguments. */
-const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'];
+/** A member's data directory: its service's volume, kept across its restarts on its node. */
+const DATA_DIR = '/data';
 /** How long removed services' task containers may take to go. */
 const CONTAINERS_GONE_MS = 30_000;
 /** How long the run's network may linger on the manager once its tasks are gone. */
@@ -91,7 +94,7 @@ function addressOn(task: TaskInfo, network: string): string | undefined {
 interface Slot {
   readonly id: NodeId;
   service?: Docker.Service;
-  member?: ContainerMember;
+  member?: PlannedMember;
   task?: TaskInfo;
   /** The address of its node, where its published ports are. */
   nodeAddr?: string;
@@ -139,8 +142,7 @@ export class SwarmRuntime implements Runtime {
   /** ... and has reaped dead runs' volumes, and every node's clocks are probed. */
   private helpersReady: Promise<void> = Promise.resolve();
   private swarmPlan: SwarmPlan | undefined;
-  private plan: ContainerPlan | undefined;
-  private configDir: string | undefined;
+  private plan: MemberPlan | undefined;
   /** The target's config files, written in every member by its start script. */
   private files: MemberFile[] = [];
   private readonly nodeAddrs = new Map<string, string>();
@@ -178,8 +180,6 @@ export class SwarmRuntime implements Runtime {
   ) {
     this.docker = opts.docker ?? new Docker();
     this.target = opts.target ?? poleTarget;
-    if (!this.target.planContainers || !this.target.containers)
-      throw new Error(`the ${this.target.name} target has no container image for the swarm runtime`);
     this.runId = `${Date.now().toString(36)}-${opts.seed.toString(36)}`;
     for (const n of topology.nodes)
       this.slots.set(n.id, {
@@ -299,28 +299,40 @@ export class SwarmRuntime implements Runtime {
     // addresses are then known for netem's filters, and the swarm is not waited for twice.
     const atGates = this.createMembers(t.nodes.map((n) => n.id));
     atGates.catch(() => undefined); // said when awaited below
-    this.configDir = await mkdtemp(join(tmpdir(), 'pole-bench-swarm-'));
-    const plan = await this.target.planContainers!({
+    const kind = this.target.members;
+    const portsOf = byIndexPorts(t, kind);
+    const plan = await this.target.planMembers({
       topology: t,
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      addresses: new Map(t.nodes.map((n) => [n.id, sp.memberHost(n.id)])),
-      configDir: this.configDir,
-      shape: (members, shapePlan) => this.shaping.install({ members, plan: shapePlan }),
+      ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
+      onThisMachine: false,
+      portsOf,
+      bindHost: '0.0.0.0',
+      // By name on the run's network: a task's address changes with a restart.
+      hostOf: (id) => sp.memberHost(id),
       // The relay is one task with one address on the overlay: it tells sources apart by theirs.
-      peerRoutes: { kind: 'by-source' },
+      routes: 'by-source',
+      shape: (members, p) =>
+        this.shaping.install({
+          members,
+          plan: {
+            direction: p.direction,
+            ...(p.keepPorts
+              ? { listenAt: (from, _to, _port, at) => ({ port: at.port, acceptFrom: sp.memberHost(from) }) }
+              : {}),
+            ...(p.retryConnectMs !== undefined ? { retryConnectMs: p.retryConnectMs } : {}),
+          },
+        }),
+      configPath: (name) => `/config/${name}`,
+      dataDir: () => DATA_DIR,
     });
     this.plan = plan;
     this.step("members' plan made");
-    const made = this.target.containers!;
-    if (plan.image !== made.image || plan.clientPort !== made.clientPort || plan.httpPort !== made.httpPort)
-      throw new Error(
-        `the ${this.target.name} target's plan runs ${plan.image} on ${plan.clientPort}/${plan.httpPort}, its services ${made.image} on ${made.clientPort}/${made.httpPort}`,
-      );
-    this.files = await this.readConfigFiles(this.configDir);
+    this.files = plan.files.map((f) => ({ path: `/config/${f.name}`, data: Buffer.from(f.text) }));
     for (const m of plan.members) this.slot(m.id).member = m;
-    const { first, then, after } = plan.startOrder;
+    const { first, then } = plan.startOrder;
     await atGates;
     this.step("members' tasks at their gates");
     if (this.netem) {
@@ -328,30 +340,28 @@ export class SwarmRuntime implements Runtime {
       await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
       this.step('netem applied');
     }
-    await this.releaseMembers(first);
-    this.step('members started');
-    if (then.length > 0) {
-      if (after !== undefined)
-        await this.waitFor((e) => e.ev === 'serving' && e.node === after, plan.startTimeoutMs);
-      await this.releaseMembers(then);
-      this.step('later members started');
-    }
+    await startInOrder(
+      plan.startOrder,
+      async (ids) => {
+        await this.releaseMembers(ids);
+        this.step(ids === first ? 'members started' : 'later members started');
+      },
+      this,
+      kind.startTimeoutMs,
+    );
+    await plan.afterStart?.({
+      // The book's own array: it grows as events come.
+      events: this.book.events,
+      waitFor: (pred, timeoutMs, since) => this.waitFor(pred, timeoutMs, since),
+      isRunning: (id) => this.isRunning(id),
+      record: (e) => this.book.push(e),
+      clientAddress: (id) => this.clientAddress(id),
+    });
     // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
     await Promise.all(this.agents.values());
     this.step('agents dialled in');
     this.starting = false;
-  }
-
-  /** Every file the target wrote to its config directory, to be written at /config/<file> in each member. */
-  private async readConfigFiles(dir: string): Promise<MemberFile[]> {
-    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((f) => f.isFile());
-    return Promise.all(
-      files.map(async (f) => {
-        const rel = relative(dir, join(f.parentPath, f.name));
-        return { path: `/config/${rel}`, data: await readFile(join(dir, rel)) };
-      }),
-    );
   }
 
   private imageOf(kind: ContainerImage): string {
@@ -368,17 +378,12 @@ export class SwarmRuntime implements Runtime {
     return s;
   }
 
-  private started(): ContainerPlan {
-    if (!this.plan) throw new Error('the swarm runtime has not started its members yet');
-    return this.plan;
-  }
-
   /**
    * Creates the members' services and waits until each one's task runs and its gate has dialled
    * in (its command not yet known: the gate waits for it).
    */
   private async createMembers(ids: readonly NodeId[]): Promise<void> {
-    const made = this.target.containers!;
+    const made = this.target.members;
     await Promise.all(
       ids.map(async (id) => {
         const s = this.slot(id);
@@ -386,7 +391,7 @@ export class SwarmRuntime implements Runtime {
           this.sp().member({
             id,
             image: this.imageOf(made.image),
-            ports: [made.clientPort, ...(made.httpPort !== undefined ? [made.httpPort] : [])],
+            ports: [made.ports.client, ...(made.ports.http !== undefined ? [made.ports.http] : [])],
           }),
         );
         await this.awaitTask(s);
@@ -397,11 +402,17 @@ export class SwarmRuntime implements Runtime {
 
   /** A member's start script: its command (the node image's entrypoint first), files, hosts lines. */
   private startScript(s: Slot): string {
-    const plan = this.started();
     const m = s.member!;
-    // The node image's entrypoint is its CLI; another image's command is the whole command line.
-    const cmd = plan.image === 'node' ? [...NODE_IMAGE_ENTRYPOINT, ...m.cmd] : m.cmd;
-    return memberStartScript({ cmd, env: m.env ?? [], files: this.files, hosts: m.etcHosts ?? [] });
+    const dataFiles = (m.dataFiles ?? []).map((f) => ({
+      path: `${DATA_DIR}/${f.name}`,
+      data: Buffer.from(f.text),
+    }));
+    return memberStartScript({
+      cmd: containerArgv(m),
+      env: containerEnv(m),
+      files: [...this.files, ...dataFiles],
+      hosts: m.etcHosts ?? [],
+    });
   }
 
   /** Opens the gates of members whose tasks run, all at once, and waits for each one's `started`. */
@@ -480,7 +491,7 @@ export class SwarmRuntime implements Runtime {
    * start with what the member said.
    */
   private async release(s: Slot, since: number): Promise<void> {
-    const plan = this.started();
+    const startTimeoutMs = this.target.members.startTimeoutMs;
     const task = s.task!;
     const gate = s.gate;
     if (!gate) throw new Error(`${s.id}'s start gate has not dialled in`);
@@ -494,7 +505,7 @@ export class SwarmRuntime implements Runtime {
     const died = this.pollTasks(
       s.service!.id,
       (ts) => ts.find((t) => t.ID === task.ID && ENDED.has(t.Status?.State ?? '')),
-      plan.startTimeoutMs + 1_000,
+      startTimeoutMs + 1_000,
       () => settled,
     ).then((t) => {
       throw new Error(
@@ -503,7 +514,7 @@ export class SwarmRuntime implements Runtime {
     });
     try {
       await Promise.race([
-        this.waitFor((e) => e.node === s.id && e.ev === 'started', plan.startTimeoutMs, since),
+        this.waitFor((e) => e.node === s.id && e.ev === 'started', startTimeoutMs, since),
         died,
       ]);
     } finally {
@@ -689,17 +700,17 @@ export class SwarmRuntime implements Runtime {
 
   /** The member's client port as published on its node: where the harness reaches it. */
   clientAddress(id: NodeId): Address {
-    return this.published(id, this.started().clientPort);
+    return this.published(id, this.target.members.ports.client);
   }
 
   httpAddress(id: NodeId): Address | undefined {
-    const port = this.started().httpPort;
+    const port = this.target.members.ports.http;
     return port === undefined ? undefined : this.published(id, port);
   }
 
   /** On the overlay, by the member's name: where the agents (tasks of the run) reach it. */
   agentAddress(id: NodeId): Address {
-    return { host: this.sp().memberHost(id), port: this.started().clientPort };
+    return { host: this.sp().memberHost(id), port: this.target.members.ports.client };
   }
 
   private published(id: NodeId, port: number): Address {
@@ -886,6 +897,5 @@ export class SwarmRuntime implements Runtime {
     await this.tasksGone(new Set(services.map((s) => s.ID)));
     await this.networkGone(filters);
     await this.rendezvous?.close();
-    if (this.configDir) await rm(this.configDir, { recursive: true, force: true });
   }
 }

@@ -93,7 +93,7 @@ export async function startNodeRelay(
     /**
      * Where the route from `from` to `to`'s `port` listens (default: an ephemeral port on
      * listenHost). A ZooKeeper ensemble needs each route on a host of its own and the target's
-     * own port number (zk-process-ensemble.ts says why).
+     * own port number (zk-members.ts says why).
      */
     listenAt?: (from: NodeId, to: NodeId, port: string, target: Address) => RouteListen;
     /** RelayRoute.retryConnectMs for every route. */

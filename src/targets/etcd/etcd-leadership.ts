@@ -4,7 +4,7 @@
 // that is followed by the same hand-over to the preferred member (named, or the oracle's choice
 // among the living): Raft's choice, then the preferred one, as two phases of the report.
 import type { NodeId } from '../../vocabulary/names.js';
-import type { StartedMembers } from '../target.js';
+import type { StartedMembers } from '../member-plan.js';
 import { predictElected } from '../../topology/model.js';
 import type { Topology } from '../../topology/topology.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';

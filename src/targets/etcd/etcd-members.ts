@@ -6,16 +6,14 @@
 // cluster id, from the peer URLs in it), yet a member in another data center must be reached
 // through the delay relay, at an address of that ordered pair. So each peer URL names its member
 // (pb-e<sid>) on the member's real peer port, and each member resolves those names from a hosts
-// file of its own, bind-mounted on /etc/hosts in a mount namespace of its own (etcd-processes.ts):
-// itself and its data center at 127.0.0.1, a member of another data center at the relay's
-// loopback address for that pair, where the relay listens on the member's own port number. Raft's
-// streams are opened by both sides, and both go through the relay.
+// file of its own (its /etc/hosts: the runtime gives each member one of its own): itself and its
+// data center where they are, a member of another data center at the relay's address for that
+// pair, where the relay listens on the member's own port number. Raft's streams are opened by
+// both sides, and both go through the relay.
 import { createHash } from 'node:crypto';
 import type { NodeId } from '../../vocabulary/names.js';
 import type { Dial } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
-
-const HOST = '127.0.0.1';
 
 export interface EtcdSlot {
   readonly id: NodeId;
@@ -31,8 +29,8 @@ export interface EtcdMemberPlan {
   readonly dataDir: string;
   /** etcd's flags, after the binary. */
   readonly args: readonly string[];
-  /** Its /etc/hosts. */
-  readonly hosts: string;
+  /** The lines of its /etc/hosts that name its peers ("address name"). */
+  readonly etcHosts: readonly string[];
 }
 
 /** The name a member goes by in every peer URL. */
@@ -40,8 +38,8 @@ export function etcdHostName(sid: number): string {
   return `pb-e${sid}`;
 }
 
-export function peerUrl(s: EtcdSlot): string {
-  return `http://${etcdHostName(s.sid)}:${s.peerPort}`;
+export function peerUrl(s: EtcdSlot, name = etcdHostName(s.sid)): string {
+  return `http://${name}:${s.peerPort}`;
 }
 
 /**
@@ -80,18 +78,24 @@ export function planEtcdMembers(
     readonly dial: Dial;
     readonly dirOf: (id: NodeId) => string;
     readonly token: string;
+    /** Where a member is reached in its data center, and tells clients it is. */
+    readonly hostOf: (id: NodeId) => string;
+    /** The address its listeners bind. */
+    readonly bindHost: string;
     /**
-     * Containers: each member's address on the run's network. It then listens on every address of
-     * its namespace and tells clients its own; without it (processes) all is on 127.0.0.1.
+     * The name a member goes by in the peer URLs: pb-e<sid> (default, resolved by its hosts
+     * lines), or its name on the run's network (the swarm's, whose DNS finds it).
      */
-    readonly addressOf?: (id: NodeId) => string;
+    readonly nameOf?: (s: EtcdSlot) => string;
   },
 ): EtcdMemberPlan[] {
-  const cluster = slots.map((p) => `${p.id}=${peerUrl(p)}`).join(',');
+  const nameOf = o.nameOf ?? ((p: EtcdSlot) => etcdHostName(p.sid));
+  const urlOf = (p: EtcdSlot): string => peerUrl(p, nameOf(p));
+  const cluster = slots.map((p) => `${p.id}=${urlOf(p)}`).join(',');
   const { heartbeatMs, electionMs } = etcdTimers(t);
   return slots.map((s) => {
     // Where this member reaches each member: itself directly, the others where the shaping says.
-    const self = o.addressOf?.(s.id) ?? HOST;
+    const self = o.hostOf(s.id);
     const ipOf = (p: EtcdSlot): string => {
       if (p.id === s.id) return self;
       const d = o.dial(s.id, p.id, 'peer');
@@ -102,17 +106,17 @@ export function planEtcdMembers(
       return d.host;
     };
     const dataDir = o.dirOf(s.id);
-    const listen = o.addressOf ? '0.0.0.0' : HOST;
+    const listen = o.bindHost;
     const client = `http://${self}:${s.clientPort}`;
     return {
       id: s.id,
-      memberId: etcdMemberId([peerUrl(s)], o.token),
+      memberId: etcdMemberId([urlOf(s)], o.token),
       dataDir,
       args: [
         `--name=${s.id}`,
         `--data-dir=${dataDir}`,
         `--listen-peer-urls=http://${listen}:${s.peerPort}`,
-        `--initial-advertise-peer-urls=${peerUrl(s)}`,
+        `--initial-advertise-peer-urls=${urlOf(s)}`,
         `--listen-client-urls=http://${listen}:${s.clientPort}`,
         `--advertise-client-urls=${client}`,
         `--initial-cluster=${cluster}`,
@@ -126,7 +130,7 @@ export function planEtcdMembers(
         '--log-outputs=stdout',
         '--log-level=info',
       ],
-      hosts: ['127.0.0.1 localhost', ...slots.map((p) => `${ipOf(p)} ${etcdHostName(p.sid)}`), ''].join('\n'),
+      etcHosts: slots.map((p) => `${ipOf(p)} ${nameOf(p)}`),
     };
   });
 }

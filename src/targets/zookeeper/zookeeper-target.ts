@@ -1,14 +1,11 @@
-// src/targets/zookeeper/: stock ZooKeeper 3.8 as a target: its config, its ensembles (processes,
-// containers), its log lines as events, its write client and final read, and its own client (client/).
+// src/targets/zookeeper/: stock ZooKeeper 3.8 as a target: its config, its members (zk-members.ts), its log lines as events, its write client and final read, and its own client (client/).
 //
 // Stock Apache ZooKeeper 3.8 (Debian's package) as a target: QuorumPeerMain JVMs, whose log lines
 // become the shared events (zk-log-events.ts), loaded by setData on pre-created slots through the
 // harness's own client (client/), and checked by sync + reads on every live member.
 import type { Target } from '../target.js';
 import { checkZkAckedWrites } from './zk-checker.js';
-import { planZkContainers, ZK_CONTAINER_PORTS } from './zk-container-ensemble.js';
-import { startZkProcesses } from './zk-process-ensemble.js';
-import { findZookeeper } from './zk-install.js';
+import { planZkMembers, ZK_MEMBERS } from './zk-members.js';
 import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
 export const zookeeperTarget: Target = {
@@ -23,14 +20,7 @@ export const zookeeperTarget: Target = {
   warmUpMs: 10_000,
   connect: connectZkWriter,
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),
-  startProcesses: (o) => startZkProcesses(o),
-  // Debian's packages (a JRE and ZooKeeper's jars) are all it needs: no privilege.
-  cannotRunAsProcesses: () =>
-    findZookeeper().then(
-      () => undefined,
-      (err: Error) => err.message,
-    ),
-  planContainers: (o) => planZkContainers(o),
-  containers: { image: 'zookeeper', clientPort: ZK_CONTAINER_PORTS.client },
+  members: ZK_MEMBERS,
+  planMembers: planZkMembers,
   checkAckedWrites: (o) => checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };

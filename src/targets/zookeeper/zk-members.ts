@@ -1,44 +1,55 @@
-// A ZooKeeper ensemble as local processes: one QuorumPeerMain JVM per topology node, myid = the
-// node's sid, every port on loopback, peers in other data centers dialled through the delay relay
-// (both the quorum and the election port, in both directions: any member may lead, and either
-// side of a pair may dial the election port). Each JVM is started under `setpriv --pdeathsig
-// KILL`, so it dies with the harness however the harness dies; ZooKeeper reads no stdin to notice.
+// ZooKeeper's members, wherever they run: one QuorumPeerMain JVM per topology node, myid = the
+// node's sid, its zoo.cfg, log4j.properties and (where it needs one) hosts file among the plan's
+// files. Peers in other data centers are reached through the delay relay, on both the quorum and
+// the election port, in both directions: any member may lead, and either side of a pair may dial
+// the election port.
 //
-// Why host names and a hosts file per member: when a member of lower sid opens the election
-// connection, the higher one closes it and dials back the address the lower one announced, which
-// is the lower one's own server line (QuorumCnxManager.handleConnection in 3.8). With relay ports
-// in the server lines, that dial-back would go straight to the peer and skip the delay. So every
-// server line names its member (pb-m<sid>) with the member's real ports, and each JVM resolves
-// those names from a hosts file of its own (-Djdk.net.hosts.file): itself and the members of its
-// data center at 127.0.0.1, a member of another data center at a loopback address of that ordered
-// pair (127.<10+i>.<10+j>.1), where the relay listens on the member's own port numbers. Whoever
-// dials whom, by configuration or by announcement, goes through the relay.
+// Why host names, and where each member resolves them: when a member of lower sid opens the
+// election connection, the higher one closes it and dials back the address the lower one
+// announced, which is the lower one's own server line (QuorumCnxManager.handleConnection in 3.8).
+// With relay ports in the server lines, that dial-back would go straight to the peer and skip the
+// delay. So every server line names its member with the member's real ports, and the relay
+// listens on those port numbers:
+// - per-pair routes (processes, docker): the lines name pb-m<sid>, and each JVM resolves the
+//   names from a hosts file of its own (-Djdk.net.hosts.file): itself and its data center where
+//   they are, a member of another data center at the relay's address for that ordered pair;
+// - by-source routes (the swarm, one relay address): every member has port numbers of its own
+//   (the runtime's), the lines name the members by their names on the run's network, and each
+//   member's /etc/hosts points its peers abroad at the relay, which tells the members apart by
+//   their addresses; inside a data center the network's DNS finds a peer, also after a restart at
+//   a new address.
+// Whoever dials whom, by configuration or by announcement, goes through the relay.
 //
 // The initial leader: FLE elects, among members with equal (empty) histories, the highest sid.
 // So the topology's initialLeader starts first with just enough members of lower sid for a
 // quorum; the rest start once it serves, and join it as followers (a member that joins an
 // ensemble with a leader follows it without a new election).
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NodeId } from '../../vocabulary/names.js';
-import { MemberProcesses, type MemberSpec } from '../../runtime/process/member-processes.js';
-import { freePorts } from '../../util/free-port.js';
-import { pairHost } from '../pair-host.js';
-import type { ProcessMembers, ProcessStartOptions } from '../target.js';
 import type { Dial } from '../../shaping/shaper.js';
-import { findZookeeper, type ZkInstall } from './zk-install.js';
+import type { MemberKind, MemberPlan, Placement } from '../member-plan.js';
+import { DEBIAN_ZK_JARS, findZookeeper } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
 import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
 import type { Topology } from '../../topology/topology.js';
 
-export { pairHost };
-
-const HOST = '127.0.0.1';
-/** A JVM that has not bound its ports and started its election in this long has failed. */
-export const START_TIMEOUT_MS = 60_000;
-/** SIGTERM, then this long before SIGKILL (ZooKeeper has nothing to flush that fsync did not). */
-const STOP_GRACE_MS = 5_000;
+/** ZooKeeper's customary ports. */
+export const ZK_MEMBERS: MemberKind = {
+  image: 'zookeeper',
+  ports: { client: 2181, quorum: 2888, election: 3888 },
+  keptPorts: ['quorum', 'election'],
+  // ZooKeeper reads no stdin; it has nothing to flush that fsync did not.
+  stop: 'SIGTERM',
+  // A JVM that has not bound its ports and started its election in this long has failed.
+  startTimeoutMs: 60_000,
+  // Debian's packages (a JRE and ZooKeeper's jars) are all it needs: no privilege.
+  missingHere: () =>
+    findZookeeper().then(
+      () => undefined,
+      (err: Error) => err.message,
+    ),
+  ownEtcHosts: false,
+  keepsLog: true,
+};
 /**
  * How long a relay route keeps a connecting member waiting while the target refuses (a leader
  * that has not bound its learner port yet): ZooKeeper's own LeaderConnector retries a refused
@@ -68,92 +79,82 @@ export function startOrder(
   return { first, then: members.map((m) => m.id).filter((id) => !first.includes(id)) };
 }
 
-export async function startZkProcesses(o: ProcessStartOptions): Promise<ProcessMembers> {
-  const install = await findZookeeper();
-  const t = o.topology;
-  const dir = await mkdtemp(join(tmpdir(), 'pole-bench-zk-'));
-  let members: MemberProcesses | undefined;
-  try {
-    const ports = await freePorts(t.nodes.length * 3);
-    const slots = new Map<NodeId, ZkSlot>(
-      t.nodes.map((n, i) => [
-        n.id,
-        {
-          id: n.id,
-          sid: n.sid,
-          clientPort: ports[3 * i]!,
-          quorumPort: ports[3 * i + 1]!,
-          electionPort: ports[3 * i + 2]!,
-        },
+export async function planZkMembers(p: Placement): Promise<MemberPlan> {
+  const t = p.topology;
+  const bySource = p.routes === 'by-source';
+  const slots: ZkSlot[] = t.nodes.map((n) => {
+    const ports = p.portsOf(n.id);
+    return {
+      id: n.id,
+      sid: n.sid,
+      clientPort: ports.client!,
+      quorumPort: ports.quorum!,
+      electionPort: ports.election!,
+    };
+  });
+  const dial = await p.shape(
+    slots.map((s) => ({
+      id: s.id,
+      sid: s.sid,
+      peer: { host: p.hostOf(s.id), port: s.quorumPort },
+      more: { election: { host: p.hostOf(s.id), port: s.electionPort } },
+    })),
+    { direction: 'both', keepPorts: true, retryConnectMs: RELAY_CONNECT_RETRY_MS },
+  );
+  const plan = zkMemberFiles(t, slots, {
+    dial,
+    dirOf: (id) => p.dataDir(id),
+    fsync: p.fsync,
+    // By source: every port on every address of the member (its name resolves to the relay for
+    // its peers abroad, and the harness may reach its client port through a published port).
+    extra: [...(bySource ? ['quorumListenOnAllIPs=true'] : []), ...extraConfigLines()],
+    selfHost: bySource ? () => p.bindHost : (id) => p.hostOf(id),
+    ...(bySource ? { nameOf: (s: ZkSlot) => p.hostOf(s.id) } : {}),
+  });
+  const install = p.onThisMachine
+    ? await findZookeeper()
+    : { java: 'java', classpath: DEBIAN_ZK_JARS.join(':') };
+  const memberAtPort = new Map(slots.map((s) => [s.quorumPort, s.id]));
+  const order = startOrder(t.nodes, t.cluster.initialLeader);
+  return {
+    files: [
+      { name: 'log4j.properties', text: LOG4J_PROPERTIES },
+      ...plan.flatMap((m) => [
+        { name: `${m.id}.cfg`, text: m.zooCfg },
+        ...(bySource ? [] : [{ name: `${m.id}.hosts`, text: m.hosts }]),
       ]),
-    );
-    const dial = await o.shape(
-      [...slots.values()].map((s) => ({
-        id: s.id,
-        sid: s.sid,
-        peer: { host: HOST, port: s.quorumPort },
-        more: { election: { host: HOST, port: s.electionPort } },
-      })),
-      {
-        direction: 'both',
-        // Each route on an address of its own with the target's port numbers: see above.
-        listenAt: (from, to, _port, target) => ({ host: pairHost(t, from, to), port: target.port }),
-        retryConnectMs: RELAY_CONNECT_RETRY_MS,
-      },
-    );
-    const log4j = join(dir, 'log4j.properties');
-    await writeFile(log4j, LOG4J_PROPERTIES);
-    const plan = planZkMembers(t, [...slots.values()], {
-      dial,
-      dirOf: (id) => join(dir, id),
-      fsync: o.fsync,
-      extra: extraConfigLines(),
-    });
-    const specs: MemberSpec[] = [];
-    for (const m of plan) {
-      await mkdir(m.dataDir, { recursive: true });
-      await writeFile(join(m.dataDir, 'myid'), `${m.sid}\n`);
-      const hostsFile = join(dir, `${m.id}.hosts`);
-      await writeFile(hostsFile, m.hosts);
-      const cfgFile = join(dir, `${m.id}.cfg`);
-      await writeFile(cfgFile, m.zooCfg);
-      specs.push({
+    ],
+    members: plan.map((m) => {
+      const abroad = t.nodes.filter((n) => n.datacenter !== t.node(m.id).datacenter);
+      return {
         id: m.id,
-        launch: jvmCommand(install, log4j, cfgFile, hostsFile),
+        program: install.java,
+        args: zkJvmArgs(
+          install.classpath,
+          p.configPath('log4j.properties'),
+          p.configPath(`${m.id}.cfg`),
+          bySource ? null : p.configPath(`${m.id}.hosts`),
+        ),
+        // Its peers abroad by name at the relay; inside its data center, the network's DNS.
+        ...(bySource ? { etcHosts: abroad.map((n) => `${m.reach.get(n.id)!} ${p.hostOf(n.id)}`) } : {}),
+        dataFiles: [{ name: 'myid', text: `${m.sid}\n` }],
         translate: zkLogTranslator({
           memberId: m.id,
-          memberOfSid: (sid) => plan.find((p) => p.sid === sid)?.id,
-          memberAtQuorumAddress: (a) => m.quorumAddresses.get(a),
+          memberOfSid: (sid) => plan.find((q) => q.sid === sid)?.id,
+          // By source, a member's quorum port is its own; the address before it is a task's,
+          // unknown here, or the relay's.
+          memberAtQuorumAddress: bySource
+            ? (a) => memberAtPort.get(Number(a.slice(a.lastIndexOf(':') + 1)))
+            : (a) => m.quorumAddresses.get(a),
         }),
-        stopsWithStdin: false,
-        stopGraceMs: STOP_GRACE_MS,
-        isStarted: (e) => e.ev === 'started',
-        startTimeoutMs: START_TIMEOUT_MS,
-        logFile: join(dir, `${m.id}.log`),
-      });
-    }
-    const procs = new MemberProcesses(specs);
-    members = procs;
-    const order = startOrder(t.nodes, t.cluster.initialLeader);
-    await Promise.all(order.first.map((id) => procs.start(id)));
-    if (order.then.length > 0) {
-      const leader = t.cluster.initialLeader as NodeId;
-      await procs.waitFor((e) => e.ev === 'serving' && e.node === leader, START_TIMEOUT_MS);
-      await Promise.all(order.then.map((id) => procs.start(id)));
-    }
-    return procs.asMembers({
-      clientAddress: (id) => ({ host: HOST, port: (slots.get(id) as ZkSlot).clientPort }),
-      afterStop: async () => {
-        // POLE_BENCH_KEEP_ZK_DIR=1 keeps the configs, data and full logs of the members to look at.
-        if (process.env.POLE_BENCH_KEEP_ZK_DIR === '1') process.stderr.write(`kept ${dir}\n`);
-        else await rm(dir, { recursive: true, force: true });
-      },
-    });
-  } catch (err) {
-    await members?.stop();
-    await rm(dir, { recursive: true, force: true });
-    throw err;
-  }
+      };
+    }),
+    startOrder: {
+      first: order.first,
+      then: order.then,
+      ...(order.then.length > 0 ? { after: t.cluster.initialLeader as string } : {}),
+    },
+  };
 }
 
 export interface ZkSlot {
@@ -181,7 +182,7 @@ export interface ZkMemberPlan {
  * Every member's files, from the topology, the ports and the shaping's dial table (which must
  * keep each peer's port numbers: the server lines name them, the hosts file only the address).
  */
-export function planZkMembers(
+export function zkMemberFiles(
   t: Topology,
   slots: readonly ZkSlot[],
   o: {
@@ -197,7 +198,7 @@ export function planZkMembers(
 ): ZkMemberPlan[] {
   const nameOf = o.nameOf ?? ((p: ZkSlot) => memberHostName(p.sid));
   return slots.map((s) => {
-    const self = o.selfHost?.(s.id) ?? HOST;
+    const self = o.selfHost?.(s.id) ?? '127.0.0.1';
     // Where this member reaches each member: itself where it binds, the others where the shaping says.
     const ipOf = (p: ZkSlot): string => {
       if (p.id === s.id) return self;
@@ -261,24 +262,6 @@ function zooCfgOf(
     fsync,
     extra,
   });
-}
-
-function jvmCommand(
-  install: ZkInstall,
-  log4j: string,
-  cfgFile: string,
-  hostsFile: string,
-): MemberSpec['launch'] {
-  return {
-    command: 'setpriv',
-    args: [
-      '--pdeathsig',
-      'KILL',
-      '--',
-      install.java,
-      ...zkJvmArgs(install.classpath, log4j, cfgFile, hostsFile),
-    ],
-  };
 }
 
 /**
