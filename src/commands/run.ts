@@ -6,7 +6,7 @@
 import { cannotRunHere } from '../runtime/process/planned-processes.js';
 import chalk from 'chalk';
 import type { Topology } from '../topology/topology.js';
-import { Flags, Args } from '@oclif/core';
+import { Flags, Args, type Interfaces } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
 import { join } from 'node:path';
 import type { RunResult } from '../report/result.js';
@@ -100,30 +100,30 @@ export default class Run extends CliCommand {
 
   async run(): Promise<RunResult> {
     const { args, flags } = await this.parse(Run);
-    const json = this.jsonEnabled();
-    const say = (line: string): void => {
-      if (!flags.quiet && !json) this.log(line);
-    };
-    let topology;
-    let thresholds;
-    let shaping: ShapingChoice;
-    let choice: RuntimeChoice;
+    const plan = await this.plan(args.topology, flags);
+    if (flags['dry-run']) {
+      this.log(await dryRun(plan, flags, this.config.version));
+      return undefined as unknown as RunResult;
+    }
+    const quiet = flags.quiet || this.jsonEnabled();
+    if (!quiet)
+      this.log(
+        `target ${plan.topology.target}, runtime ${plan.choice.runtime} (${plan.choice.reason}), shaping ${plan.shaping.kind} (${plan.shaping.reason})`,
+      );
+    // Named by when the run started.
+    const out =
+      flags.out ?? join('reports', `${new Date().toISOString().replace(/[:.]/g, '-')}-${plan.topology.name}`);
+    const ran = await this.execute(plan, flags, quiet);
+    return this.write(out, ran, quiet);
+  }
+
+  /** The topology with the flags' overrides, the thresholds, the runtime and the shaping; bad input exits 2. */
+  private async plan(file: string, flags: RunFlags): Promise<RunPlan> {
     try {
-      topology = loadTopologyForRun(args.topology, {
-        ...(flags.target !== undefined ? { target: flags.target } : {}),
-        ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
-        ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
-        ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
-        ...(flags.size !== undefined ? { size: flags.size } : {}),
-        ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
-        ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
-        ...(flags.preload !== undefined ? { preload: flags.preload } : {}),
-        ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
-        ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
-      });
-      thresholds = parseThresholds(flags.threshold ?? []);
+      const topology = loadTopologyForRun(file, topologyOverrides(flags));
+      const thresholds = parseThresholds(flags.threshold ?? []);
       checkEtcdPrefer(topology, flags['etcd-prefer']);
-      choice = flags['dry-run']
+      const choice: RuntimeChoice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
         : await chooseRuntime(flags.runtime, this.config.version, topology.target, {
             datacenters: topology.datacenters.map((d) => d.name),
@@ -136,50 +136,23 @@ export default class Run extends CliCommand {
           : choice.runtime === 'docker' && flags.shaping !== 'relay' && flags.shaping !== 'none'
             ? await probeNetem()
             : { available: false, reason: 'not probed' };
-      shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
+      const shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
       if (choice.runtime === 'process') {
         const cannot = await cannotRunHere(targetNamed(topology.target));
         if (cannot !== undefined)
           throw new InputError({ file: `--target ${topology.target} --runtime process`, problem: cannot });
       }
-      // netem cuts and heals (filters to a dropping class) but cannot change a delay during a run.
-      const canDo = (action: string): boolean =>
-        shaping.kind === 'relay' || (shaping.kind === 'netem' && action !== 'link');
-      const linkFault = topology.scenario.faults.find(
-        (f) => (LINK_FAULTS as readonly string[]).includes(f.action) && !canDo(f.action),
-      );
-      if (linkFault)
-        throw new InputError({
-          file: '--shaping',
-          problem:
-            shaping.kind === 'netem'
-              ? `the scenario's ${linkFault.action} fault needs the relay shaping (netem shaping cuts and heals links, but cannot change a delay during a run); use --shaping relay`
-              : `the scenario's ${linkFault.action} fault needs the relay or netem shaping (the ${shaping.kind} shaping cannot cut or change links during a run); use --shaping relay`,
-        });
+      checkLinkFaults(topology, shaping);
+      return { topology, thresholds, choice, shaping, seed: flags.seed ?? Date.now() % 1_000_000_000 };
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
       throw err;
     }
-    const seed = flags.seed ?? Date.now() % 1_000_000_000;
-    if (flags['dry-run']) {
-      const { dockerDryRun } = await import('../runtime/docker/docker-dry-run.js');
-      this.log(
-        await dockerDryRun(topology, {
-          seed,
-          image: choice.image as string,
-          shaping,
-          version: this.config.version,
-          ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
-          ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
-        }),
-      );
-      return undefined as unknown as RunResult;
-    }
-    const out =
-      flags.out ?? join('reports', `${new Date().toISOString().replace(/[:.]/g, '-')}-${topology.name}`);
-    say(
-      `target ${topology.target}, runtime ${choice.runtime} (${choice.reason}), shaping ${shaping.kind} (${shaping.reason})`,
-    );
+  }
+
+  /** The scenario on the chosen runtime, bounded as a whole; the runtime torn down whatever happens. */
+  private async execute(plan: RunPlan, flags: RunFlags, quiet: boolean): Promise<ScenarioOutcome> {
+    const { topology, shaping, seed, choice } = plan;
     const runtime: Runtime = await makeRuntime(choice.runtime, topology, {
       shaping,
       seed,
@@ -196,37 +169,43 @@ export default class Run extends CliCommand {
         RUN_DEADLINE_SLACK_MS +
         (topology.scenario.preloadBytes ?? 0) / PRELOAD_BYTES_PER_MS,
     }).start();
-    const progress = progressPrinter(flags.quiet || json);
     try {
-      const {
-        result: measured,
-        intervals,
-        events,
-      } = await guard.settle(
+      const ran = await guard.settle(
         runScenario({
           topology,
           runtime,
           seed,
-          thresholds,
+          thresholds: plan.thresholds,
           version: this.config.version,
-          onProgress: progress,
+          onProgress: progressPrinter(quiet),
           signal: guard.signal,
         }),
       );
       await this.teardown(runtime);
-      const injected = process.env[INJECT_VIOLATION_ENV];
-      const result = injected ? withInjectedViolation(measured, injected) : measured;
-      const files = await writeRunOutputs(out, { result, intervals, events });
-      say(`\n${verdictLine(result)}\nreport: ${files.report}`);
-      process.exitCode = exitCodeFor(result.verdict);
-      return result;
+      return ran;
     } catch (err) {
       await this.teardown(runtime);
+      exitWhenDone();
       if (err instanceof RunAborted)
         this.error(`${err.message}: every process, relay and temp dir was removed`, { exit: 3 });
       this.error(`run failed: ${(err as Error).message}`, { exit: 3 });
     } finally {
       guard.stop();
+    }
+  }
+
+  /** result.json, report.md and the rest, the verdict line, and the exit code it sets. */
+  private async write(out: string, ran: ScenarioOutcome, quiet: boolean): Promise<RunResult> {
+    try {
+      const injected = process.env[INJECT_VIOLATION_ENV];
+      const result = injected ? withInjectedViolation(ran.result, injected) : ran.result;
+      const files = await writeRunOutputs(out, { result, intervals: ran.intervals, events: ran.events });
+      if (!quiet) this.log(`\n${verdictLine(result)}\nreport: ${files.report}`);
+      process.exitCode = exitCodeFor(result.verdict);
+      return result;
+    } catch (err) {
+      this.error(`run failed: ${(err as Error).message}`, { exit: 3 });
+    } finally {
       exitWhenDone();
     }
   }
@@ -247,6 +226,65 @@ function parseSwarmPlace(value: string): Map<string, string> {
     if (err instanceof PlacementError) throw new InputError({ file: '--place', problem: err.message });
     throw err;
   }
+}
+
+type RunFlags = Interfaces.InferredFlags<typeof Run.flags>;
+
+/** What a run was planned as, before anything starts. */
+interface RunPlan {
+  readonly topology: Topology;
+  readonly thresholds: ReturnType<typeof parseThresholds>;
+  readonly choice: RuntimeChoice;
+  readonly shaping: ShapingChoice;
+  readonly seed: number;
+}
+
+type ScenarioOutcome = Awaited<ReturnType<typeof runScenario>>;
+
+/** The flags that change the topology as loaded. */
+function topologyOverrides(flags: RunFlags): Parameters<typeof loadTopologyForRun>[1] {
+  return {
+    ...(flags.target !== undefined ? { target: flags.target } : {}),
+    ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
+    ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
+    ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
+    ...(flags.size !== undefined ? { size: flags.size } : {}),
+    ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
+    ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
+    ...(flags.preload !== undefined ? { preload: flags.preload } : {}),
+    ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
+    ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
+  };
+}
+
+/** netem cuts and heals (filters to a dropping class) but cannot change a delay during a run. */
+function checkLinkFaults(topology: Topology, shaping: ShapingChoice): void {
+  const canDo = (action: string): boolean =>
+    shaping.kind === 'relay' || (shaping.kind === 'netem' && action !== 'link');
+  const linkFault = topology.scenario.faults.find(
+    (f) => (LINK_FAULTS as readonly string[]).includes(f.action) && !canDo(f.action),
+  );
+  if (linkFault)
+    throw new InputError({
+      file: '--shaping',
+      problem:
+        shaping.kind === 'netem'
+          ? `the scenario's ${linkFault.action} fault needs the relay shaping (netem shaping cuts and heals links, but cannot change a delay during a run); use --shaping relay`
+          : `the scenario's ${linkFault.action} fault needs the relay or netem shaping (the ${shaping.kind} shaping cannot cut or change links during a run); use --shaping relay`,
+    });
+}
+
+/** --dry-run: the member plan as the docker runtime would run it. */
+async function dryRun(plan: RunPlan, flags: RunFlags, version: string): Promise<string> {
+  const { dockerDryRun } = await import('../runtime/docker/docker-dry-run.js');
+  return dockerDryRun(plan.topology, {
+    seed: plan.seed,
+    image: plan.choice.image as string,
+    shaping: plan.shaping,
+    version,
+    ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
+    ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
+  });
 }
 
 /** Set, a run adds a violation of that text to its self-check: tests drive the suspect verdict so. */

@@ -97,60 +97,20 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
   const dones = [...x.dones.values()];
   const { elected, transferredTo, epoch, scores, unheard, recovery } = recoveryFigures(x, dcs);
   // The paper's model alone (network only); the floor beside it, never folded in.
-  // A killed leader stays down; one cut off is back once the cut is restored.
-  const dead = x.cause?.action === 'kill' ? x.killed : null;
   const spans = modelSpans(t, x, recovery.electedMs, transferredTo ?? elected);
   const columns = modelColumns(t, spans, x.faults, x.floor);
   const anatomy = anatomyOf(t, dones, ev, s.shaping.kind === 'none', spans, x.faults);
-  const sum = (f: (d: DoneMessage) => number): number => dones.reduce((n, d) => n + f(d), 0);
   const checked: CheckedResult = {
     schema: RESULT_SCHEMA_ID,
     errors: x.errors,
     target: s.target.name,
     runtime: s.runtime,
     shaping: shapingInfo(s),
-    topology: {
-      name: t.name,
-      file: t.file,
-      datacenters: t.datacenters.map((d) => ({ name: d.name, nodes: d.nodes.map((n) => n.id) })),
-    },
-    workload: {
-      rate: t.workload.rate,
-      size: t.workload.size,
-      arrival: t.workload.arrival,
-      share: Object.fromEntries([...t.workload.ratePerDc].map(([dc, r]) => [dc, r / t.workload.rate])),
-      ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
-    },
-    scenario: {
-      durationMs: t.scenario.durationMs,
-      warmupMs: t.scenario.warmupMs,
-      settleMs: t.scenario.settleMs,
-    },
+    ...runSetting(t),
     seed: s.seed,
     startedAt: x.startedAt,
     finishedAt: x.finishedAt,
-    leaders: {
-      initial: x.initial,
-      killed: dead,
-      cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
-      elected,
-      transferredTo,
-      // ZooKeeper and etcd elect by their own rules (FastLeaderElection: the newest history heard
-      // in its round, then the highest id; Raft: the first to time out with a log at least as new
-      // as a majority's).
-      oracle: s.target.hasOracles ? t.cluster.oracle : s.target.electionRule,
-      electionWaitFor: s.target.hasOracles ? (t.cluster.electionWaitFor ?? 'live') : null,
-      epoch,
-      scores,
-      unheard,
-      resignations: ev.filter(isEvent('resigned')).map((e) => ({
-        atS: (e.t - x.loadStart) / 1000,
-        leader: e.node,
-        successor: e.successor,
-        own: [...e.own],
-        successorScore: [...e.successorScore],
-      })),
-    },
+    leaders: leadersOf(s, x, { elected, transferredTo, epoch, scores, unheard }),
     recovery,
     latency: latencyWindows(dcs, x.dones, x.lostAgents),
     model: columns.model,
@@ -176,22 +136,8 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     links: linkRtts(t, x.links),
     linkReadings: x.linkReadings ?? null,
     ...(x.clocks ? { clocks: x.clocks } : {}),
-    writes: {
-      attempted: sum((d) => d.totals.attempted),
-      acked: sum((d) => d.totals.acked),
-      failed: sum((d) => d.totals.failed),
-      ...(sum((d) => d.totals.failed) > 0 ? { failedCodes: failedCodes(dones) } : {}),
-      lost: lostKeyCount(x.lostList),
-      // The agents' count less what the final read covered; every write when it made none.
-      unverified: Math.max(0, sum((d) => d.totals.acked) - (x.finalRead?.writes ?? 0)),
-      ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, LOST_LISTED_MAX) } : {}),
-      ...(x.finalRead ? { finalRead: x.finalRead } : {}),
-    },
-    load: {
-      targetRate: t.workload.rate,
-      achievedRate: dones.length > 0 ? sum((d) => d.sentRate) : null,
-      latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
-    },
+    writes: writesOf(x, dones),
+    load: loadOf(t, dones),
     timeline: timeline(x.intervals, x.loadStart, x.faults, t.scenario.durationMs),
     environment: withTunablesSeen(s.environment, nodeTunablesSeen(ev)),
   };
@@ -204,6 +150,91 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     unverified: partial.writes.unverified ?? 0,
   };
   return { ...partial, thresholds, verdict: verdictFor(x.errors.length > 0, thresholds, trust) };
+}
+
+/** Who led, who was taken out, who was elected, and by what rule. */
+function leadersOf(
+  s: ResultSetting,
+  x: CollectedRun,
+  f: Pick<RunResult['leaders'], 'elected' | 'transferredTo' | 'epoch' | 'scores' | 'unheard'>,
+): RunResult['leaders'] {
+  const t = s.topology;
+  const { elected, transferredTo, epoch, scores, unheard } = f;
+  // A killed leader stays down; one cut off is back once the cut is restored.
+  const dead = x.cause?.action === 'kill' ? x.killed : null;
+  return {
+    initial: x.initial,
+    killed: dead,
+    cause: x.cause && x.killed ? { ...x.cause, leader: x.killed } : null,
+    elected,
+    transferredTo,
+    // ZooKeeper and etcd elect by their own rules (FastLeaderElection: the newest history heard
+    // in its round, then the highest id; Raft: the first to time out with a log at least as new
+    // as a majority's).
+    oracle: s.target.hasOracles ? t.cluster.oracle : s.target.electionRule,
+    electionWaitFor: s.target.hasOracles ? (t.cluster.electionWaitFor ?? 'live') : null,
+    epoch,
+    scores,
+    unheard,
+    resignations: x.nodeEvents.filter(isEvent('resigned')).map((e) => ({
+      atS: (e.t - x.loadStart) / 1000,
+      leader: e.node,
+      successor: e.successor,
+      own: [...e.own],
+      successorScore: [...e.successorScore],
+    })),
+  };
+}
+
+const sumOf = (dones: readonly DoneMessage[], f: (d: DoneMessage) => number): number =>
+  dones.reduce((n, d) => n + f(d), 0);
+
+/** What was written, acknowledged, failed and lost, and what the final read covered. */
+function writesOf(x: CollectedRun, dones: readonly DoneMessage[]): RunResult['writes'] {
+  const sum = (f: (d: DoneMessage) => number): number => sumOf(dones, f);
+  return {
+    attempted: sum((d) => d.totals.attempted),
+    acked: sum((d) => d.totals.acked),
+    failed: sum((d) => d.totals.failed),
+    ...(sum((d) => d.totals.failed) > 0 ? { failedCodes: failedCodes(dones) } : {}),
+    lost: lostKeyCount(x.lostList),
+    // The agents' count less what the final read covered; every write when it made none.
+    unverified: Math.max(0, sum((d) => d.totals.acked) - (x.finalRead?.writes ?? 0)),
+    ...(x.lostList.length > 0 ? { lostList: x.lostList.slice(0, LOST_LISTED_MAX) } : {}),
+    ...(x.finalRead ? { finalRead: x.finalRead } : {}),
+  };
+}
+
+/** The rate asked for and the rate the agents kept. */
+function loadOf(t: ResultSetting['topology'], dones: readonly DoneMessage[]): RunResult['load'] {
+  return {
+    targetRate: t.workload.rate,
+    achievedRate: dones.length > 0 ? sumOf(dones, (d) => d.sentRate) : null,
+    latenessP99Ms: dones.length > 0 ? Math.max(...dones.map((d) => d.lateness.p99)) : null,
+  };
+}
+
+/** The topology, workload and scenario the run was set. */
+function runSetting(t: ResultSetting['topology']): Pick<RunResult, 'topology' | 'workload' | 'scenario'> {
+  return {
+    topology: {
+      name: t.name,
+      file: t.file,
+      datacenters: t.datacenters.map((d) => ({ name: d.name, nodes: d.nodes.map((n) => n.id) })),
+    },
+    workload: {
+      rate: t.workload.rate,
+      size: t.workload.size,
+      arrival: t.workload.arrival,
+      share: Object.fromEntries([...t.workload.ratePerDc].map(([dc, r]) => [dc, r / t.workload.rate])),
+      ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
+    },
+    scenario: {
+      durationMs: t.scenario.durationMs,
+      warmupMs: t.scenario.warmupMs,
+      settleMs: t.scenario.settleMs,
+    },
+  };
 }
 
 /**

@@ -130,19 +130,10 @@ export function anatomyOfWrite(
   const C = contact.s;
   if (L.decided === undefined || L.durable === undefined || L.proposalSent === undefined) return null;
   const decided = L.decided;
-  // Who completed the quorum: the votes are the leader's own (when its copy became durable) and
-  // each follower's ACK; the quorum-th earliest by the decision decided it. When the leader logs
-  // before proposing (the old order) its vote always comes first.
-  const quorum = Math.floor(ctx.members / 2) + 1;
-  const votes: [string, number][] = [
-    [leader.node, L.durable],
-    ...Object.entries(leader.acks ?? {}).filter(([, t]) => t <= decided + ORDER_SLACK_MS),
-  ];
-  votes.sort((a, b) => a[1] - b[1]);
+  const decider = decisiveVote(leader, L.durable, decided, ctx.members);
+  if (!decider) return null;
+  const { decisive, viaLeader } = decider;
   const sequential = L.proposalSent >= L.durable - ORDER_SLACK_MS;
-  const decisive = votes[Math.min(quorum - 1, votes.length - 1)]!;
-  if (votes.length < quorum) return null;
-  const viaLeader = decisive[0] === leader.node;
   const follower = viaLeader ? undefined : nodes.find((n) => n.node === decisive[0]);
   if (!viaLeader && !follower) return null;
   const F = follower?.s ?? {};
@@ -185,14 +176,8 @@ export function anatomyOfWrite(
   } else parts.push({ name: 'leader: commit to COMMIT/reply', from: decided, to: C.replySent });
   parts.push({ name: 'contact → agent', from: C.replySent, to: agent.replied });
 
-  const out: WriteAnatomy['parts'][number][] = [];
-  for (const p of parts) {
-    if (p.from === undefined || p.to === undefined) return null;
-    const ms = p.to - p.from;
-    if (ms < -ORDER_SLACK_MS) return null;
-    const networkMs = p.hop ? ctx.oneWayMs(dc(p.hop[0]), dc(p.hop[1]), agent.phase) : 0;
-    out.push({ name: p.name, ms, networkMs });
-  }
+  const out = timedParts(parts, (a, b) => ctx.oneWayMs(dc(a), dc(b), agent.phase));
+  if (!out) return null;
   return {
     dc: agent.dc,
     phase: agent.phase,
@@ -202,6 +187,48 @@ export function anatomyOfWrite(
     latencyMs: agent.replied - agent.sent,
     parts: out,
   };
+}
+
+/**
+ * Who completed the quorum: the votes are the leader's own (when its copy became durable) and
+ * each follower's ACK; the quorum-th earliest by the decision decided it. When the leader logs
+ * before proposing (the old order) its vote always comes first. Undefined without a quorum.
+ */
+function decisiveVote(
+  leader: NodeTraceEvent,
+  durable: number,
+  decided: number,
+  members: number,
+): { decisive: [string, number]; viaLeader: boolean } | undefined {
+  const quorum = Math.floor(members / 2) + 1;
+  const votes: [string, number][] = [
+    [leader.node, durable],
+    ...Object.entries(leader.acks ?? {}).filter(([, t]) => t <= decided + ORDER_SLACK_MS),
+  ];
+  if (votes.length < quorum) return undefined;
+  votes.sort((a, b) => a[1] - b[1]);
+  const decisive = votes[quorum - 1]!;
+  return { decisive, viaLeader: decisive[0] === leader.node };
+}
+
+/** Each part's duration and network share; null when a stamp is missing or out of order. */
+function timedParts(
+  parts: ReadonlyArray<{
+    name: PartName;
+    from: number | undefined;
+    to: number | undefined;
+    hop?: [string, string];
+  }>,
+  oneWayMs: (from: string, to: string) => number,
+): WriteAnatomy['parts'][number][] | null {
+  const out: WriteAnatomy['parts'][number][] = [];
+  for (const p of parts) {
+    if (p.from === undefined || p.to === undefined) return null;
+    const ms = p.to - p.from;
+    if (ms < -ORDER_SLACK_MS) return null;
+    out.push({ name: p.name, ms, networkMs: p.hop ? oneWayMs(p.hop[0], p.hop[1]) : 0 });
+  }
+  return out;
 }
 
 /** A part between two nodes: its network share is the configured delay between their data centers. */

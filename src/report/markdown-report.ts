@@ -861,6 +861,48 @@ function crossChecks(r: RunResult): string {
 function selfCheck(r: RunResult): string {
   const c = r.cpu;
   if (!c.sampled) return '## Self-check\n\nCPU was not sampled (no /proc, or the load did not run).';
+  const rows = cpuRows(c);
+  // A result from before the breakdown has only the residual, on its own (mixed) basis.
+  const shares = c.shares ?? null;
+  const machine = c.machine ?? null;
+  if (!shares || !machine)
+    rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100), NONE]);
+  const lines = [
+    '## Self-check',
+    '',
+    `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}).`,
+  ];
+  if (c.remote)
+    lines.push(
+      '',
+      `The containers' figures come from ${c.remote}, each its rate between its first and last reading; those marked "another machine" ran on a kernel other than the harness's, and are not part of this machine's busy share.` +
+        (c.unread && c.unread.length > 0
+          ? ` Read only once (killed or started during the load), so without a figure: ${c.unread.join(', ')}.`
+          : ''),
+    );
+  if (shares && machine) lines.push('', ...cpuShareTables(c.cores, machine, shares));
+  lines.push(
+    '',
+    'Per group and process, and the CPU time per acknowledged write:',
+    '',
+    table(['Processes', 'Count', 'CPU, % of one core', 'per write'], rows, [1, 2, 3]),
+  );
+  if ((c.groups.nodes?.processes ?? 0) === 0)
+    lines.push(
+      '',
+      'No node process could be sampled (no /proc entry or container cgroup found): only the machine as a whole was.',
+    );
+  lines.push(
+    '',
+    c.warning === null
+      ? 'Busy below 50 %: queueing for CPU adds little to the latency figures.'
+      : `Warning: ${c.warning}.`,
+  );
+  return lines.join('\n');
+}
+
+/** The self-check's CPU table: per group, then per node and agent, and the relay's share. */
+function cpuRows(c: RunResult['cpu']): string[][] {
   const names: Record<string, string> = {
     harness: c.remote ? 'pole-bench harness' : 'pole-bench harness (with the relay thread)',
     nodes: 'nodes (the system under test)',
@@ -890,95 +932,65 @@ function selfCheck(r: RunResult): string {
         perWrite(c.shapingUsPerWrite),
       ]);
   }
-  // A result from before the breakdown has only the residual, on its own (mixed) basis.
-  const shares = c.shares ?? null;
-  const machine = c.machine ?? null;
-  if (!shares || !machine)
-    rows.push(['anything else on the machine', NONE, percent((c.otherPctOfCore ?? NaN) / 100), NONE]);
-  const lines = [
-    '## Self-check',
+  return rows;
+}
+
+/** What /proc/stat counted in the load's window, and whose the busy ticks were. */
+function cpuShareTables(
+  cores: number,
+  machine: NonNullable<RunResult['cpu']['machine']>,
+  shares: NonNullable<RunResult['cpu']['shares']>,
+): string[] {
+  // Both columns are shares of the same ticks: the cores' ticks in the window, all or one core's part.
+  const head = `% of all ${cores} cores`;
+  const both = (pct: number): [string, string] => [percent(pct / 100), percent((pct * cores) / 100)];
+  return [
+    "One basis for every figure: the kernel's clock ticks (/proc/stat for the machine, /proc/<pid>/stat for a process) over the ticks the cores had in the same window. What /proc/stat counted:",
     '',
-    `CPU during the load (${secUnit(c.windowS)}, ${count(c.ackedWrites)} writes acknowledged): the machine's ${c.cores} cores were ${percent((c.machineBusyPct ?? NaN) / 100)} busy (busiest second ${percent((c.peakBusyPct ?? NaN) / 100)}).`,
+    table(
+      ['The machine', head, '% of one core'],
+      [
+        ['busy', ...both(machine.busyPct)],
+        ['user (with nice)', ...both(machine.userPct)],
+        ['system', ...both(machine.systemPct)],
+        ['irq', ...both(machine.irqPct)],
+        ['softirq', ...both(machine.softirqPct)],
+        ['steal (the hypervisor ran something else)', ...both(machine.stealPct)],
+        ['iowait (idle with a disk request out: not busy)', ...both(machine.iowaitPct)],
+      ],
+      [1, 2],
+    ),
+    '',
+    'Who made it busy (the rows add up to busy):',
+    '',
+    table(
+      ['Share of busy', head, '% of one core'],
+      [
+        [
+          'our processes (harness, nodes, agents: utime + stime, their syscalls included)',
+          ...both(shares.oursPct),
+        ],
+        [
+          'the kernel outside any process (irq + softirq: on loopback, mostly our sockets)',
+          ...both(shares.kernelPct),
+        ],
+        ['steal', ...both(shares.stealPct)],
+        [
+          'not ours (busy − ours − irq − softirq − steal, at least 0: other processes, kernel threads such as the journal flushing our fsyncs)',
+          ...both(shares.notOursPct),
+        ],
+        ...(shares.overlapPct > 0
+          ? [
+              [
+                'counted twice (a softirq is also charged to the process it interrupted, where the kernel has no IRQ time accounting)',
+                ...both(-shares.overlapPct),
+              ],
+            ]
+          : []),
+      ],
+      [1, 2],
+    ),
   ];
-  if (c.remote)
-    lines.push(
-      '',
-      `The containers' figures come from ${c.remote}, each its rate between its first and last reading; those marked "another machine" ran on a kernel other than the harness's, and are not part of this machine's busy share.` +
-        (c.unread && c.unread.length > 0
-          ? ` Read only once (killed or started during the load), so without a figure: ${c.unread.join(', ')}.`
-          : ''),
-    );
-  if (shares && machine) {
-    // Both columns are shares of the same ticks: the cores' ticks in the window, all or one core's part.
-    const head = `% of all ${c.cores} cores`;
-    const both = (pct: number): [string, string] => [percent(pct / 100), percent((pct * c.cores) / 100)];
-    lines.push(
-      '',
-      "One basis for every figure: the kernel's clock ticks (/proc/stat for the machine, /proc/<pid>/stat for a process) over the ticks the cores had in the same window. What /proc/stat counted:",
-      '',
-      table(
-        ['The machine', head, '% of one core'],
-        [
-          ['busy', ...both(machine.busyPct)],
-          ['user (with nice)', ...both(machine.userPct)],
-          ['system', ...both(machine.systemPct)],
-          ['irq', ...both(machine.irqPct)],
-          ['softirq', ...both(machine.softirqPct)],
-          ['steal (the hypervisor ran something else)', ...both(machine.stealPct)],
-          ['iowait (idle with a disk request out: not busy)', ...both(machine.iowaitPct)],
-        ],
-        [1, 2],
-      ),
-      '',
-      'Who made it busy (the rows add up to busy):',
-      '',
-      table(
-        ['Share of busy', head, '% of one core'],
-        [
-          [
-            'our processes (harness, nodes, agents: utime + stime, their syscalls included)',
-            ...both(shares.oursPct),
-          ],
-          [
-            'the kernel outside any process (irq + softirq: on loopback, mostly our sockets)',
-            ...both(shares.kernelPct),
-          ],
-          ['steal', ...both(shares.stealPct)],
-          [
-            'not ours (busy − ours − irq − softirq − steal, at least 0: other processes, kernel threads such as the journal flushing our fsyncs)',
-            ...both(shares.notOursPct),
-          ],
-          ...(shares.overlapPct > 0
-            ? [
-                [
-                  'counted twice (a softirq is also charged to the process it interrupted, where the kernel has no IRQ time accounting)',
-                  ...both(-shares.overlapPct),
-                ],
-              ]
-            : []),
-        ],
-        [1, 2],
-      ),
-    );
-  }
-  lines.push(
-    '',
-    'Per group and process, and the CPU time per acknowledged write:',
-    '',
-    table(['Processes', 'Count', 'CPU, % of one core', 'per write'], rows, [1, 2, 3]),
-  );
-  if ((c.groups.nodes?.processes ?? 0) === 0)
-    lines.push(
-      '',
-      'No node process could be sampled (no /proc entry or container cgroup found): only the machine as a whole was.',
-    );
-  lines.push(
-    '',
-    c.warning === null
-      ? 'Busy below 50 %: queueing for CPU adds little to the latency figures.'
-      : `Warning: ${c.warning}.`,
-  );
-  return lines.join('\n');
 }
 
 function capitalise(text: string): string {

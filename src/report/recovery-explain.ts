@@ -119,23 +119,7 @@ export function explainRecovery(
   const electedAt = events.indexOf(won);
   if (electedAt < 0 || won.leader !== won.node) return null;
   const elected = won.node;
-  // The leader's own proposal of this election (ZooKeeper's "New election"): its last before deciding
-  // (searched back from the decision, without copying a run's worth of events).
-  let proposed: EventOf<'candidate'> | undefined;
-  let i = electedAt - 1;
-  for (; i >= 0 && proposed === undefined; i--) {
-    const e = events[i]!;
-    if (e.node === elected && e.ev === 'candidate' && e.t >= faultAt) proposed = e;
-  }
-  // Its "LOOKING" line before that proposal: where this election's start can be at the earliest.
-  let looking: EventOf<'election-started'> | undefined;
-  for (; proposed !== undefined && i >= 0 && looking === undefined; i--) {
-    const e = events[i]!;
-    if (e.node !== elected || e.t < faultAt) continue;
-    // An earlier proposal of its own first: this election's LOOKING is not in the log.
-    if (e.ev === 'candidate') break;
-    if (e.ev === 'election-started') looking = e;
-  }
+  const { proposed, looking } = ownProposal(events, electedAt, elected, faultAt);
 
   const lost = events.find((e): e is EventOf<'leader-lost'> => e.t >= faultAt && e.ev === 'leader-lost');
   const detection: DetectionExplain | null = lost
@@ -148,14 +132,7 @@ export function explainRecovery(
       }
     : null;
 
-  // The new leader's own events from its decision on (one member's events keep their order), up
-  // to the end of this leadership: a later election of its own belongs to another recovery.
-  const own: NodeEvent[] = [];
-  for (const e of events.slice(electedAt + 1)) {
-    if (e.node !== elected) continue;
-    if (e.ev === 'election-started' || e.ev === 'stepped-down' || e.ev === 'elected') break;
-    own.push(e);
-  }
+  const own = ownLeadership(events, electedAt, elected);
   const servingAt = own.findIndex((e) => e.ev === 'serving' && e.leader === undefined);
   const serving = servingAt < 0 ? undefined : own[servingAt];
   const beforeServing = servingAt < 0 ? own : own.slice(0, servingAt);
@@ -201,4 +178,46 @@ export function explainRecovery(
       servingAfterElectedMs: serving ? serving.t - won.t : null,
     },
   };
+}
+
+/**
+ * The leader's own proposal of this election (ZooKeeper's "New election"): its last before
+ * deciding, searched back from the decision without copying a run's worth of events; and its
+ * "LOOKING" line before that proposal, where this election's start can be at the earliest.
+ */
+function ownProposal(
+  events: readonly NodeEvent[],
+  electedAt: number,
+  elected: string,
+  faultAt: number,
+): { proposed: EventOf<'candidate'> | undefined; looking: EventOf<'election-started'> | undefined } {
+  let proposed: EventOf<'candidate'> | undefined;
+  let i = electedAt - 1;
+  for (; i >= 0 && proposed === undefined; i--) {
+    const e = events[i]!;
+    if (e.node === elected && e.ev === 'candidate' && e.t >= faultAt) proposed = e;
+  }
+  let looking: EventOf<'election-started'> | undefined;
+  for (; proposed !== undefined && i >= 0 && looking === undefined; i--) {
+    const e = events[i]!;
+    if (e.node !== elected || e.t < faultAt) continue;
+    // An earlier proposal of its own first: this election's LOOKING is not in the log.
+    if (e.ev === 'candidate') break;
+    if (e.ev === 'election-started') looking = e;
+  }
+  return { proposed, looking };
+}
+
+/**
+ * The new leader's own events from its decision on (one member's events keep their order), up to
+ * the end of this leadership: a later election of its own belongs to another recovery.
+ */
+function ownLeadership(events: readonly NodeEvent[], electedAt: number, elected: string): NodeEvent[] {
+  const own: NodeEvent[] = [];
+  for (const e of events.slice(electedAt + 1)) {
+    if (e.node !== elected) continue;
+    if (e.ev === 'election-started' || e.ev === 'stepped-down' || e.ev === 'elected') break;
+    own.push(e);
+  }
+  return own;
 }

@@ -18,14 +18,14 @@ function rejects(input: Parameters<typeof planSwarm>[0], flag: string, problem: 
   );
 }
 
-test('no flags: three hosts d1..d3, the first the one manager, both images', () => {
+test('no flags: three hosts d1..d3, the first the one manager, every image', () => {
   const p = planSwarm({});
   assert.deepEqual(shape(p), [
     'pole-bench-swarm-1:d1:manager',
     'pole-bench-swarm-2:d2:worker',
     'pole-bench-swarm-3:d3:worker',
   ]);
-  assert.deepEqual(p.images, ['node', 'zookeeper']);
+  assert.deepEqual(p.images, ['node', 'zookeeper', 'etcd']);
 });
 
 test('--nodes alone names the data centers d1..dN; --dcs alone sets the number of hosts', () => {
