@@ -94,9 +94,64 @@ function layerRules() {
   return rules;
 }
 
+// The POLE node's internals (its state machine, log, peer network, server, simulator) are the POLE
+// target's, the node's own command's and the benchmarks' alone. Everyone else may use only its
+// public surface, each part with why it is shared:
+const NODE_PUBLIC = [
+  {
+    path: 'src/node/net/client.ts',
+    why: "the node's client protocol: the load agents and the final read speak it",
+  },
+  {
+    path: 'src/node/config.ts',
+    why: "the node's config schema: a topology's cluster section is checked by it",
+  },
+  {
+    path: 'src/node/core/oracles/',
+    why: 'the election rules (oracles, scores) the latency model predicts with',
+  },
+  { path: 'src/node/core/proposal-order.ts', why: 'how proposals rank, which the model predicts with' },
+  {
+    path: 'src/node/core/types.ts',
+    why: 'a member, a score, a txn: the shapes the model and the state bench share',
+  },
+  {
+    path: 'src/node/trace/write-tracer.ts',
+    why: 'which writes are traced: agents and helpers stamp the same ones',
+  },
+  { path: 'src/node/trace/trace-batch.ts', why: "the trace stamps' names, which the report shows" },
+  {
+    path: 'src/node/node-process-env.ts',
+    why: 'the environment a node starts with, which runtimes and the report use',
+  },
+  {
+    path: 'src/node/loop-stall-watch.ts',
+    why: "the stall threshold the report states beside the node's stalls",
+  },
+];
+const MAY_USE_NODE_INTERNALS = [
+  'src/node/',
+  'src/targets/pole/',
+  'src/bench/',
+  'src/commands/bench/',
+  'src/commands/node.ts',
+];
+
+function nodeInternalsRule() {
+  const exact = (p) => (p.endsWith('/') ? `^${escape(p)}` : `^${escape(p)}$`);
+  return {
+    name: 'node-internals',
+    severity: 'error',
+    comment: `only ${MAY_USE_NODE_INTERNALS.join(', ')} may import the POLE node's internals; others its public surface: ${NODE_PUBLIC.map((p) => `${p.path} (${p.why})`).join('; ')}`,
+    from: { path: '^src/', pathNot: MAY_USE_NODE_INTERNALS.map(exact) },
+    to: { path: '^src/node/', pathNot: NODE_PUBLIC.map((p) => exact(p.path)) },
+  };
+}
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
+    nodeInternalsRule(),
     {
       name: 'no-circular',
       severity: 'error',

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../vocabulary/names.js';
-import { compareZxid, type Zxid } from '../node/core/zxid.js';
+import { compareZxid, type Zxid } from '../vocabulary/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
 import { ProcessCluster } from '../runtime/process/process-cluster.js';
 import { processResources } from '../measure/resource-sampler.js';

@@ -4,7 +4,7 @@
 // recovered log at once; this says how long that takes per txn.
 import { DataTree, DEFAULT_DEDUP_WINDOW } from '../node/core/data-tree.js';
 import type { Txn } from '../node/core/types.js';
-import { zxid } from '../node/core/zxid.js';
+import { zxid } from '../vocabulary/zxid.js';
 import { spread, type MinMedianMax } from '../util/spread.js';
 
 export interface StateBenchOptions {

@@ -2,7 +2,7 @@
 // is acknowledged or its deadline passes, so the node's deduplication applies it at most once.
 // Errors that mean "try again" (no leader yet, leader lost, connection gone) are retried, on
 // another node when the connection itself failed.
-import type { Zxid } from '../node/core/zxid.js';
+import type { Zxid } from '../vocabulary/zxid.js';
 import {
   connectPoleWriter,
   failureCode,

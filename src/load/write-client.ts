@@ -1,7 +1,7 @@
 // What a load agent, the warm-up, the floor calibration and the checker need from a target's
 // client: a connection that takes pipelined 1 kB writes and says which zxid each got. The POLE
 // node's client does this natively; ZooKeeper's is adapted (targets/zookeeper/zk-write-client.ts).
-import type { Zxid } from '../node/core/zxid.js';
+import type { Zxid } from '../vocabulary/zxid.js';
 import { PoleClient, PoleError } from '../node/net/client.js';
 
 export type ClientProtocol = 'pole' | 'zookeeper' | 'etcd';

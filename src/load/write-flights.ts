@@ -12,7 +12,7 @@
 // 10 ms did both before: 100 wake-ups a second per agent at any rate, at ~0.1-0.2 ms of CPU each
 // on this project's 2-core VM, for deadlines 15 s out.)
 import { failureCode } from './write-client.js';
-import type { Zxid } from '../node/core/zxid.js';
+import type { Zxid } from '../vocabulary/zxid.js';
 import { RETRYABLE, type EndpointPool } from './retrying-writer.js';
 
 export type FlightOutcome =

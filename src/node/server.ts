@@ -8,7 +8,7 @@
 // about this node's disk (core/send-order.ts), which leaves at once.
 import { performance } from 'node:perf_hooks';
 import type { ClientReply, CoreInput, Ready } from './core/core-types.js';
-import { compareZxid, formatZxid, ZERO_ZXID, type Zxid } from './core/zxid.js';
+import { compareZxid, formatZxid, ZERO_ZXID, type Zxid } from '../vocabulary/zxid.js';
 import { NodeCore } from './core/node-core.js';
 import type { Oracle } from './core/oracles/oracle.js';
 import { createOracle, knownOracleNames, oracleOptions } from './core/oracles/registry.js';

@@ -12,7 +12,7 @@ import type { ScoreContext } from '../node/core/oracles/oracle.js';
 import { consensusScore, measuredScores, viewFromMatrix } from '../node/core/oracles/score-formulas.js';
 import type { Score } from '../node/core/types.js';
 import type { NodeId } from '../vocabulary/names.js';
-import { ZERO_ZXID } from '../node/core/zxid.js';
+import { ZERO_ZXID } from '../vocabulary/zxid.js';
 import type { Topology } from './topology.js';
 
 /** Mean predicted write latency per data center, ms. */

@@ -6,7 +6,7 @@ export type NodeId = string;
 
 /**
  * A Zab transaction id: (epoch, counter). Kept as two numbers rather than one 64-bit JS number,
- * which would silently lose precision past 2^53. Its arithmetic is in node/core/zxid.ts.
+ * which would silently lose precision past 2^53. Its arithmetic is in vocabulary/zxid.ts.
  */
 export interface Zxid {
   readonly epoch: number;

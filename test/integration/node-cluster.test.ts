@@ -5,7 +5,7 @@ import { isEvent } from '../../src/vocabulary/node-events.js';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { compareZxid, type Zxid } from '../../src/node/core/zxid.js';
+import { compareZxid, type Zxid } from '../../src/vocabulary/zxid.js';
 import { PoleClient } from '../../src/node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../src/load/retrying-writer.js';
 import { ProcessCluster } from '../../src/runtime/process/process-cluster.js';

@@ -16,7 +16,7 @@ import { zookeeperSkip } from '../support/prerequisites.js';
 import type { ZkError } from '../../src/targets/zookeeper/client/zk-client.js';
 import { ZkClient } from '../../src/targets/zookeeper/client/zk-client.js';
 import type { WatcherEvent } from '../../src/targets/zookeeper/client/zk-protocol.js';
-import { compareZxid } from '../../src/node/core/zxid.js';
+import { compareZxid } from '../../src/vocabulary/zxid.js';
 import { checkZkAckedWrites } from '../../src/targets/zookeeper/zk-checker.js';
 import { prepareZkSlots } from '../../src/targets/zookeeper/zk-write-client.js';
 import { SLOTS } from '../../src/targets/slots.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DataTree } from '../../src/node/core/data-tree.js';
 import type { Txn } from '../../src/node/core/types.js';
-import { zxid } from '../../src/node/core/zxid.js';
+import { zxid } from '../../src/vocabulary/zxid.js';
 
 let counter = 0;
 const write = (requestId: number, clientId = 'c'): Txn => ({

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DoneTable } from '../../src/node/core/done-table.js';
 import { RequestSlots } from '../../src/node/core/request-slots.js';
-import { zxid, type Zxid } from '../../src/node/core/zxid.js';
+import { zxid, type Zxid } from '../../src/vocabulary/zxid.js';
 import { Random } from '../../src/util/random.js';
 
 class ReferenceTable {

@@ -6,7 +6,7 @@ import { writeClientFor } from '../../src/targets/clients.js';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { FrameDecoder } from '../../src/node/net/frame-decoder.js';
+import { FrameDecoder } from '../../src/util/wire/frame-decoder.js';
 import type { ClientErrorName } from '../../src/node/net/client-protocol.js';
 import { decodeRequest, encodeErrorReply, encodeWriteOk } from '../../src/node/net/client-protocol.js';
 import { LoadAgent } from '../../src/load/load-agent.js';

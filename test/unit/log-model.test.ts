@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PersistOp, RecoveredState } from '../../src/node/core/core-types.js';
 import type { Txn } from '../../src/node/core/types.js';
-import type { Zxid } from '../../src/node/core/zxid.js';
-import { compareZxid, formatZxid, maxZxid } from '../../src/node/core/zxid.js';
+import type { Zxid } from '../../src/vocabulary/zxid.js';
+import { compareZxid, formatZxid, maxZxid } from '../../src/vocabulary/zxid.js';
 import { DurableStore } from '../../src/node/log/durable-store.js';
 
 const dirs: string[] = [];

@@ -7,7 +7,7 @@ import type { ClientApiHandler, ClientWrite, WriteOutcome } from '../../src/node
 import { PoleClient, PoleError } from '../../src/node/net/client.js';
 import { ClientOp, ClientStatus, encodeRequest } from '../../src/node/net/client-protocol.js';
 import type { ReadResult } from '../../src/node/net/client-protocol.js';
-import { FrameDecoder } from '../../src/node/net/frame-decoder.js';
+import { FrameDecoder } from '../../src/util/wire/frame-decoder.js';
 
 const HOST = '127.0.0.1';
 const MAX_WRITE = 4096;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FrameDecoder, frame } from '../../src/node/net/frame-decoder.js';
+import { FrameDecoder, frame } from '../../src/util/wire/frame-decoder.js';
 
 function payloads(): Buffer[] {
   return [

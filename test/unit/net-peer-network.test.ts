@@ -6,7 +6,7 @@ import type { Member, NodeId } from '../../src/node/core/types.js';
 import type { PeerMessage } from '../../src/node/core/zab-messages.js';
 import { PeerNetwork } from '../../src/node/net/peer-network.js';
 import type { PeerAddress } from '../../src/node/net/peer-network.js';
-import { FrameDecoder } from '../../src/node/net/frame-decoder.js';
+import { FrameDecoder } from '../../src/util/wire/frame-decoder.js';
 import { decodeHandshake, encodeHandshake } from '../../src/node/net/peer-handshake.js';
 
 const HOST = '127.0.0.1';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { Ready } from '../../src/node/core/core-types.js';
 import type { CatchUpFrom, NodeCore } from '../../src/node/core/node-core.js';
 import type { NodeId, Txn } from '../../src/node/core/types.js';
-import { type Zxid, zxid } from '../../src/node/core/zxid.js';
+import { type Zxid, zxid } from '../../src/vocabulary/zxid.js';
 import { deliver, electedP1 as elected } from '../support/elected-core.js';
 
 const txn = (counter: number): Txn => ({

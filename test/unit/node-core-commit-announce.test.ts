@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { PeerMessage, Ready } from '../../src/node/core/core-types.js';
 import type { NodeCore } from '../../src/node/core/node-core.js';
 import type { NodeId } from '../../src/node/core/types.js';
-import { formatZxid, type Zxid, zxid } from '../../src/node/core/zxid.js';
+import { formatZxid, type Zxid, zxid } from '../../src/vocabulary/zxid.js';
 import { deliver as deliverAt, electedP1 } from '../support/elected-core.js';
 
 const FOLLOWERS = ['p2', 'p3', 'p4'];

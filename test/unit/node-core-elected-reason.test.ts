@@ -8,7 +8,7 @@ import type { CoreEvent, PeerMessage } from '../../src/node/core/core-types.js';
 import { NodeCore } from '../../src/node/core/node-core.js';
 import { createOracle } from '../../src/node/core/oracles/registry.js';
 import type { NodeId, Txn } from '../../src/node/core/types.js';
-import { zxid } from '../../src/node/core/zxid.js';
+import { zxid } from '../../src/vocabulary/zxid.js';
 
 const members = [1, 2, 3, 4, 5].map((sid) => ({ id: `p${sid}`, sid }));
 const T = 100;

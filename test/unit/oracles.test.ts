@@ -12,7 +12,7 @@ import {
   knownOracleNames,
   registerOracle,
 } from '../../src/node/core/oracles/registry.js';
-import { zxid, type Zxid } from '../../src/node/core/zxid.js';
+import { zxid, type Zxid } from '../../src/vocabulary/zxid.js';
 
 const MEMBERS = ['p1', 'p2', 'p3', 'p4', 'p5'];
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { DataTree } from '../../src/node/core/data-tree.js';
 import { TxnHistory } from '../../src/node/core/txn-history.js';
 import type { Txn } from '../../src/node/core/types.js';
-import { ZERO_ZXID, zxid, type Zxid } from '../../src/node/core/zxid.js';
+import { ZERO_ZXID, zxid, type Zxid } from '../../src/vocabulary/zxid.js';
 import { Random } from '../../src/util/random.js';
 
 const txn = (e: number, c: number, id = `${e}.${c}`): Txn => ({

@@ -10,7 +10,7 @@ import type { StateSnapshot } from './state-snapshot.js';
 import type { NodeEventBody } from '../../vocabulary/node-events.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn, WallMs } from './types.js';
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import type { PeerMessage } from './zab-messages.js';
 
 export type { PeerMessage };

@@ -3,7 +3,7 @@
 // deduplication survives failover and SNAP sync.
 import { DoneTable } from './done-table.js';
 import type { Txn } from './types.js';
-import { compareZxid, ZERO_ZXID, type Zxid } from './zxid.js';
+import { compareZxid, ZERO_ZXID, type Zxid } from '../../vocabulary/zxid.js';
 import {
   EMPTY_STATE_BYTES,
   FrozenState,

@@ -8,7 +8,7 @@
 // without a lookup. Eviction and serialisation follow insertion order, kept in a ring, so they are
 // the same on every replica as before.
 import { RequestSlots } from './request-slots.js';
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 
 interface ClientRequests {
   readonly clientId: string;

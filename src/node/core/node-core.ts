@@ -28,7 +28,7 @@ import { scoreGain, type Oracle, type ScoreContext } from './oracles/oracle.js';
 import { TxnHistory } from './txn-history.js';
 import type { Member, NodeId, Score, Txn } from './types.js';
 import type { EpochRange, PeerMessage, SyncPlan, ZabMessage } from './zab-messages.js';
-import { compareZxid, formatZxid, maxZxid, ZERO_ZXID, type Zxid } from './zxid.js';
+import { compareZxid, formatZxid, maxZxid, ZERO_ZXID, type Zxid } from '../../vocabulary/zxid.js';
 
 /** `join-failing` is said at most this often per node, however often joining fails. */
 const JOIN_FAILING_EVENT_EVERY_MS = 1000;

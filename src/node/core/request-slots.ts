@@ -5,7 +5,7 @@
 // was still 8.4 % of the machine's samples, two thirds of them in Map lookups and sets (perf).
 // Deletion shifts the entries after the hole back (no tombstones), so a table that has seen
 // millions of requests probes as one freshly filled.
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 
 const EMPTY = -1;
 /** Grown (doubled) before more than half its slots are full: probes stay short. */

@@ -24,7 +24,7 @@
 // invariants (acknowledged writes survive crashes; one history) are checked against it.
 import type { PeerSend, PersistOp } from './core-types.js';
 import type { PeerMessage } from './zab-messages.js';
-import { compareZxid, type Zxid } from './zxid.js';
+import { compareZxid, type Zxid } from '../../vocabulary/zxid.js';
 
 export function mayPrecedeFsync(msg: PeerMessage, clusterSize: number): boolean {
   switch (msg.type) {

@@ -12,7 +12,7 @@
 //   then per applied request u32 key length | u32 zxid epoch | u32 zxid counter | key, where the
 //   key is `${clientId}\0${requestId}` in UTF-8 (the tree holds the two apart: done-table.ts).
 import { decimalLength, DoneTable } from './done-table.js';
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 
 export interface Znode {
   readonly data: Uint8Array;
@@ -277,7 +277,7 @@ export class SnapshotDecoder {
       if (end > b.length) break;
       const path = b.toString('utf8', o + ZNODE_HEAD, o + ZNODE_HEAD + plen);
       // A view, not a copy: a piece's memory is never reused (a frame, a file read: see
-      // net/frame-decoder.ts), as with a PROPOSAL's txns. Copying each znode made one small
+      // util/wire/frame-decoder.ts), as with a PROPOSAL's txns. Copying each znode made one small
       // ArrayBuffer per znode, 250,000 for 250 MB, whose garbage collection held the loop.
       const data = new Uint8Array(b.buffer, b.byteOffset + o + ZNODE_HEAD + plen, dlen);
       const node: Znode = {

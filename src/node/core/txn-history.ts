@@ -4,7 +4,7 @@
 // the most up-to-date follower → a new leader that lacks history.
 import type { Txn } from './types.js';
 import type { EpochRange, SyncPlan } from './zab-messages.js';
-import { compareZxid, zxidEquals, type Zxid } from './zxid.js';
+import { compareZxid, zxidEquals, type Zxid } from '../../vocabulary/zxid.js';
 import type { StateSnapshot } from './state-snapshot.js';
 
 /** A run of consecutive counters in one epoch among the txns held: an EpochRange that grows. */

@@ -1,7 +1,7 @@
 // Shared vocabulary of the protocol core. Everything here is plain data so it can cross the
 // in-memory simulator, the TCP transport (as JSON or binary) and the event stream unchanged.
 import type { NodeId } from '../../vocabulary/names.js';
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 
 /** A server's name, e.g. "p3" (the name is shared: vocabulary/names.ts). */
 export type { NodeId };

@@ -3,7 +3,7 @@
 import type { HeartbeatMessage } from './measure/heartbeat-messages.js';
 import type { ElectionMessage } from './election-types.js';
 import type { NodeId, Txn } from './types.js';
-import type { Zxid } from './zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import type { StateSnapshot } from './state-snapshot.js';
 
 /** A run of consecutive counters of one epoch held in a log: lets two nodes find their common prefix. */

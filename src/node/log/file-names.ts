@@ -3,7 +3,7 @@
 //   snapshot.<epoch>.<counter> snapshots, named by the zxid they were taken at
 //   epochs                    acceptedEpoch and currentEpoch
 //   *.tmp                     a file being written before its atomic rename (removed at open)
-import type { Zxid } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 
 export const EPOCHS_FILE = 'epochs';
 export const TMP_SUFFIX = '.tmp';

@@ -7,8 +7,8 @@ import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises
 import { join } from 'node:path';
 import type { RecoveredState } from '../core/core-types.js';
 import type { Txn } from '../core/types.js';
-import type { Zxid } from '../core/zxid.js';
-import { compareZxid, formatZxid, zxidEquals } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { compareZxid, formatZxid, zxidEquals } from '../../vocabulary/zxid.js';
 import { readEpochs } from './epoch-file.js';
 import {
   CORRUPT_SUFFIX,

@@ -1,8 +1,8 @@
 // In-memory index of one log segment: the zxid and byte offset of every record it holds, so that
 // truncating the log is a lookup plus an ftruncate rather than a re-read. Typed arrays keep it at
 // 12 bytes per record (a million records ≈ 12 MB).
-import type { Zxid } from '../core/zxid.js';
-import { compareZxid } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { compareZxid } from '../../vocabulary/zxid.js';
 
 export class SegmentIndex {
   /** Bytes of records in the segment (the offset the next record goes to). */

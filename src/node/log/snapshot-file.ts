@@ -10,11 +10,11 @@
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { Zxid } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import { snapshotName } from './file-names.js';
 import { writeFileAtomicStream } from './fs-helpers.js';
 import type { EncodedSnapshot } from '../core/state-snapshot.js';
-import { formatZxid } from '../core/zxid.js';
+import { formatZxid } from '../../vocabulary/zxid.js';
 
 const MAGIC = Buffer.from('POLESNAP', 'latin1');
 const VERSION = 1;

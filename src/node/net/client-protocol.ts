@@ -12,8 +12,8 @@
 // many requests in flight; replies can come back in any order. Tag 0 in a BAD_FRAME reply
 // means the server could not tell which request was bad; it closes the connection after it.
 import type { WriteErrorCode } from '../core/core-types.js';
-import type { Zxid } from '../core/zxid.js';
-import { BinaryReader, BinaryWriter, DecodeError } from './binary-io.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { BinaryReader, BinaryWriter, DecodeError } from '../../util/wire/binary-io.js';
 
 export { DecodeError };
 

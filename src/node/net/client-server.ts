@@ -11,9 +11,9 @@
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { WriteErrorCode } from '../core/core-types.js';
-import type { Zxid } from '../core/zxid.js';
-import { CoalescingWriter } from './coalescing-writer.js';
-import { FrameDecoder, describeFrameError } from './frame-decoder.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { CoalescingWriter } from '../../util/wire/coalescing-writer.js';
+import { FrameDecoder, describeFrameError } from '../../util/wire/frame-decoder.js';
 import {
   ClientOp,
   decodeRequest,

@@ -10,9 +10,9 @@
 //   PROTOCOL      the server sent something undecodable (the connection is dropped)
 import { connect as tcpConnect } from 'node:net';
 import type { Socket } from 'node:net';
-import type { Zxid } from '../core/zxid.js';
-import { CoalescingWriter } from './coalescing-writer.js';
-import { FrameDecoder, describeFrameError } from './frame-decoder.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { CoalescingWriter } from '../../util/wire/coalescing-writer.js';
+import { FrameDecoder, describeFrameError } from '../../util/wire/frame-decoder.js';
 import { ClientOp, decodeReply, encodeRequest, replyTag } from './client-protocol.js';
 import type {
   ClientErrorName,

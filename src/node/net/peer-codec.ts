@@ -17,9 +17,9 @@
 // that follows them: neither side ever holds the event loop for a whole state.
 import type { PeerMessage, SyncPlan, ZabMessage } from '../core/zab-messages.js';
 import type { Txn } from '../core/types.js';
-import { zxidEquals, type Zxid } from '../core/zxid.js';
+import { zxidEquals, type Zxid } from '../../vocabulary/zxid.js';
 import { DEFAULT_CHUNK_BYTES, SnapshotDecoder, type StateSnapshot } from '../core/state-snapshot.js';
-import { BinaryReader, BinaryWriter, DecodeError } from './binary-io.js';
+import { BinaryReader, BinaryWriter, DecodeError } from '../../util/wire/binary-io.js';
 
 export { DecodeError };
 

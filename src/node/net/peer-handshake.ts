@@ -4,7 +4,7 @@
 // right node) or REJECT with a reason, then closes. Only after this exchange is the link up.
 // JSON is fine here: it is one small frame per connection.
 import type { Member, NodeId } from '../core/types.js';
-import { BinaryWriter, DecodeError } from './binary-io.js';
+import { BinaryWriter, DecodeError } from '../../util/wire/binary-io.js';
 
 export const HANDSHAKE_VERSION = 1;
 /** Frame limit until the handshake is done: a stranger must not make us allocate much. */

@@ -17,8 +17,8 @@ import type { Server, Socket } from 'node:net';
 import type { Member, NodeId } from '../core/types.js';
 import type { PeerMessage } from '../core/zab-messages.js';
 import type { Handshake } from './peer-handshake.js';
-import { CoalescingWriter } from './coalescing-writer.js';
-import { FrameDecoder, describeFrameError } from './frame-decoder.js';
+import { CoalescingWriter } from '../../util/wire/coalescing-writer.js';
+import { FrameDecoder, describeFrameError } from '../../util/wire/frame-decoder.js';
 import { PeerFrameReader, encodePeerFrame, encodeSnapshotFrames, snapshotOf } from './peer-codec.js';
 import {
   HANDSHAKE_MAX_FRAME,

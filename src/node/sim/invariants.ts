@@ -13,7 +13,7 @@ import type { ApplyResult } from '../core/data-tree.js';
 import { requestKey } from '../core/data-tree.js';
 import type { NodeCore } from '../core/node-core.js';
 import type { NodeId, Txn } from '../core/types.js';
-import { compareZxid, formatZxid, zxidEquals, type Zxid } from '../core/zxid.js';
+import { compareZxid, formatZxid, zxidEquals, type Zxid } from '../../vocabulary/zxid.js';
 
 export class InvariantChecker {
   readonly violations: string[] = [];

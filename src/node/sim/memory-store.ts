@@ -4,7 +4,7 @@
 import type { PersistOp, RecoveredState } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
 import type { StateSnapshot } from '../core/state-snapshot.js';
-import { compareZxid } from '../core/zxid.js';
+import { compareZxid } from '../../vocabulary/zxid.js';
 
 export class MemoryStore {
   private acceptedEpoch = 0;

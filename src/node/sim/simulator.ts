@@ -12,7 +12,7 @@ import type { HeartbeatOptions } from '../core/measure/heartbeat-monitor.js';
 import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core.js';
 import { createOracle } from '../core/oracles/registry.js';
 import type { Member, NodeId } from '../core/types.js';
-import type { Zxid } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import { Random } from '../../util/random.js';
 import { EventQueue } from './event-queue.js';
 import { InvariantChecker } from './invariants.js';

@@ -19,7 +19,7 @@
 import type { PersistOp } from '../core/core-types.js';
 import type { NodeId, Txn } from '../core/types.js';
 import type { PeerMessage } from '../core/zab-messages.js';
-import type { Zxid } from '../core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import type { TraceEventFields, TraceStep } from '../../vocabulary/node-events.js';
 
 /** One write in this many is traced (by requestId) by default: ~16 a second at 1,000 writes/s. */

@@ -3,7 +3,7 @@
 // carried as the write's zxid {epoch: term, counter: revision}: both only grow, so the order of
 // zxids is the order of the puts, and a write's term tells the first commit of a new leader.
 import type { ConnectWriteClient, WriteClient } from '../../load/write-client.js';
-import type { Zxid } from '../../node/core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
 import { slotOf } from '../slots.js';
 import { EtcdGateway } from './etcd-gateway.js';
 

@@ -2,8 +2,8 @@
 // acknowledged write must be on every live node. A fence write through the serving leader comes
 // first; once a node has applied the fence it has applied everything committed before it, so a
 // write missing then is lost, not late. It speaks the node's own client, hence it lives here.
-import type { Zxid } from '../../node/core/zxid.js';
-import { compareZxid } from '../../node/core/zxid.js';
+import type { Zxid } from '../../vocabulary/zxid.js';
+import { compareZxid } from '../../vocabulary/zxid.js';
 import { PoleClient } from '../../node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../load/retrying-writer.js';
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';

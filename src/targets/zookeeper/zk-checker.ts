@@ -5,7 +5,7 @@
 // What this cannot see: an acknowledged write lost while a later write to the same slot, never
 // acknowledged to anyone (it timed out), was applied in its place.
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
-import { compareZxid, formatZxid, type Zxid } from '../../node/core/zxid.js';
+import { compareZxid, formatZxid, type Zxid } from '../../vocabulary/zxid.js';
 import { ZkClient, ZkError } from './client/zk-client.js';
 import { slotOf } from '../slots.js';
 

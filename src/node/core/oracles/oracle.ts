@@ -4,7 +4,7 @@
 // The score-oracle plug-in interface (POLE's getScore(epoch) and ≺θ). An oracle scores only the
 // node it runs on; the election compares the scores carried in proposals.
 import type { NodeId, Score } from '../types.js';
-import type { Zxid } from '../zxid.js';
+import type { Zxid } from '../../../vocabulary/zxid.js';
 
 /** What a node knows when it scores itself for an election. Measured oracles use the optional parts. */
 export interface ScoreContext {

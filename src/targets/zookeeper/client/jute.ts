@@ -2,7 +2,7 @@
 // int (4 bytes) and long (8), a one-byte boolean, and buffers, strings and vectors prefixed by an
 // int length (-1 for null). Longs are zxids and session ids, both 64-bit: they are carried as
 // bigint so that no bit is lost (a zxid's epoch is its high 32 bits).
-import { DecodeError } from '../../../node/net/binary-io.js';
+import { DecodeError } from '../../../util/wire/binary-io.js';
 
 export { DecodeError };
 

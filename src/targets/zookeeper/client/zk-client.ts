@@ -17,9 +17,9 @@
 // its process, and acknowledgedSentAt says how recently the server is known to have heard from
 // the session (what a lease on the session can be measured from).
 import { connect as tcpConnect, type Socket } from 'node:net';
-import { CoalescingWriter } from '../../../node/net/coalescing-writer.js';
-import { FrameDecoder, describeFrameError } from '../../../node/net/frame-decoder.js';
-import type { Zxid } from '../../../node/core/zxid.js';
+import { CoalescingWriter } from '../../../util/wire/coalescing-writer.js';
+import { FrameDecoder, describeFrameError } from '../../../util/wire/frame-decoder.js';
+import type { Zxid } from '../../../vocabulary/zxid.js';
 import { JuteReader } from './jute.js';
 import {
   XID_NOTIFICATION,

@@ -9,7 +9,7 @@
 // arrives; this file and zk-client.ts are small enough to test completely (unit tests against
 // bytes, integration tests against a real ZooKeeper 3.8).
 import { JuteReader, JuteWriter } from './jute.js';
-import type { Zxid } from '../../../node/core/zxid.js';
+import type { Zxid } from '../../../vocabulary/zxid.js';
 
 export const OpCode = {
   create: 1,

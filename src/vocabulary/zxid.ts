@@ -1,7 +1,7 @@
 // A Zab transaction id: (epoch, counter). Kept as two numbers rather than one 64-bit JS number,
 // which would silently lose precision past 2^53. The shape is shared (vocabulary/names.ts); its
 // arithmetic is here.
-import type { Zxid } from '../../vocabulary/names.js';
+import type { Zxid } from './names.js';
 
 export type { Zxid };
 
