@@ -20,7 +20,7 @@ import { daemonAnswers } from './docker-probe.js';
 import { compiledSrcDir, IMAGE_LABELS, nodeImageTag, packageInfo } from './image-name.js';
 import { checkNodeBinary, type NodeBinary, NodeBinaryError } from './node-binary.js';
 import { ModulesMismatchError } from './production-modules.js';
-import { ensureTargetImage } from './target-images.js';
+import { ensureTargetImage, TARGET_IMAGES, type TargetImage } from './target-images.js';
 import type { DockerfileImage } from './dockerfile-image.js';
 
 export interface ImageBuildOptions {
@@ -41,7 +41,8 @@ export interface ImageBuildPhase {
   readonly ms: number;
 }
 
-export interface ImageBuildResult {
+/** With each target's own image (target-images.ts), built or found up to date, under its name. */
+export interface ImageBuildResult extends Partial<Record<TargetImage, DockerfileImage>> {
   readonly tag: string;
   readonly imageId: string;
   readonly version: string;
@@ -58,10 +59,6 @@ export interface ImageBuildResult {
   readonly removedPrevious?: string;
   readonly phases: readonly ImageBuildPhase[];
   readonly totalMs: number;
-  /** The ZooKeeper image of the zookeeper target (target-images.ts), built or found up to date. */
-  readonly zookeeper?: DockerfileImage;
-  /** The etcd image of the etcd target (target-images.ts), built or found up to date. */
-  readonly etcd?: DockerfileImage;
 }
 
 export class ImageBuildError extends Error {
@@ -138,15 +135,15 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
         id ? `${tag} is up to date (${id.slice(7, 19)})` : `no image with this content yet: building ${tag}`,
     );
     // The targets' own images, one after the other (each is one apt-get in the builder).
-    const targetImages = async (): Promise<{ zookeeper: DockerfileImage; etcd: DockerfileImage }> => {
-      const made = (kind: 'zookeeper' | 'etcd'): Promise<DockerfileImage> =>
-        timed(
+    const targetImages = async (): Promise<Partial<Record<TargetImage, DockerfileImage>>> => {
+      const made: Partial<Record<TargetImage, DockerfileImage>> = {};
+      for (const kind of TARGET_IMAGES)
+        made[kind] = await timed(
           `${kind} image`,
           () => ensureTargetImage(kind, { root: pkg.root, version: pkg.version, base, progress }),
           (z) => `${z.tag} ${z.upToDate ? 'up to date' : 'built'}`,
         );
-      const zookeeper = await made('zookeeper');
-      return { zookeeper, etcd: await made('etcd') };
+      return made;
     };
     if (existing) {
       return {

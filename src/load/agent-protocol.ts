@@ -22,6 +22,7 @@
 // that was not acknowledged, for whatever reason; `timedOut` is the part of `failed` that reached
 // its deadline and `overflow` the part never sent because maxInFlight writes were in flight.
 // A retried write (same clientId and requestId) counts once; `retries` counts the extra attempts.
+import { TARGET_NAMES } from '../vocabulary/names.js';
 import { z } from 'zod';
 import { ARRIVALS } from './open-loop-schedule.js';
 
@@ -88,7 +89,7 @@ export const startMessageSchema = z.object({
   /** Writes traced for the anatomy: requestId a multiple of this (default TRACE_EVERY; the nodes' own). */
   traceEvery: z.number().int().positive().optional(),
   /** The client protocol of the target under load (default: the POLE node's). */
-  protocol: z.enum(['pole', 'zookeeper', 'etcd']).optional(),
+  protocol: z.enum(TARGET_NAMES).optional(),
 });
 
 export const phaseMessageSchema = z.object({

@@ -2,9 +2,11 @@
 // client: a connection that takes pipelined 1 kB writes and says which zxid each got. The POLE
 // node's client does this natively; ZooKeeper's is adapted (targets/zookeeper/zk-write-client.ts).
 import type { Zxid } from '../vocabulary/zxid.js';
+import type { TargetName } from '../vocabulary/names.js';
 import { PoleClient, PoleError } from '../node/net/client.js';
 
-export type ClientProtocol = 'pole' | 'zookeeper' | 'etcd';
+/** Each target speaks a protocol of its own, named as the target is. */
+export type ClientProtocol = TargetName;
 
 export interface WriteIds {
   readonly clientId: string;

@@ -1,7 +1,7 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, clocks, leaders,
 // recovery, snapshots, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
-import type { TargetName } from '../vocabulary/names.js';
+import { targetNamed } from '../targets/registry.js';
 import {
   NONE,
   cell,
@@ -29,12 +29,6 @@ import { faultWindowTable, sparklines, type TimelineMark } from './timeline-char
 import { clocksSection } from './markdown-clocks.js';
 import { elections, resources } from './markdown-long-run.js';
 import type { ChartFile } from './charts/write-charts.js';
-
-const TARGET_TITLES: Readonly<Record<TargetName, string>> = {
-  pole: 'the POLE node (`pole`)',
-  zookeeper: 'stock Apache ZooKeeper 3.8 (`zookeeper`; recovery phases from its log, see docs/zookeeper.md)',
-  etcd: 'etcd 3.4, Raft (`etcd`; recovery phases from its log, see docs/etcd.md)',
-};
 
 export const REPORT_SECTIONS = [
   'Set-up',
@@ -127,7 +121,7 @@ function setUp(r: RunResult): string {
     '## Set-up',
     '',
     `- Topology: **${r.topology.name}** (\`${r.topology.file}\`)`,
-    `- System under test: ${TARGET_TITLES[r.target]}`,
+    `- System under test: ${targetNamed(r.target).title}`,
     `- Oracle: \`${r.leaders.oracle}\`${waitForText(r.leaders.electionWaitFor)}`,
     `- Runtime: ${r.runtime}`,
     `- Shaping: ${r.shaping.mode} (jitter ${r.shaping.jitter}, ${r.shaping.distribution}): ${r.shaping.reason}`,

@@ -32,6 +32,8 @@ export interface MemberControl {
 
 export interface Target {
   readonly name: TargetName;
+  /** What it is, for the report's set-up (markdown). */
+  readonly title: string;
   /** Whether the target elects by POLE's oracles (--oracle applies). */
   readonly hasOracles: boolean;
   /** The rule it elects by where it has no oracles, as result.json names it (leaders.oracle). */

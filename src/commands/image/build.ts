@@ -2,6 +2,7 @@
 // in src/image/).
 //
 // `pole-bench image build`: build (or find up to date) the node image the docker runtime runs.
+import { TARGET_IMAGES } from '../../image/target-images.js';
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../../util/cli-command.js';
 import {
@@ -76,7 +77,7 @@ export default class ImageBuild extends CliCommand {
       `${result.upToDate ? 'up to date' : 'built'}: ${result.tag} (${result.imageId.slice(7, 19)}), ` +
         `${megabytes(result.sizeBytes)}, ${seconds(result.totalMs)} in all`,
     );
-    for (const own of [result.zookeeper, result.etcd])
+    for (const own of TARGET_IMAGES.map((kind) => result[kind]))
       if (own)
         progress(
           `${own.upToDate ? 'up to date' : 'built'}: ${own.tag} (${own.imageId.slice(7, 19)}), ${megabytes(own.sizeBytes)}`,

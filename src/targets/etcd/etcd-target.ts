@@ -12,6 +12,7 @@ import { connectEtcdWriter } from './etcd-write-client.js';
 
 export const etcdTarget: Target = {
   name: 'etcd',
+  title: 'etcd 3.4, Raft (`etcd`; recovery phases from its log, see docs/etcd.md)',
   hasOracles: false,
   electionRule: 'raft',
   tracesWrites: false,

@@ -10,6 +10,7 @@ import type { Target } from '../target.js';
 
 export const poleTarget: Target = {
   name: 'pole',
+  title: 'the POLE node (`pole`)',
   hasOracles: true,
   // Its oracles name the rule (leaders.oracle): this is only what POLE is.
   electionRule: 'pole',

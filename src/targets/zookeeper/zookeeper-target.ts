@@ -10,6 +10,7 @@ import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
 export const zookeeperTarget: Target = {
   name: 'zookeeper',
+  title: 'stock Apache ZooKeeper 3.8 (`zookeeper`; recovery phases from its log, see docs/zookeeper.md)',
   hasOracles: false,
   electionRule: 'zookeeper-fle',
   tracesWrites: false,
