@@ -18,7 +18,7 @@ import type { PreloadInfo } from '../report/result.js';
 import type { Threshold } from '../vocabulary/thresholds.js';
 
 import type { Runtime } from '../runtime/runtime.js';
-import type { LinkReadings } from '../shaping/relay/relay-shaping.js';
+import type { LinkReadings } from '../shaping/shaper.js';
 import type { Topology } from '../topology/topology.js';
 import { FaultBook } from '../chaos/fault-book.js';
 import { abortable } from './abortable.js';

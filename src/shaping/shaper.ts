@@ -6,17 +6,43 @@
 // the members once their ports and addresses are known, and dials peers where it says; the
 // scenario changes, measures and closes it through this interface only.
 import type { NodeId } from '../vocabulary/names.js';
-import type { Address, ShapingName, ShapingUsage } from '../vocabulary/names.js';
-import type {
-  DialDirection,
-  LinkReadings,
-  RelayedNode,
-  RouteListen,
-  WanDelays,
-} from './relay/relay-shaping.js';
+import type { Address, PairReadings, ShapingName, ShapingUsage } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 
-export type { WanDelays };
+/** A member as the shaping sees it: the ports its peers dial. */
+export interface RelayedNode {
+  readonly id: NodeId;
+  readonly sid: number;
+  /** Where the node's peer port is reachable from the relay. */
+  readonly peer: Address;
+  /** Further ports members dial each other on, by name (a ZooKeeper server's election port). */
+  readonly more?: Readonly<Record<string, Address>>;
+}
+
+/**
+ * Where a route listens: `host` absent, on the relay's own (dialled at its advertised host);
+ * `acceptFrom`, the route takes only that source's connections (RelayRoute.acceptFrom), so that
+ * routes of several sources may share the port.
+ */
+export interface RouteListen {
+  readonly host?: string;
+  readonly port: number;
+  readonly acceptFrom?: string;
+}
+
+/** Which members dial which: only the higher sid (a POLE node), or every member every other. */
+export type DialDirection = 'higher-sid' | 'both';
+
+/** The topology's delays between data centers, or none at all (a calibration). */
+export type WanDelays = 'zero' | 'topology';
+
+/** The links a run keeps, and every reading they came from. */
+export interface LinkReadings {
+  /** rtts[a][b]: the kept reading's median RTT, ms; every data center to itself 0, NaN where unread. */
+  readonly rtts: Map<string, Map<string, number>>;
+  /** Every reading of the relay's probe; null where the shaping reads none (netem, none). */
+  readonly readings: PairReadings | null;
+}
 
 /** How a target wants its members' links shaped: which ports, dialled by whom, listened where. */
 export interface ShapePlan {

@@ -6,8 +6,8 @@ import type { NodeId } from '../vocabulary/names.js';
 import type { ContainerImage } from '../vocabulary/names.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import type { Endpoint } from '../load/write-client.js';
-import type { RelayedNode } from '../shaping/relay/relay-shaping.js';
-import type { DialDirection } from '../shaping/relay/relay-shaping.js';
+import type { RelayedNode } from '../shaping/shaper.js';
+import type { DialDirection } from '../shaping/shaper.js';
 import type { Dial } from '../shaping/shaper.js';
 import type { Topology } from '../topology/topology.js';
 

@@ -14,7 +14,7 @@ import { ETCD_MEMBERS, planEtcd } from '../../src/targets/etcd/etcd-plan.js';
 import { planPoleMembers, POLE_MEMBERS } from '../../src/targets/pole/pole-members.js';
 import { byIndexPorts } from '../../src/runtime/member-ports.js';
 import type { MemberKind, MemberShapePlan, Placement } from '../../src/targets/member-plan.js';
-import type { RelayedNode, RouteListen } from '../../src/shaping/relay/relay-shaping.js';
+import type { RelayedNode, RouteListen } from '../../src/shaping/shaper.js';
 import type { Dial } from '../../src/shaping/shaper.js';
 import type { Address, NodeId } from '../../src/vocabulary/names.js';
 

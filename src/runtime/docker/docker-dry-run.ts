@@ -12,7 +12,7 @@ import { targetImageTag } from '../../image/target-images.js';
 import { shellWord, containerEnv } from '../container-command.js';
 import type { NodeId, ShapingChoice } from '../../vocabulary/names.js';
 import type { Dial } from '../../shaping/shaper.js';
-import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
+import type { RelayedNode } from '../../shaping/shaper.js';
 
 export async function dockerDryRun(
   t: Topology,

@@ -40,7 +40,7 @@ import type { MemberKind, MemberShapePlan, Placement, PlannedMember } from '../.
 import type { Dial } from '../../shaping/shaper.js';
 import { containerArgv, containerEnv, prepareLines } from '../container-command.js';
 import { startInOrder } from '../start-order.js';
-import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
+import type { RelayedNode } from '../../shaping/shaper.js';
 import { addBridgeAddresses, bridgeName, pairAddressPlan, type PairAddresses } from './bridge-addresses.js';
 import { wallNowMs } from '../../util/wall-clock.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NodeId } from '../../vocabulary/names.js';
 import type { Dial, ShapePlan } from '../../shaping/shaper.js';
-import type { RelayedNode } from '../../shaping/relay/relay-shaping.js';
+import type { RelayedNode } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 import {
   THIS_CLI,

@@ -11,32 +11,7 @@ import { measureRtt } from './rtt-probe.js';
 import type { DirectionStats, RelayStats } from './relay-protocol.js';
 import type { Topology } from '../../topology/topology.js';
 import type { Address, PairReading, PairReadings, ShapingUsage } from '../../vocabulary/names.js';
-
-export interface RelayedNode {
-  readonly id: NodeId;
-  readonly sid: number;
-  /** Where the node's peer port is reachable from the relay. */
-  readonly peer: Address;
-  /** Further ports members dial each other on, by name (a ZooKeeper server's election port). */
-  readonly more?: Readonly<Record<string, Address>>;
-}
-
-/**
- * Where a route listens: `host` absent, on the relay's own (dialled at its advertised host);
- * `acceptFrom`, the route takes only that source's connections (RelayRoute.acceptFrom), so that
- * routes of several sources may share the port.
- */
-export interface RouteListen {
-  readonly host?: string;
-  readonly port: number;
-  readonly acceptFrom?: string;
-}
-
-/** Which members dial which: only the higher sid (a POLE node), or every member every other. */
-export type DialDirection = 'higher-sid' | 'both';
-
-/** The topology's delays between data centers, or none at all (a calibration). */
-export type WanDelays = 'zero' | 'topology';
+import type { DialDirection, LinkReadings, RelayedNode, RouteListen, WanDelays } from '../shaper.js';
 
 /** What a run's shaping asks of the relay: the one in this process's worker, or one elsewhere. */
 export type RelayHandle = Pick<DelayRelay, 'port' | 'change' | 'block' | 'stats' | 'close'>;
@@ -218,14 +193,6 @@ export function dcPairDelays(t: Topology): DcPairDelay[] {
  */
 export async function measureRelayLinks(t: Topology, seed: number, samples: number): Promise<LinkReadings> {
   return linkReadings(t, await measurePairDelays(dcPairDelays(t), seed, samples));
-}
-
-/** The links a run keeps, and every reading they came from. */
-export interface LinkReadings {
-  /** rtts[a][b]: the kept reading's median RTT, ms; every data center to itself 0, NaN where unread. */
-  readonly rtts: Map<string, Map<string, number>>;
-  /** Every reading of the relay's probe; null where the shaping reads none (netem, none). */
-  readonly readings: PairReadings | null;
 }
 
 /** The kept reading's pair RTTs ("a>b" → ms) as the matrix a run keeps: every data center to itself 0. */
