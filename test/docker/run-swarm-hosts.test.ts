@@ -33,6 +33,16 @@ import { parseClassStats } from '../../src/shaping/netem/apply-plan.js';
 import { remoteClassId } from '../../src/shaping/netem/netem-plan.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-3dc-deployment-1.yaml');
+
+/** Each data center's median before the kill at least its model: the relay is in every path abroad. */
+function medianAboveModel(res: RunResult, say: (line: string) => void): void {
+  for (const dc of ['caltech', 'slac', 'fnal']) {
+    const s = res.latency[dc]?.before;
+    const model = res.model[dc]?.before ?? NaN;
+    say(`${dc} before: mean ${s?.mean?.toFixed(2)} ms, p50 ${s?.p50?.toFixed(2)}, model ${model}`);
+    assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc}: p50 ${s?.p50} under the model ${model}`);
+  }
+}
 const MONO_SHIFT_S = 1000;
 
 test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5 killed, the oracle’s leader elected, nothing lost or left', async (t) => {
@@ -292,14 +302,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         assert.match(abroad, /^[\d.]+:2892$/, 'p1 dialled p5’s own quorum port');
         assert.match(home, /^[\d.]+:2892$/, 'p4 dialled p5’s own quorum port');
         assert.notEqual(abroad.split(':')[0], home.split(':')[0], 'abroad through the relay, at home direct');
-        for (const dc of ['caltech', 'slac', 'fnal']) {
-          const s = res.latency[dc]?.before;
-          const model = res.model[dc]?.before ?? NaN;
-          t.diagnostic(
-            `${dc} before: mean ${s?.mean?.toFixed(2)} ms, p50 ${s?.p50?.toFixed(2)}, model ${model}`,
-          );
-          assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc}: p50 ${s?.p50} under the model ${model}`);
-        }
+        medianAboveModel(res, (line) => t.diagnostic(line));
         await nothingOfTheRunLeft(swarm);
       },
     );
@@ -333,14 +336,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
         assertSelfCheckClean(res);
         // Every peer link abroad goes through the relay: each data center's median before the kill
         // is at least the model's, which is its round trip to the leader's data center.
-        for (const dc of ['caltech', 'slac', 'fnal']) {
-          const s = res.latency[dc]?.before;
-          const model = res.model[dc]?.before ?? NaN;
-          t.diagnostic(
-            `${dc} before: mean ${s?.mean?.toFixed(2)} ms, p50 ${s?.p50?.toFixed(2)}, model ${model}`,
-          );
-          assert.ok((s?.p50 ?? NaN) >= 0.98 * model, `${dc}: p50 ${s?.p50} under the model ${model}`);
-        }
+        medianAboveModel(res, (line) => t.diagnostic(line));
         await nothingOfTheRunLeft(swarm);
       },
     );

@@ -39,7 +39,7 @@ import type { Target } from '../../targets/target.js';
 import type { MemberKind, MemberShapePlan, Placement, PlannedMember } from '../../targets/member-plan.js';
 import type { Dial } from '../../shaping/shaper.js';
 import { containerArgv, containerEnv, prepareLines } from '../container-command.js';
-import { startInOrder } from '../start-order.js';
+import { startPlan, startedOver } from '../start-order.js';
 import type { RelayedNode } from '../../shaping/shaper.js';
 import { addBridgeAddresses, bridgeName, pairAddressPlan, type PairAddresses } from './bridge-addresses.js';
 import { wallNowMs } from '../../util/wall-clock.js';
@@ -272,22 +272,14 @@ export class DockerRuntime implements Runtime {
         },
       });
     }
-    await startInOrder(
-      plan.startOrder,
+    await startPlan(
+      plan,
       async (ids) => {
         await Promise.all(ids.map((id) => this.startNode(id)));
       },
-      this,
+      startedOver(this.book, this),
       kind.startTimeoutMs,
     );
-    await plan.afterStart?.({
-      // The book's own array: it grows as events come.
-      events: this.book.events,
-      waitFor: (pred, timeoutMs, since) => this.waitFor(pred, timeoutMs, since),
-      isRunning: (id) => this.isRunning(id),
-      record: (e) => this.book.push(e),
-      clientAddress: (id) => this.clientAddress(id),
-    });
   }
 
   /** The image tag for what a plan runs. */

@@ -25,7 +25,7 @@ import { freePorts } from '../../util/free-port.js';
 import { childNodeArgs } from '../../util/child-node-args.js';
 import { MemberProcesses, type MemberSpec, type ProcessMembers } from './member-processes.js';
 import { ownEtcHosts, withOwnEtcHosts, type OwnEtcHosts } from './own-etc-hosts.js';
-import { startInOrder } from '../start-order.js';
+import { startPlan } from '../start-order.js';
 
 const HOST = '127.0.0.1';
 const RUN_JS = fileURLToPath(new URL('../../../../bin/run.js', import.meta.url));
@@ -109,24 +109,23 @@ export async function startPlannedProcesses(
     );
     const members = new MemberProcesses(specs);
     procs = members;
-    await startInOrder(
-      plan.startOrder,
+    const clientAddress = (id: NodeId) => ({ host: HOST, port: known(ports, id).client! });
+    await startPlan(
+      plan,
       async (ids) => {
         await Promise.all(ids.map((id) => members.start(id)));
       },
-      members,
+      {
+        get events() {
+          return members.events;
+        },
+        waitFor: (pred, timeoutMs, since) => members.waitFor(pred, timeoutMs, since),
+        isRunning: (id) => members.isRunning(id),
+        record: (e) => members.record(e),
+        clientAddress,
+      },
       kind.startTimeoutMs,
     );
-    const clientAddress = (id: NodeId) => ({ host: HOST, port: known(ports, id).client! });
-    await plan.afterStart?.({
-      get events() {
-        return members.events;
-      },
-      waitFor: (pred, timeoutMs, since) => members.waitFor(pred, timeoutMs, since),
-      isRunning: (id) => members.isRunning(id),
-      record: (e) => members.record(e),
-      clientAddress,
-    });
     return members.asMembers({
       clientAddress,
       httpAddress: (id) => {

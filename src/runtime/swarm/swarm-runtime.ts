@@ -37,7 +37,7 @@ import type { Target } from '../../targets/target.js';
 import type { MemberPlan, PlannedMember } from '../../targets/member-plan.js';
 import { containerArgv, containerEnv } from '../container-command.js';
 import { byIndexPorts } from '../member-ports.js';
-import { startInOrder } from '../start-order.js';
+import { startPlan, startedOver } from '../start-order.js';
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
 import { EventBook } from '../event-book.js';
@@ -340,23 +340,15 @@ export class SwarmRuntime implements Runtime {
       await this.netem.apply(this.memberAddresses(), this.execInMember, [...first, ...then]);
       this.step('netem applied');
     }
-    await startInOrder(
-      plan.startOrder,
+    await startPlan(
+      plan,
       async (ids) => {
         await this.releaseMembers(ids);
         this.step(ids === first ? 'members started' : 'later members started');
       },
-      this,
+      startedOver(this.book, this),
       kind.startTimeoutMs,
     );
-    await plan.afterStart?.({
-      // The book's own array: it grows as events come.
-      events: this.book.events,
-      waitFor: (pred, timeoutMs, since) => this.waitFor(pred, timeoutMs, since),
-      isRunning: (id) => this.isRunning(id),
-      record: (e) => this.book.push(e),
-      clientAddress: (id) => this.clientAddress(id),
-    });
     // Every agent has booted and dialled in (idle until its `start`): nothing of the run's start-up
     // is left to compete for the CPU with the links' measurement and the warm-up that follow.
     await Promise.all(this.agents.values());
