@@ -88,6 +88,16 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     /** `pole-bench run ARGS --runtime swarm` against this swarm's manager. */
     const swarmRun = (args: string[]): ReturnType<typeof runCli> =>
       runCli(['run', ...args, '--runtime', 'swarm'], { ...env, DOCKER_HOST: swarm.dockerHost });
+    /** paper-3dc-deployment-1 on `target` at 200 writes/s for 25 s, p5 killed at 10 s: the passed result. */
+    const p5KilledOn = async (target: string, out: string): Promise<RunResult> => {
+      const r = await swarmRun([
+        ...[TOPOLOGY, '--target', target, '--rate', '200', '--duration', '25s', '--kill-at', '10s'],
+        ...['--seed', '3', '--json', '--out', out],
+      ]);
+      const res = passedSwarmRun(r);
+      assert.equal(res.target, target);
+      return res;
+    };
     t.diagnostic(
       `swarm up (3 hosts, node, ZooKeeper and etcd images): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
@@ -247,24 +257,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
       'the same with --target zookeeper: p5 killed, FLE’s choice elected, the relay in the path abroad only, nothing lost or left',
       async () => {
         const out4 = join(dir, 'run-zookeeper');
-        const r4 = await swarmRun([
-          TOPOLOGY,
-          '--target',
-          'zookeeper',
-          '--rate',
-          '200',
-          '--duration',
-          '25s',
-          '--kill-at',
-          '10s',
-          '--seed',
-          '3',
-          '--json',
-          '--out',
-          out4,
-        ]);
-        const res = passedSwarmRun(r4);
-        assert.equal(res.target, 'zookeeper');
+        const res = await p5KilledOn('zookeeper', out4);
         assert.equal(res.writes.lost, 0);
         assert.equal(res.writes.acked, res.writes.attempted);
         // FLE elects the best vote it heard in its round (peer epoch, zxid, then sid), which is not
@@ -310,25 +303,7 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     await subtest(
       'the same with --target etcd: p5 killed, Raft elects another, peers abroad through the relay, nothing lost or left',
       async () => {
-        const out6 = join(dir, 'run-etcd');
-        const r6 = await swarmRun([
-          TOPOLOGY,
-          '--target',
-          'etcd',
-          '--rate',
-          '200',
-          '--duration',
-          '25s',
-          '--kill-at',
-          '10s',
-          '--seed',
-          '3',
-          '--json',
-          '--out',
-          out6,
-        ]);
-        const res = passedSwarmRun(r6);
-        assert.equal(res.target, 'etcd');
+        const res = await p5KilledOn('etcd', join(dir, 'run-etcd'));
         assert.equal(res.leaders.killed, 'p5');
         assert.ok(res.leaders.elected && res.leaders.elected !== 'p5', `elected ${res.leaders.elected}`);
         assert.equal(res.writes.lost, 0);
