@@ -25,7 +25,7 @@ import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/cho
 import { PlacementError, parsePlaceFlag } from '../runtime/swarm/swarm-plan.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
-import { targetNamed } from '../targets/registry.js';
+import { targetNamed, targetOptions } from '../targets/registry.js';
 import { TARGET_NAMES } from '../vocabulary/names.js';
 import { RUNTIME_CHOICES } from '../vocabulary/runtimes.js';
 import { LINK_FAULTS } from '../topology/topology-schema.js';
@@ -69,10 +69,8 @@ export default class Run extends CliCommand {
       description:
         "whom the POLE election waits for before its timeout, overriding the topology's cluster.election.waitFor: every member (the paper) or every member not known to be down",
     }),
-    'etcd-prefer': Flags.string({
-      description:
-        "etcd: after every election hand leadership (etcd's MoveLeader) to this member, or `oracle`: to the member the topology's oracle would elect among the living",
-    }),
+    // Each target's own option (etcd's --etcd-prefer), declared by the target (Target.option).
+    ...(targetOptionFlags() as object),
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
@@ -122,7 +120,7 @@ export default class Run extends CliCommand {
     try {
       const topology = loadTopologyForRun(file, topologyOverrides(flags));
       const thresholds = parseThresholds(flags.threshold ?? []);
-      checkEtcdPrefer(topology, flags['etcd-prefer']);
+      const targetOption = targetOptionOf(topology, flags);
       const choice: RuntimeChoice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
         : await chooseRuntime(flags.runtime, this.config.version, topology.target, {
@@ -143,7 +141,14 @@ export default class Run extends CliCommand {
           throw new InputError({ file: `--target ${topology.target} --runtime process`, problem: cannot });
       }
       checkLinkFaults(topology, shaping);
-      return { topology, thresholds, choice, shaping, seed: flags.seed ?? Date.now() % 1_000_000_000 };
+      return {
+        topology,
+        thresholds,
+        choice,
+        shaping,
+        seed: flags.seed ?? Date.now() % 1_000_000_000,
+        ...(targetOption !== undefined ? { targetOption } : {}),
+      };
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
       throw err;
@@ -159,7 +164,7 @@ export default class Run extends CliCommand {
       target: targetNamed(topology.target),
       ...(choice.image !== undefined ? { image: choice.image } : {}),
       ...(choice.images ? { images: choice.images } : {}),
-      ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
+      ...(plan.targetOption !== undefined ? { targetOption: plan.targetOption } : {}),
       ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
     });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
@@ -237,6 +242,8 @@ interface RunPlan {
   readonly choice: RuntimeChoice;
   readonly shaping: ShapingChoice;
   readonly seed: number;
+  /** The value of the target's own option (Target.option), if given. */
+  readonly targetOption?: string;
 }
 
 type ScenarioOutcome = Awaited<ReturnType<typeof runScenario>>;
@@ -283,7 +290,7 @@ async function dryRun(plan: RunPlan, flags: RunFlags, version: string): Promise<
     shaping: plan.shaping,
     version,
     ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
-    ...(flags['etcd-prefer'] !== undefined ? { prefer: flags['etcd-prefer'] } : {}),
+    ...(plan.targetOption !== undefined ? { targetOption: plan.targetOption } : {}),
   });
 }
 
@@ -335,17 +342,32 @@ function progressPrinter(silent: boolean): (p: RunProgress) => void {
   };
 }
 
-/** --etcd-prefer: the etcd target only, and a member of the topology or `oracle`. */
-function checkEtcdPrefer(topology: Topology, prefer: string | undefined): void {
-  if (prefer === undefined) return;
-  if (topology.target !== 'etcd')
-    throw new InputError({
-      file: '--etcd-prefer',
-      problem: `hands leadership over the etcd way (MoveLeader) and needs --target etcd, not ${topology.target}`,
-    });
-  if (prefer !== 'oracle' && !topology.nodes.some((n) => n.id === prefer))
-    throw new InputError({
-      file: '--etcd-prefer',
-      problem: `${prefer} is neither a member of ${topology.name} (${topology.nodes.map((n) => n.id).join(', ')}) nor "oracle"`,
-    });
+/** Each target's own run option as a flag of `run` (Target.option). */
+function targetOptionFlags(): Record<string, Interfaces.OptionFlag<string | undefined>> {
+  return Object.fromEntries(
+    targetOptions().map(({ option }) => [option.flag, Flags.string({ description: option.description })]),
+  );
+}
+
+/**
+ * The value of the run's target's own option; a target's option given for another target, or a
+ * value its target refuses, is bad input (exit 2).
+ */
+function targetOptionOf(topology: Topology, flags: RunFlags): string | undefined {
+  const given = flags as unknown as Record<string, unknown>;
+  let value: string | undefined;
+  for (const { target, option } of targetOptions()) {
+    const v = given[option.flag];
+    if (typeof v !== 'string') continue;
+    const file = `--${option.flag}`;
+    if (target !== topology.target)
+      throw new InputError({
+        file,
+        problem: `is the ${target} target's own option (${option.handOver}) and needs --target ${target}, not ${topology.target}`,
+      });
+    const problem = option.check(topology, v);
+    if (problem !== undefined) throw new InputError({ file, problem });
+    value = v;
+  }
+  return value;
 }

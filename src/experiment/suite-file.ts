@@ -12,6 +12,7 @@
 //     oracle: [history, rotating]
 //     share: [{tud: 1, cern: 0}, {tud: 1, cern: 1}]
 //   quick: { repeats: 1, runs: { duration: 12s, killAt: 6s } }
+import { targetOptions } from '../targets/registry.js';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
@@ -27,17 +28,22 @@ const duration = z
   .regex(new RegExp(DURATION_PATTERN), { error: `expected ${DURATION_HINT}` });
 const share = z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/), z.number().min(0));
 
+/** Each target's own option as a key of a suite's runs (Target.option). */
+function targetOptionParams(): Record<string, z.ZodOptional<z.ZodString>> {
+  return Object.fromEntries(
+    targetOptions().map(({ option }) => [
+      option.suiteKey,
+      z.string().min(1).optional().describe(`${option.description} (--${option.flag})`),
+    ]),
+  );
+}
+
 /** What one run may be given, as `pole-bench run` flags. */
 const runParams = z.strictObject({
   target: z.enum(TARGET_NAMES).optional(),
   oracle: z.string().min(1).optional(),
-  etcdPrefer: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'etcd only: move leadership to this member, or to the oracle’s choice, once elected (--etcd-prefer)',
-    ),
+  // Each target's own option (etcd's etcdPrefer), declared by the target (Target.option).
+  ...(targetOptionParams() as object),
   electionWaitFor: z
     .enum(['all', 'live'])
     .optional()
@@ -290,7 +296,10 @@ export function runArgs(
   if (o.runtime !== undefined) args.push('--runtime', o.runtime);
   if (p.target !== undefined) args.push('--target', p.target);
   if (p.oracle !== undefined) args.push('--oracle', p.oracle);
-  if (p.etcdPrefer !== undefined) args.push('--etcd-prefer', p.etcdPrefer);
+  for (const { option } of targetOptions()) {
+    const v = (p as Record<string, unknown>)[option.suiteKey];
+    if (typeof v === 'string') args.push(`--${option.flag}`, v);
+  }
   if (p.electionWaitFor !== undefined) args.push('--election-wait-for', p.electionWaitFor);
   if (p.rate !== undefined) args.push('--rate', String(p.rate));
   if (p.size !== undefined) args.push('--size', String(p.size));

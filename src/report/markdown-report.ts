@@ -274,7 +274,7 @@ function recovery(r: RunResult): string {
     ...(r.leaders.transferredTo !== null
       ? [
           [
-            `Handed to ${r.leaders.transferredTo} (--etcd-prefer: MoveLeader), leads`,
+            `Handed to ${r.leaders.transferredTo} (${targetNamed(r.target).option?.handOver ?? 'handed over'}), leads`,
             observed(rec.transferMs),
           ],
         ]

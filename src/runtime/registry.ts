@@ -17,8 +17,8 @@ export interface RuntimeRequest {
   readonly image?: string;
   /** The target's own images (docker and swarm). */
   readonly images?: Partial<Record<ContainerImage, string>>;
-  /** etcd: the member to hand leadership to after every election, or `oracle`. */
-  readonly prefer?: string;
+  /** The value of the target's own run option (Target.option). */
+  readonly targetOption?: string;
   /** swarm: the node each data center's tasks are placed on. */
   readonly place?: ReadonlyMap<string, string>;
 }
@@ -43,18 +43,18 @@ const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
       shaping: r.shaping,
       seed: r.seed,
       target: r.target,
-      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
+      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
     }),
   docker: async (t, r) =>
     new (await import('./docker/docker-runtime.js')).DockerRuntime(t, {
       ...containerOptions('docker', r),
-      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
+      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
       tcPlan: (addresses) => planNetem(t, addresses),
     }),
   swarm: async (t, r) =>
     new (await import('./swarm/swarm-runtime.js')).SwarmRuntime(t, {
       ...containerOptions('swarm', r),
-      ...(r.prefer !== undefined ? { prefer: r.prefer } : {}),
+      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
       ...(r.place ? { place: r.place } : {}),
     }),
 };

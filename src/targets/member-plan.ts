@@ -70,8 +70,8 @@ export interface Placement {
   readonly fsync: boolean;
   /** The oracle spec overriding the topology's (targets with oracles only). */
   readonly oracle?: string;
-  /** etcd: --etcd-prefer (the member, or `oracle`, leadership is handed to after an election). */
-  readonly prefer?: string;
+  /** The value of the target's own run option (Target.option), where the run was given it. */
+  readonly targetOption?: string;
   /**
    * Whether the members run on this machine's file system and programs (processes), or in the
    * target's image: where a program and its libraries are differs.

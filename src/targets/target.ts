@@ -11,6 +11,7 @@ import type { AckedWrite, CheckResult, TargetName } from '../vocabulary/names.js
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import type { ClientProtocol, ConnectWriteClient, Endpoint } from '../load/write-client.js';
 import type { MemberKind, MemberPlan, Placement } from './member-plan.js';
+import type { Topology } from '../topology/topology.js';
 
 /** What the scenario and the nemesis do with running members, wherever they run. */
 export interface MemberControl {
@@ -28,6 +29,22 @@ export interface MemberControl {
   clientAddress(id: NodeId): Endpoint;
   /** Where the member's HTTP status page is, if it has one. */
   httpAddress(id: NodeId): Endpoint | undefined;
+}
+
+/**
+ * A run option of the target's own (etcd's --etcd-prefer): the flag `run` takes for it and the
+ * key a suite's runs give it under, declared here so that no command names the target.
+ */
+export interface TargetOption {
+  /** The flag's name, without its dashes. */
+  readonly flag: string;
+  /** The key in a suite's `runs` (suites.md). */
+  readonly suiteKey: string;
+  readonly description: string;
+  /** How the report says a hand-over it caused (result.leaders.transferredTo). */
+  readonly handOver: string;
+  /** Why `value` does not suit topology `t`, or undefined when it does. */
+  check(t: Topology, value: string): string | undefined;
 }
 
 export interface Target {
@@ -54,6 +71,8 @@ export interface Target {
   readonly connect: ConnectWriteClient;
   /** Done once per directory of logical paths before the first write to it (ZooKeeper's slots). */
   prepareWrites(ep: Endpoint, dir: string): Promise<void>;
+  /** Its own run option, if it has one. */
+  readonly option?: TargetOption;
   /** What its members are, before any is planned. */
   readonly members: MemberKind;
   /** Its members where the runtime places them (member-plan.ts). */

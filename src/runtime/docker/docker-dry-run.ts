@@ -22,7 +22,7 @@ export async function dockerDryRun(
     shaping: ShapingChoice;
     version: string;
     oracle?: string;
-    prefer?: string;
+    targetOption?: string;
   },
 ): Promise<string> {
   const target = targetNamed(t.target);
@@ -60,7 +60,7 @@ export async function dockerDryRun(
       seed: o.seed,
       fsync: true,
       ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
-      ...(o.prefer !== undefined ? { prefer: o.prefer } : {}),
+      ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
       kind: target.members,
       addresses,
       shape: (members, p) => Promise.resolve(dryShape(members, p.keepPorts)),

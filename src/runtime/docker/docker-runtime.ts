@@ -66,8 +66,8 @@ export interface DockerRuntimeOptions {
   /** Further images by what the target plans (the ZooKeeper image for the zookeeper target). */
   readonly images?: Partial<Record<ContainerImage, string>>;
   readonly oracle?: string;
-  /** etcd only: --etcd-prefer. */
-  readonly prefer?: string;
+  /** The value of the target's own run option (Target.option). */
+  readonly targetOption?: string;
   readonly fsync?: boolean;
   readonly docker?: Docker;
   /** Runs every planned tc command in a holder (netem shaping); given by the caller that planned them. */
@@ -99,7 +99,7 @@ export function dockerPlacement(
     seed: number;
     fsync: boolean;
     oracle?: string;
-    prefer?: string;
+    targetOption?: string;
     kind: MemberKind;
     addresses: ReadonlyMap<NodeId, string>;
     shape: Placement['shape'];
@@ -110,7 +110,7 @@ export function dockerPlacement(
     seed: o.seed,
     fsync: o.fsync,
     ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
-    ...(o.prefer !== undefined ? { prefer: o.prefer } : {}),
+    ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
     onThisMachine: false,
     portsOf: () => o.kind.ports,
     bindHost: '0.0.0.0',
@@ -240,7 +240,7 @@ export class DockerRuntime implements Runtime {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
+      ...(this.opts.targetOption !== undefined ? { targetOption: this.opts.targetOption } : {}),
       kind,
       addresses,
       shape: (members, p) => this.shape(members, p, { gateway, addresses, pairs }),

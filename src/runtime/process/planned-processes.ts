@@ -38,7 +38,7 @@ export interface PlannedProcessOptions {
   readonly seed: number;
   readonly fsync: boolean;
   readonly oracle?: string;
-  readonly prefer?: string;
+  readonly targetOption?: string;
   /** Installs the run's shaping once the members' ports are known; resolves with the dial table. */
   readonly shape: (members: readonly RelayedNode[], plan: ShapePlan) => Promise<Dial>;
 }
@@ -81,7 +81,7 @@ export async function startPlannedProcesses(
       seed: o.seed,
       fsync: o.fsync,
       ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
-      ...(o.prefer !== undefined ? { prefer: o.prefer } : {}),
+      ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
       onThisMachine: true,
       portsOf: (id) => known(ports, id),
       bindHost: HOST,

@@ -27,8 +27,8 @@ export interface ProcessRuntimeOptions {
   readonly fsync?: boolean;
   /** Oracle spec overriding the topology's. */
   readonly oracle?: string;
-  /** etcd: the member (or `oracle`) leadership is handed to after each election. */
-  readonly prefer?: string;
+  /** The value of the target's own run option (Target.option). */
+  readonly targetOption?: string;
   /** The system under test (default: the POLE node). */
   readonly target?: Target;
 }
@@ -60,7 +60,7 @@ export class ProcessRuntime implements Runtime {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
+      ...(this.opts.targetOption !== undefined ? { targetOption: this.opts.targetOption } : {}),
       shape: (members, plan) => this.shaping.install({ members, plan }),
     });
   }

@@ -65,8 +65,8 @@ export interface SwarmRuntimeOptions {
   readonly images?: Partial<Record<ContainerImage, string>>;
   readonly oracle?: string;
   readonly fsync?: boolean;
-  /** etcd only: --etcd-prefer. */
-  readonly prefer?: string;
+  /** The value of the target's own run option (Target.option). */
+  readonly targetOption?: string;
   /** --place: data center → node (hostname or id), over the nodes' pole-bench.dc labels. */
   readonly place?: ReadonlyMap<string, string>;
   readonly docker?: Docker;
@@ -306,7 +306,7 @@ export class SwarmRuntime implements Runtime {
       seed: this.opts.seed,
       fsync: this.opts.fsync ?? true,
       ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.prefer !== undefined ? { prefer: this.opts.prefer } : {}),
+      ...(this.opts.targetOption !== undefined ? { targetOption: this.opts.targetOption } : {}),
       onThisMachine: false,
       portsOf,
       bindHost: '0.0.0.0',

@@ -83,7 +83,7 @@ export async function planEtcd(p: Placement): Promise<MemberPlan> {
     afterStart: (members) =>
       leadAsAsked(members, {
         topology: t,
-        ...(p.prefer !== undefined ? { prefer: p.prefer } : {}),
+        ...(p.targetOption !== undefined ? { prefer: p.targetOption } : {}),
         etcdIdOf,
         hook,
       }),

@@ -22,6 +22,17 @@ export const etcdTarget: Target = {
   connect: connectEtcdWriter,
   // A put creates its key: nothing to prepare.
   prepareWrites: () => Promise.resolve(),
+  option: {
+    flag: 'etcd-prefer',
+    suiteKey: 'etcdPrefer',
+    description:
+      "etcd: after every election hand leadership (etcd's MoveLeader) to this member, or `oracle`: to the member the topology's oracle would elect among the living",
+    handOver: '--etcd-prefer: MoveLeader',
+    check: (t, prefer) =>
+      prefer !== 'oracle' && !t.nodes.some((n) => n.id === prefer)
+        ? `${prefer} is neither a member of ${t.name} (${t.nodes.map((n) => n.id).join(', ')}) nor "oracle"`
+        : undefined,
+  },
   members: ETCD_MEMBERS,
   planMembers: planEtcd,
   checkAckedWrites: (o) => checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
