@@ -11,7 +11,7 @@ import { targetNamed } from '../../targets/registry.js';
 import { targetImageTag } from '../../image/target-images.js';
 import { shellWord, containerEnv } from '../container-command.js';
 import type { NodeId, ShapingChoice } from '../../vocabulary/names.js';
-import type { Dial } from '../../shaping/shaper.js';
+import { directDial, type Dial } from '../../shaping/shaper.js';
 import type { RelayedNode } from '../../shaping/shaper.js';
 
 export async function dockerDryRun(
@@ -47,10 +47,9 @@ export async function dockerDryRun(
   const relayed = o.shaping.kind === 'relay';
   const dryShape = (members: readonly RelayedNode[], keepPorts: boolean): Dial => {
     keepsPorts = keepPorts;
-    const byId = new Map(members.map((m) => [m.id, m]));
+    const direct = directDial(members);
     return (from: NodeId, to: NodeId, port = 'peer') => {
-      const m = byId.get(to)!;
-      const at = port === 'peer' ? m.peer : m.more![port]!;
+      const at = direct(from, to, port);
       if (!relayed || t.node(from).datacenter === t.node(to).datacenter) return at;
       return keepPorts ? { host: pairs.hostOf(from, to), port: at.port } : { host: gateway, port: 0 };
     };

@@ -11,7 +11,7 @@
 //   runtime's), the URLs name the members by their names on the run's network, and a member's
 //   /etc/hosts points only its peers abroad at the relay; the network's DNS finds the rest.
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
-import type { MemberKind, MemberPlan, Placement } from '../member-plan.js';
+import { allAtOnce, type MemberKind, type MemberPlan, type Placement } from '../member-plan.js';
 import { findEtcd } from './etcd-install.js';
 import { leadAsAsked, watchLeaders } from './etcd-leadership.js';
 import { etcdLogTranslator } from './etcd-log-events.js';
@@ -79,7 +79,7 @@ export async function planEtcd(p: Placement): Promise<MemberPlan> {
       };
     }),
     // A new cluster comes up only with a quorum of its members: all start together.
-    startOrder: { first: plan.map((m) => m.id), then: [] },
+    startOrder: allAtOnce(t),
     afterStart: (members) =>
       leadAsAsked(members, {
         topology: t,
