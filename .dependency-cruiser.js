@@ -13,22 +13,21 @@
 //    3. node        the POLE node (core, log, net, sim, trace): vocabulary and util only
 //    4. topology    topology files and what they resolve to, the latency model
 //    5. shaping     how delay gets between data centers (relay, netem)
-//       image       the node and ZooKeeper images
+//       image       how images are built (each target's recipe is in its folder)
 //    6. load        the load agents and the write clients
 //    7. measure     CPU, resources, the node floor
 //       targets     the systems under test (POLE, ZooKeeper, etcd)
-//    8. runtime     where members run (processes, containers)
-//    9. swarm       the local Docker Swarm of DinD hosts (`swarm up/down`): its images come from
-//                   image/, its labels from runtime/docker; the swarm runtime learns of it from
-//                   the command layer (the state file), never by importing it
-//   10. report      result.json, report.md, charts, compare
-//   11. chaos       the faults a run carries out
-//   12. run         one run, start to verdict
-//   13. election    the election-only tool
+//    8. runtime     where members run: a folder per runtime (process, docker, swarm, the last with
+//                   the local Docker Swarm of DinD hosts that `swarm up/down` make), each
+//                   registered in runtime/registry.ts
+//    9. report      result.json, report.md, charts, compare
+//   10. chaos       the faults a run carries out
+//   11. run         one run, start to verdict
+//   12. election    the election-only tool
 //       experiment  suites of runs
 //       bench       measurements of pole-bench's own parts
-//   14. doctor      what this machine and user can run, and why not (asks the election backends too)
-//   15. commands    the CLI (oclif): may import anything below
+//   13. doctor      what this machine and user can run, and why not (asks the election backends too)
+//   14. commands    the CLI (oclif): may import anything below
 //
 // A folder of src/ that is in no layer fails the check: place a new one in the list.
 //
@@ -45,7 +44,6 @@ const LAYERS = [
   ['load'],
   ['measure', 'targets'],
   ['runtime'],
-  ['swarm'],
   ['report'],
   ['chaos'],
   ['run'],

@@ -1,16 +1,20 @@
-// `pole-bench bench docker`: how long the docker runtime takes to bring a topology's cluster up
-// (network, holders, node containers, until a leader serves) and to tear it all down, with the
-// node image already built; with `--runtime swarm`, the same for the swarm runtime on the swarm
-// DOCKER_HOST manages (services, the relay, the fault helpers, the agents dialled in, until a
-// leader serves), and what is left after, on every host of a local swarm (`swarm up`).
+// `pole-bench bench docker`: how long a container runtime takes to bring a topology's cluster up
+// (until a leader serves) and to tear it all down, with the node image already built, and what it
+// left after (runtime-kind.ts leftovers: on a local swarm, on every host). The docker runtime's
+// bring-up is network, holders, node containers; the swarm's services, the relay, the fault
+// helpers and the agents dialled in, step by step.
 import { dockerStatus } from '../image/docker-probe.js';
-import { DockerRuntime } from '../runtime/docker/docker-runtime.js';
-import { SwarmRuntime } from '../runtime/swarm/swarm-runtime.js';
-import Docker from 'dockerode';
-import { DOCKER_LABELS } from '../runtime/docker/docker-labels.js';
-import { engineAt } from '../swarm/dind-host.js';
-import { readSwarmState, swarmStateDir } from '../swarm/swarm-state.js';
+import { makeRuntime, runtimeKind, runtimeKinds } from '../runtime/registry.js';
+import { targetNamed } from '../targets/registry.js';
 import { loadTopology } from '../topology/topology.js';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
+
+/** The runtimes bench docker measures: those whose runs leave what a tear-down must remove. */
+export function benchedRuntimes(): RuntimeName[] {
+  return runtimeKinds()
+    .filter((k) => k.leftovers !== undefined)
+    .map((k) => k.name);
+}
 
 export interface DockerBenchRow {
   /** Network, holders and node containers created and every node announced `started`. */
@@ -27,26 +31,28 @@ export interface DockerBenchRow {
 export async function runDockerBench(o: {
   topology: string;
   runs: number;
-  runtime?: 'docker' | 'swarm';
+  runtime?: RuntimeName;
   log?: (l: string) => void;
 }): Promise<{
-  readonly runtime: 'docker' | 'swarm';
+  readonly runtime: RuntimeName;
   readonly image: string;
   readonly runs: DockerBenchRow[];
 }> {
   const runtime = o.runtime ?? 'docker';
+  const kind = runtimeKind(runtime);
+  const leftovers = kind.leftovers?.bind(kind);
+  if (!leftovers) throw new Error(`bench docker measures ${benchedRuntimes().join(' and ')}, not ${runtime}`);
   const status = await dockerStatus();
   if (!status.image) throw new Error(status.reason);
   const topology = loadTopology(o.topology);
   const runs: DockerBenchRow[] = [];
   for (let i = 0; i < o.runs; i++) {
-    const options = {
-      shaping: { kind: 'relay', reason: 'bench' } as const,
+    const rt = await makeRuntime(runtime, topology, {
+      shaping: { kind: 'relay', reason: 'bench' },
       seed: 1000 + i,
+      target: targetNamed('pole'),
       image: status.image,
-    };
-    const rt =
-      runtime === 'swarm' ? new SwarmRuntime(topology, options) : new DockerRuntime(topology, options);
+    });
     const t0 = performance.now();
     let upMs = NaN;
     let servingMs = NaN;
@@ -59,8 +65,8 @@ export async function runDockerBench(o: {
       const t1 = performance.now();
       await rt.teardown();
       const teardownMs = performance.now() - t1;
-      const left = runtime === 'swarm' ? await swarmLeftovers(rt.runId) : await runLeftovers(rt.runId);
-      const steps = rt instanceof SwarmRuntime ? [...rt.startSteps] : undefined;
+      const left = rt.runId !== undefined ? await leftovers(rt.runId) : NaN;
+      const steps = rt.startSteps ? [...rt.startSteps] : undefined;
       const row = { upMs, servingMs, teardownMs, leftovers: left, ...(steps ? { steps } : {}) };
       runs.push(row);
       o.log?.(
@@ -71,37 +77,4 @@ export async function runDockerBench(o: {
     }
   }
   return { runtime, image: status.image, runs };
-}
-
-async function runLeftovers(runId: string): Promise<number> {
-  const docker = new Docker();
-  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
-  const cs = await docker.listContainers({ all: true, filters });
-  const ns = await docker.listNetworks({ filters });
-  return cs.length + ns.length;
-}
-
-/**
- * What a swarm run left: its services, configs and networks (the manager sees them all), and its
- * containers and volumes on every host of the local swarm when DOCKER_HOST is that swarm's manager
- * (`swarm up`'s state file names them), else on the manager alone (other hosts' engines are not
- * reachable from here).
- */
-async function swarmLeftovers(runId: string): Promise<number> {
-  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
-  const manager = new Docker();
-  const state = readSwarmState(swarmStateDir());
-  const engines =
-    state && state.dockerHost === process.env.DOCKER_HOST
-      ? state.hosts.map((h) => engineAt(h.dockerHost))
-      : [manager];
-  let n =
-    (await manager.listServices({ filters })).length +
-    (await manager.listConfigs({ filters })).length +
-    (await manager.listNetworks({ filters })).length;
-  for (const e of engines)
-    n +=
-      (await e.listContainers({ all: true, filters })).length +
-      ((await e.listVolumes({ filters })).Volumes ?? []).length;
-  return n;
 }

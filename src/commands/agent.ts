@@ -4,7 +4,7 @@
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
 import { serveAgentOverIpc } from '../load/agent-ipc.js';
-import { writeClientFor } from '../targets/clients.js';
+import { writeClientFor } from '../targets/registry.js';
 import { stdioChannel } from '../load/stdio-channel.js';
 
 export default class AgentCommand extends CliCommand {

@@ -1,11 +1,11 @@
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
-import { cleanDocker, type CleanResult } from '../runtime/docker/docker-clean.js';
-import { cleanSwarm, type SwarmCleanResult } from '../runtime/swarm/swarm-clean.js';
+import { runtimeKinds } from '../runtime/registry.js';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
 
 export default class Clean extends CliCommand {
   static override description =
-    'Remove every Docker container and network (and swarm service, config and volume) carrying pole-bench labels (what crashed or interrupted runs left)';
+    "Remove what runs left on the Docker daemon DOCKER_HOST names, found by pole-bench's labels: each runtime's leftovers (containers, networks, and what else it makes), all of them or only those no live run owns";
 
   static override enableJsonFlag = true;
 
@@ -13,28 +13,24 @@ export default class Clean extends CliCommand {
     'orphans-only': Flags.boolean({ description: 'only what no running pole-bench process owns' }),
   };
 
-  async run(): Promise<CleanResult & { swarm: SwarmCleanResult }> {
+  async run(): Promise<Partial<Record<RuntimeName, readonly string[]>>> {
     const { flags } = await this.parse(Clean);
-    let r: CleanResult;
-    let swarm: SwarmCleanResult;
+    const removed: Partial<Record<RuntimeName, readonly string[]>> = {};
+    // A runtime whose leftovers hold others' first (runtime-kind.ts reapFirst).
+    const kinds = [...runtimeKinds()].sort(
+      (a, b) => Number(b.reapFirst ?? false) - Number(a.reapFirst ?? false),
+    );
     try {
-      // The swarm runtime's services first: their tasks are containers of this daemon too.
-      swarm = await cleanSwarm({ orphansOnly: flags['orphans-only'] });
-      r = await cleanDocker({ orphansOnly: flags['orphans-only'] });
+      for (const k of kinds)
+        if (k.reap) removed[k.name] = await k.reap({ orphansOnly: flags['orphans-only'] });
     } catch (err) {
       this.error(`cannot reach the Docker daemon: ${(err as Error).message}`, { exit: 3 });
     }
     if (!this.jsonEnabled()) {
-      const s = swarm;
-      const n = s.services.length + s.networks.length + s.configs.length + s.volumes.length;
-      if (r.containers.length + r.networks.length + n === 0) this.log('nothing to remove');
-      for (const x of s.services) this.log(`removed service ${x}`);
-      for (const x of s.networks) this.log(`removed network ${x}`);
-      for (const x of s.configs) this.log(`removed config ${x}`);
-      for (const x of s.volumes) this.log(`removed volume ${x}`);
-      for (const c of r.containers) this.log(`removed container ${c}`);
-      for (const x of r.networks) this.log(`removed network ${x}`);
+      const lines = Object.values(removed).flat();
+      if (lines.length === 0) this.log('nothing to remove');
+      for (const l of lines) this.log(`removed ${l}`);
     }
-    return { ...r, swarm };
+    return removed;
   }
 }

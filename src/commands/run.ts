@@ -3,7 +3,6 @@
 //
 // `pole-bench run TOPOLOGY`: chooses the runtime and shaping, runs the scenario (src/run/) under its
 // guard, and writes the outputs (src/report/write-outputs.ts).
-import { cannotRunHere } from '../runtime/process/planned-processes.js';
 import chalk from 'chalk';
 import type { Topology } from '../topology/topology.js';
 import { Flags, Args, type Interfaces } from '@oclif/core';
@@ -14,15 +13,15 @@ import { exitCodeFor, suspectBecause } from '../report/result.js';
 import { parseThresholds } from '../vocabulary/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
 import { withInjectedViolation } from '../report/build-result.js';
-import { makeRuntime } from '../runtime/registry.js';
+import { AUTO_ORDER, makeRuntime, runtimeKinds, runtimeOptions } from '../runtime/registry.js';
 import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { ShapingChoice } from '../vocabulary/names.js';
 import { nodeImageTag } from '../image/image-name.js';
-import { chooseRuntime, chooseShaping, type RuntimeChoice } from '../runtime/choose-runtime.js';
-import { PlacementError, parsePlaceFlag } from '../runtime/swarm/swarm-plan.js';
+import { chooseRuntime, chooseShaping, probesNetemHere } from '../runtime/choose-runtime.js';
+import type { RuntimeChoice } from '../runtime/runtime-kind.js';
 import { probeNetem } from '../shaping/netem/netem-probe.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed, targetOptions } from '../targets/registry.js';
@@ -50,13 +49,12 @@ export default class Run extends CliCommand {
       description: "the system under test (default: the topology's `target:`, else pole)",
     }),
     runtime: Flags.option({ options: RUNTIME_CHOICES, default: 'auto' })({
-      description:
-        'where nodes run (auto: docker when a daemon answers and the node image exists, else process; swarm: services of the swarm DOCKER_HOST manages)',
+      description: `where nodes run (auto: the first of ${AUTO_ORDER.join(', ')} that can run the target here; ${runtimeKinds()
+        .map((k) => `${k.name}: ${k.summary}`)
+        .join('; ')})`,
     }),
-    place: Flags.string({
-      description:
-        'swarm: data center → node, e.g. tud=node1,cern=node2 (over the nodes’ pole-bench.dc=<dc> labels)',
-    }),
+    // Each runtime's own option (the swarm's --place), declared by the runtime (RuntimeKind.option).
+    ...(runtimeOptionFlags() as object),
     'dry-run': Flags.boolean({
       description:
         "print the target's member plan as the docker containers and tc commands a run would use, run nothing",
@@ -121,25 +119,23 @@ export default class Run extends CliCommand {
       const topology = loadTopologyForRun(file, topologyOverrides(flags));
       const thresholds = parseThresholds(flags.threshold ?? []);
       const targetOption = targetOptionOf(topology, flags);
+      const runtimeOption = runtimeOptionOf(flags);
       const choice: RuntimeChoice = flags['dry-run']
         ? { runtime: 'docker', reason: 'dry run', image: nodeImageTag(this.config.version) }
-        : await chooseRuntime(flags.runtime, this.config.version, topology.target, {
+        : await chooseRuntime(flags.runtime, {
+            version: this.config.version,
+            target: targetNamed(topology.target),
             datacenters: topology.datacenters.map((d) => d.name),
-            ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
+            ...(runtimeOption !== undefined ? { option: runtimeOption } : {}),
           });
       // A dry run shows the netem plan even on a kernel without netem: nothing is applied.
       const netem =
         flags['dry-run'] && flags.shaping === 'netem'
           ? { available: true, reason: 'dry run: planned, not applied' }
-          : choice.runtime === 'docker' && flags.shaping !== 'relay' && flags.shaping !== 'none'
+          : probesNetemHere(choice.runtime, flags.shaping)
             ? await probeNetem()
             : { available: false, reason: 'not probed' };
       const shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
-      if (choice.runtime === 'process') {
-        const cannot = await cannotRunHere(targetNamed(topology.target));
-        if (cannot !== undefined)
-          throw new InputError({ file: `--target ${topology.target} --runtime process`, problem: cannot });
-      }
       checkLinkFaults(topology, shaping);
       return {
         topology,
@@ -148,6 +144,7 @@ export default class Run extends CliCommand {
         shaping,
         seed: flags.seed ?? Date.now() % 1_000_000_000,
         ...(targetOption !== undefined ? { targetOption } : {}),
+        ...(runtimeOption !== undefined ? { runtimeOption } : {}),
       };
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
@@ -165,7 +162,7 @@ export default class Run extends CliCommand {
       ...(choice.image !== undefined ? { image: choice.image } : {}),
       ...(choice.images ? { images: choice.images } : {}),
       ...(plan.targetOption !== undefined ? { targetOption: plan.targetOption } : {}),
-      ...(flags.place !== undefined ? { place: parseSwarmPlace(flags.place) } : {}),
+      ...(plan.runtimeOption !== undefined ? { runtimeOption: plan.runtimeOption } : {}),
     });
     // The whole run is bounded: its scenario, the start-up and checks around it, and some slack.
     const guard = new RunGuard({
@@ -223,16 +220,6 @@ export default class Run extends CliCommand {
   }
 }
 
-/** --place as a map, its errors as input errors (exit 2). */
-function parseSwarmPlace(value: string): Map<string, string> {
-  try {
-    return parsePlaceFlag(value);
-  } catch (err) {
-    if (err instanceof PlacementError) throw new InputError({ file: '--place', problem: err.message });
-    throw err;
-  }
-}
-
 type RunFlags = Interfaces.InferredFlags<typeof Run.flags>;
 
 /** What a run was planned as, before anything starts. */
@@ -244,6 +231,8 @@ interface RunPlan {
   readonly seed: number;
   /** The value of the target's own option (Target.option), if given. */
   readonly targetOption?: string;
+  /** The value of the runtime's own option (RuntimeKind.option), if given. */
+  readonly runtimeOption?: string;
 }
 
 type ScenarioOutcome = Awaited<ReturnType<typeof runScenario>>;
@@ -343,6 +332,29 @@ function progressPrinter(silent: boolean): (p: RunProgress) => void {
 }
 
 /** Each target's own run option as a flag of `run` (Target.option). */
+function runtimeOptionFlags(): Record<string, Interfaces.OptionFlag<string | undefined>> {
+  return Object.fromEntries(
+    runtimeOptions().map(({ option }) => [option.flag, Flags.string({ description: option.description })]),
+  );
+}
+
+/** The value of the chosen runtime's own option; one given for another runtime is bad input (exit 2). */
+function runtimeOptionOf(flags: RunFlags): string | undefined {
+  const given = flags as unknown as Record<string, unknown>;
+  let value: string | undefined;
+  for (const { runtime, option } of runtimeOptions()) {
+    const v = given[option.flag];
+    if (typeof v !== 'string') continue;
+    if (flags.runtime !== runtime)
+      throw new InputError({
+        file: `--${option.flag}`,
+        problem: `is the ${runtime} runtime's own option and needs --runtime ${runtime}, not ${flags.runtime}`,
+      });
+    value = v;
+  }
+  return value;
+}
+
 function targetOptionFlags(): Record<string, Interfaces.OptionFlag<string | undefined>> {
   return Object.fromEntries(
     targetOptions().map(({ option }) => [option.flag, Flags.string({ description: option.description })]),

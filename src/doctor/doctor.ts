@@ -1,17 +1,15 @@
 // src/doctor/: what this machine and user can run, and for what cannot, why and how to fix it.
 //
-// Every answer comes from the probe the run itself asks (cannotRunHere for a target's members on this machine, the
-// Docker probe, the swarm's state, the election backends' finders), so `doctor` and a run never
+// Every answer comes from the probe the run itself asks (each runtime's cannotRun, registered in
+// runtime/registry.ts; the election backends' finders), so `doctor` and a run never
 // disagree: what doctor calls runnable starts, and what it refuses a run refuses with the same
 // words.
-import { cannotRunHere } from '../runtime/process/planned-processes.js';
-import Docker from 'dockerode';
-import { dockerStatus } from '../image/docker-probe.js';
 import { findPostgres } from '../election/postgres/local-postgres.js';
 import { findZookeeper } from '../targets/zookeeper/zk-install.js';
 import { targetNamed } from '../targets/registry.js';
 import { TARGET_NAMES, type TargetName } from '../vocabulary/names.js';
-import { RUNTIME_NAMES, runtimeLacks, type RuntimeName } from '../vocabulary/runtimes.js';
+import type { RuntimeName } from '../vocabulary/runtimes.js';
+import { runtimeKinds } from '../runtime/registry.js';
 
 export interface DoctorCell {
   readonly target: TargetName;
@@ -34,36 +32,14 @@ export interface DoctorReport {
   readonly needsRoot: readonly string[];
 }
 
-/** What a swarm run needs of the engine DOCKER_HOST names: to be a swarm's manager. */
-async function swarmProblem(): Promise<string | undefined> {
-  try {
-    const info = (await new Docker().info()) as {
-      Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean };
-    };
-    if (info.Swarm?.LocalNodeState !== 'active')
-      return 'the Docker engine is in no swarm: `pole-bench swarm up --topology FILE` makes a local one (docs/swarm.md)';
-    if (!info.Swarm.ControlAvailable)
-      return 'the Docker engine is a swarm worker: point DOCKER_HOST at a manager';
-    return undefined;
-  } catch (err) {
-    return `no Docker daemon answers: ${(err as Error).message}`;
-  }
-}
-
 export async function doctor(version: string): Promise<DoctorReport> {
   const uid = process.getuid?.() ?? null;
   const runs: DoctorCell[] = [];
-  const swarm = await swarmProblem();
-  for (const target of TARGET_NAMES) {
-    const docker = await dockerStatus(version, target);
-    for (const runtime of RUNTIME_NAMES) {
-      let why = runtimeLacks(runtime, target);
-      if (why === undefined && runtime === 'process') why = await cannotRunHere(targetNamed(target));
-      if (why === undefined && runtime !== 'process' && !docker.image) why = docker.reason;
-      if (why === undefined && runtime === 'swarm') why = swarm;
-      runs.push({ target, runtime, ok: why === undefined, ...(why !== undefined ? { why } : {}) });
+  for (const target of TARGET_NAMES)
+    for (const kind of runtimeKinds()) {
+      const why = await kind.cannotRun(targetNamed(target), version);
+      runs.push({ target, runtime: kind.name, ok: why === undefined, ...(why !== undefined ? { why } : {}) });
     }
-  }
   const found = (p: Promise<unknown>): Promise<string | undefined> =>
     p.then(
       () => undefined,
@@ -79,7 +55,7 @@ export async function doctor(version: string): Promise<DoctorReport> {
       { backend: 'zookeeper', ok: zk === undefined, ...(zk !== undefined ? { why: zk } : {}) },
     ],
     needsRoot: [
-      'scripts/install-zookeeper.sh, install-etcd.sh, install-postgresql.sh: they install Debian packages (apt-get)',
+      'scripts/install-*.sh (what the targets and the election backends need): they install Debian packages (apt-get)',
       'scripts/ci-docker.sh start: installs and starts a Docker engine',
       '`pole-bench image build --offline`: debootstrap makes the base image from Debian’s packages, which takes root (chroot, device nodes); with --base-image it needs only access to the Docker daemon',
     ],

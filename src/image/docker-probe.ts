@@ -1,10 +1,10 @@
 // Can the docker runtime run here? Whether a Docker daemon answers, and whether the images a
-// target needs (the node image; ZooKeeper's or etcd's too for those targets) for this package version are in
+// target needs (the node image; the target's own too, for a target that has one) for this package version are in
 // its image store. Used by `--runtime auto` (docker only when both
 // hold) and by the Docker tests (skip, saying why, otherwise). Never pulls anything.
 import { loadExeca } from './docker-cli.js';
 import { nodeImageTag, packageInfo } from './image-name.js';
-import { ownImageOf, targetImageTag } from './target-images.js';
+import { targetImageTag } from './target-images.js';
 import type { ContainerImage, TargetName } from '../vocabulary/names.js';
 
 export interface DockerStatus {
@@ -14,7 +14,7 @@ export interface DockerStatus {
   readonly reason: string;
   /** The node image's tag, when the daemon answers and every image the target needs exists. */
   readonly image?: string;
-  /** The target's own images (ZooKeeper's, etcd's), by kind. */
+  /** The target's own image, under the target's name. */
   readonly images?: Partial<Record<ContainerImage, string>>;
 }
 
@@ -54,12 +54,12 @@ export async function daemonAnswers(): Promise<DaemonAnswer> {
 
 export async function dockerStatus(
   version: string = packageInfo().version,
-  target: TargetName = 'pole',
+  /** The target whose own image its members run, if they run one (targets/registry.ts ownImageOf). */
+  own?: TargetName,
 ): Promise<DockerStatus> {
   const daemon = await daemonAnswers();
   if (!daemon.ok) return { daemon: false, reason: `no Docker daemon answers: ${daemon.detail}` };
-  // Holders and agents run the node image whatever the target; ZooKeeper's and etcd's members their own.
-  const own = ownImageOf(target);
+  // Holders and agents run the node image whatever the target; some targets' members their own.
   const tags = [nodeImageTag(version), ...(own ? [targetImageTag(own, version)] : [])];
   const { execa } = await loadExeca();
   for (const tag of tags) {

@@ -20,7 +20,8 @@ import { daemonAnswers } from './docker-probe.js';
 import { compiledSrcDir, IMAGE_LABELS, nodeImageTag, packageInfo } from './image-name.js';
 import { checkNodeBinary, type NodeBinary, NodeBinaryError } from './node-binary.js';
 import { ModulesMismatchError } from './production-modules.js';
-import { ensureTargetImage, TARGET_IMAGES, type TargetImage } from './target-images.js';
+import { ensureTargetImage, type TargetImage } from './target-images.js';
+import type { TargetName } from '../vocabulary/names.js';
 import type { DockerfileImage } from './dockerfile-image.js';
 
 export interface ImageBuildOptions {
@@ -34,6 +35,8 @@ export interface ImageBuildOptions {
   readonly nodeBinary?: string;
   /** One line per thing being done, as it happens. */
   readonly progress?: (line: string) => void;
+  /** The targets' own images to build or find up to date too (targets/registry.ts targetImages). */
+  readonly targetImages?: readonly TargetImage[];
 }
 
 export interface ImageBuildPhase {
@@ -41,8 +44,8 @@ export interface ImageBuildPhase {
   readonly ms: number;
 }
 
-/** With each target's own image (target-images.ts), built or found up to date, under its name. */
-export interface ImageBuildResult extends Partial<Record<TargetImage, DockerfileImage>> {
+/** With each target's own image asked for, built or found up to date, under the target's name. */
+export interface ImageBuildResult extends Partial<Record<TargetName, DockerfileImage>> {
   readonly tag: string;
   readonly imageId: string;
   readonly version: string;
@@ -135,12 +138,12 @@ export async function buildImage(opts: ImageBuildOptions = {}): Promise<ImageBui
         id ? `${tag} is up to date (${id.slice(7, 19)})` : `no image with this content yet: building ${tag}`,
     );
     // The targets' own images, one after the other (each is one apt-get in the builder).
-    const targetImages = async (): Promise<Partial<Record<TargetImage, DockerfileImage>>> => {
-      const made: Partial<Record<TargetImage, DockerfileImage>> = {};
-      for (const kind of TARGET_IMAGES)
-        made[kind] = await timed(
-          `${kind} image`,
-          () => ensureTargetImage(kind, { root: pkg.root, version: pkg.version, base, progress }),
+    const targetImages = async (): Promise<Partial<Record<TargetName, DockerfileImage>>> => {
+      const made: Partial<Record<TargetName, DockerfileImage>> = {};
+      for (const image of opts.targetImages ?? [])
+        made[image.target] = await timed(
+          `${image.target} image`,
+          () => ensureTargetImage(image, { version: pkg.version, base, progress }),
           (z) => `${z.tag} ${z.upToDate ? 'up to date' : 'built'}`,
         );
       return made;

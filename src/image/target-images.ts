@@ -1,55 +1,39 @@
-// The images of the targets that are not the POLE node: each a folder of docker/ (its Dockerfile
-// alone) FROM the offline Debian base, tagged pole-bench-<target>:<version> and labelled with a
-// hash of the Dockerfile and the base's id, so that it is built once per base and reused after that
-// (its one step installs Debian's packages; nothing of pole-bench's code is in it, so code changes
-// never rebuild it).
-import { join } from 'node:path';
+// The images of the targets whose members are not the POLE node: each a folder holding its
+// Dockerfile alone (the target's own, in its folder: targets/<name>/image/) FROM the offline
+// Debian base, tagged pole-bench-<target>:<version> and labelled with a hash of the Dockerfile and
+// the base's id, so that it is built once per base and reused after that (its one step installs
+// Debian's packages; nothing of pole-bench's code is in it, so code changes never rebuild it).
 import type { BaseImage } from './base-image.js';
 import { ensureDockerfileImage, type DockerfileImage } from './dockerfile-image.js';
-import type { ContainerImage, TargetName } from '../vocabulary/names.js';
+import type { TargetName } from '../vocabulary/names.js';
 
-/** An image a target's members run other than the node image. */
-export type TargetImage = Exclude<ContainerImage, 'node'>;
-
-const RECIPES: Record<TargetImage, { readonly repository: string; readonly what: string }> = {
-  zookeeper: {
-    repository: 'pole-bench-zookeeper',
-    what: "Debian's zookeeper and JRE packages; once per base",
-  },
-  etcd: { repository: 'pole-bench-etcd', what: "Debian's etcd-server package; once per base" },
-};
-
-export const TARGET_IMAGES = Object.keys(RECIPES) as readonly TargetImage[];
-
-export function targetImageTag(kind: TargetImage, version: string): string {
-  return `${RECIPES[kind].repository}:${version}`;
+/** A target's own image, as the target declares it (MemberKind.image). */
+export interface OwnImageRecipe {
+  /** The build context: a folder holding the Dockerfile alone (the image holds nothing of the project). */
+  readonly folder: string;
+  /** What it holds and how often it is built, for the progress line. */
+  readonly what: string;
 }
 
-export function zookeeperImageTag(version: string): string {
-  return targetImageTag('zookeeper', version);
+/** A target's image to build, under the target's name. */
+export interface TargetImage {
+  readonly target: TargetName;
+  readonly recipe: OwnImageRecipe;
 }
 
-/** The image a target's members run besides the node image (holders and agents run that). */
-export function ownImageOf(target: TargetName): TargetImage | undefined {
-  return target === 'pole' ? undefined : target;
+export function targetImageTag(target: TargetName, version: string): string {
+  return `pole-bench-${target}:${version}`;
 }
 
 export async function ensureTargetImage(
-  kind: TargetImage,
-  o: {
-    readonly root: string;
-    readonly version: string;
-    readonly base: BaseImage;
-    readonly progress: (line: string) => void;
-  },
+  image: TargetImage,
+  o: { readonly version: string; readonly base: BaseImage; readonly progress: (line: string) => void },
 ): Promise<DockerfileImage> {
-  // The context is docker/<kind>, which holds the Dockerfile alone: the image holds nothing of
-  // the project.
   return ensureDockerfileImage({
-    tag: targetImageTag(kind, o.version),
-    folder: join(o.root, 'docker', kind),
+    tag: targetImageTag(image.target, o.version),
+    folder: image.recipe.folder,
     base: o.base,
-    what: RECIPES[kind].what,
+    what: image.recipe.what,
     progress: o.progress,
   });
 }

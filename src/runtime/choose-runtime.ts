@@ -1,83 +1,31 @@
 // --runtime and --shaping: which runtime and shaping a run gets, and why (the report says so).
-import { dockerStatus } from '../image/docker-probe.js';
 import { InputError } from '../util/input-error.js';
-import type { ContainerImage, ShapingChoice, TargetName } from '../vocabulary/names.js';
-import {
-  RUNTIME_SUPPORT,
-  runtimeLacks,
-  type RuntimeChoiceName,
-  type RuntimeName,
-} from '../vocabulary/runtimes.js';
-import { nodeImageTag } from '../image/image-name.js';
-import { ownImageOf, targetImageTag } from '../image/target-images.js';
-import { PlacementError } from './swarm/swarm-plan.js';
-import { harnessHost, probeSwarm } from './swarm/swarm-probe.js';
+import type { ShapingChoice } from '../vocabulary/names.js';
+import type { RuntimeChoiceName, RuntimeName } from '../vocabulary/runtimes.js';
+import { AUTO_ORDER, runtimeKind, runtimeKinds } from './registry.js';
+import type { RuntimeAsk, RuntimeChoice } from './runtime-kind.js';
 
-export interface RuntimeChoice {
-  readonly runtime: RuntimeName;
-  readonly reason: string;
-  /** The node image (docker and swarm). */
-  readonly image?: string;
-  /** The target's own images (docker and swarm). */
-  readonly images?: Partial<Record<ContainerImage, string>>;
-  /** swarm only: each data center's placement constraint. */
-  readonly placement?: ReadonlyMap<string, string>;
-}
-
-/** What the swarm runtime is checked against: the topology's data centers and --place. */
-export interface SwarmAsk {
-  readonly datacenters: readonly string[];
-  readonly place?: ReadonlyMap<string, string>;
-}
-
-export async function chooseRuntime(
-  asked: RuntimeChoiceName,
-  version: string,
-  target: TargetName = 'pole',
-  swarm: SwarmAsk = { datacenters: [] },
-): Promise<RuntimeChoice> {
+/**
+ * The runtime asked for, if it can take the run (else an InputError, exit 2, naming what is
+ * missing); auto: the first of AUTO_ORDER that can, with why the ones before it could not.
+ */
+export async function chooseRuntime(asked: RuntimeChoiceName, ask: RuntimeAsk): Promise<RuntimeChoice> {
   if (asked !== 'auto') {
-    const lacks = runtimeLacks(asked, target);
-    if (lacks !== undefined) throw new InputError({ file: `--runtime ${asked}`, problem: lacks });
+    const c = await runtimeKind(asked).choose(ask);
+    return { ...c, reason: c.reason ? `asked for: ${c.reason}` : 'asked for' };
   }
-  if (asked === 'process') return { runtime: 'process', reason: 'asked for' };
-  if (asked === 'swarm') return chooseSwarm(version, target, swarm);
-  const status = await dockerStatus(version, target);
-  const images = status.images ? { images: status.images } : {};
-  if (asked === 'docker') {
-    if (!status.image) throw new InputError({ file: '--runtime', problem: `docker: ${status.reason}` });
-    return { runtime: 'docker', reason: 'asked for', image: status.image, ...images };
+  const refused: string[] = [];
+  for (const name of AUTO_ORDER) {
+    try {
+      const c = await runtimeKind(name).choose(ask);
+      return { ...c, reason: `auto: ${[...refused, c.reason].filter((r) => r !== '').join('; ')}` };
+    } catch (err) {
+      // The last one's refusal is the run's: nothing else is left to try.
+      if (!(err instanceof InputError) || name === AUTO_ORDER.at(-1)) throw err;
+      refused.push(err.problem);
+    }
   }
-  return status.image
-    ? { runtime: 'docker', reason: `auto: ${status.reason}`, image: status.image, ...images }
-    : { runtime: 'process', reason: `auto: ${status.reason}` };
-}
-
-/** The swarm DOCKER_HOST (or the local daemon) manages, if it can host the topology; else exit 2 naming why. */
-async function chooseSwarm(version: string, target: TargetName, swarm: SwarmAsk): Promise<RuntimeChoice> {
-  const image = nodeImageTag(version);
-  const kind = ownImageOf(target);
-  const own = kind ? { [kind]: targetImageTag(kind, version) } : undefined;
-  try {
-    const ready = await probeSwarm({
-      datacenters: swarm.datacenters,
-      images: [image, ...Object.values(own ?? {})],
-      ...(swarm.place ? { place: swarm.place } : {}),
-    });
-    // Where the tasks will dial back, checked now: a swarm they cannot reach it from is bad input.
-    await harnessHost();
-    return {
-      runtime: 'swarm',
-      reason: `asked for: ${ready.reason}`,
-      image,
-      ...(own ? { images: own } : {}),
-      placement: ready.placement,
-    };
-  } catch (err) {
-    if (err instanceof PlacementError)
-      throw new InputError({ file: '--runtime swarm', problem: err.message });
-    throw err;
-  }
+  throw new Error('AUTO_ORDER is empty');
 }
 
 /**
@@ -90,40 +38,35 @@ export function chooseShaping(
   dcs: number,
   netem: { available: boolean; reason: string },
 ): ShapingChoice {
+  const { shaping } = runtimeKind(runtime);
   if (asked === 'none') return { kind: 'none', reason: 'asked for: no added delay' };
   if (asked === 'relay') return { kind: 'relay', reason: 'asked for' };
   if (asked === 'netem') {
-    if (!RUNTIME_SUPPORT[runtime].shaping.includes('netem'))
+    if (shaping.netem === null)
       throw new InputError({
         file: '--shaping',
         problem: `netem needs a runtime that gives each member its own network stack (${netemRuntimes()}), not ${runtime}; use --shaping relay`,
       });
-    // On a swarm the members' hosts' kernels decide, not this machine's: each is tried when its
-    // members' tasks exist (swarm-netem-shaper.ts), and a host without netem fails the run saying so.
-    if (runtime === 'swarm')
-      return { kind: 'netem', reason: "asked for: in every member's task, by its node's fault helper" };
+    if (shaping.netem !== 'here') return { kind: 'netem', reason: `asked for: ${shaping.netem}` };
     if (!netem.available) throw new InputError({ file: '--shaping', problem: `netem: ${netem.reason}` });
     return { kind: 'netem', reason: 'asked for' };
   }
   if (dcs < 2) return { kind: 'none', reason: 'auto: one data center, nothing to delay' };
-  if (runtime === 'swarm')
-    return {
-      kind: 'relay',
-      reason: 'auto: the swarm runtime runs the userspace relay as a service on the run network',
-    };
-  if (runtime === 'process')
-    return {
-      kind: 'relay',
-      reason: 'auto: local processes share one network stack, so delays come from the userspace relay',
-    };
+  if (shaping.auto !== 'netem-here') return { kind: 'relay', reason: `auto: ${shaping.auto.relay}` };
   return netem.available
     ? { kind: 'netem', reason: `auto: ${netem.reason}` }
     : { kind: 'relay', reason: `auto: ${netem.reason}; the userspace relay applies the delays` };
 }
 
+/** Whether a run on `runtime` asked for `shaping` needs this kernel probed for netem first. */
+export function probesNetemHere(runtime: RuntimeName, shaping: 'auto' | 'relay' | 'netem' | 'none'): boolean {
+  return (shaping === 'auto' || shaping === 'netem') && runtimeKind(runtime).shaping.netem === 'here';
+}
+
 /** The runtimes that can apply netem, for the message that refuses it elsewhere. */
 function netemRuntimes(): string {
-  return (Object.keys(RUNTIME_SUPPORT) as RuntimeName[])
-    .filter((r) => RUNTIME_SUPPORT[r].shaping.includes('netem'))
+  return runtimeKinds()
+    .filter((k) => k.shaping.netem !== null)
+    .map((k) => k.name)
     .join(' or ');
 }

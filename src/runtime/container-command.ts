@@ -4,8 +4,11 @@
 // them there before it becomes the member.
 import { THIS_CLI, type PlannedMember } from '../targets/member-plan.js';
 
+/** Where the node image holds the package (docker/Dockerfile's WORKDIR). */
+export const NODE_IMAGE_ROOT = '/opt/pole-bench';
+
 /** The node image's entrypoint (docker/Dockerfile): this CLI inside a container. */
-export const NODE_IMAGE_ENTRYPOINT = ['node', '/opt/pole-bench/bin/run.js'] as const;
+export const NODE_IMAGE_ENTRYPOINT = ['node', `${NODE_IMAGE_ROOT}/bin/run.js`] as const;
 
 /** The member's whole command line in its container. */
 export function containerArgv(m: PlannedMember): string[] {

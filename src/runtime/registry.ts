@@ -1,65 +1,45 @@
-// How each runtime is made, by name (the names and what each runs: vocabulary/runtimes.ts). The
-// container runtimes are loaded only when chosen: with dockerode they are a third of a command's
-// start-up, which a run on local processes (the quick start, most tests) never uses.
+// The runtimes by name (the names: vocabulary/runtimes.ts), each as its folder declares it
+// (runtime-kind.ts): `run`, `suite`, `doctor`, `clean` and the benches take them from here. The
+// kind modules are light; what a runtime runs is loaded only when it is chosen.
 import type { Topology } from '../topology/topology.js';
-import type { Target } from '../targets/target.js';
-import type { ContainerImage, ShapingChoice } from '../vocabulary/names.js';
-import type { RuntimeName } from '../vocabulary/runtimes.js';
+import { RUNTIME_NAMES, type RuntimeName } from '../vocabulary/runtimes.js';
+import { dockerKind } from './docker/docker-kind.js';
+import { processKind } from './process/process-kind.js';
 import type { Runtime } from './runtime.js';
-import { planNetem } from '../shaping/netem/netem-plan.js';
+import type { RuntimeKind, RuntimeOption, RuntimeRequest } from './runtime-kind.js';
+import { swarmKind } from './swarm/swarm-kind.js';
 
-/** What every runtime is made from; each takes what applies to it. */
-export interface RuntimeRequest {
-  readonly shaping: ShapingChoice;
-  readonly seed: number;
-  readonly target: Target;
-  /** The node image (docker and swarm). */
-  readonly image?: string;
-  /** The target's own images (docker and swarm). */
-  readonly images?: Partial<Record<ContainerImage, string>>;
-  /** The value of the target's own run option (Target.option). */
-  readonly targetOption?: string;
-  /** swarm: the node each data center's tasks are placed on. */
-  readonly place?: ReadonlyMap<string, string>;
-}
-
-type Maker = (t: Topology, r: RuntimeRequest) => Promise<Runtime>;
-
-/** What both container runtimes take: the node image they cannot start without, and the target's own. */
-function containerOptions(name: RuntimeName, r: RuntimeRequest) {
-  if (r.image === undefined) throw new Error(`the ${name} runtime needs the node image`);
-  return {
-    shaping: r.shaping,
-    seed: r.seed,
-    target: r.target,
-    image: r.image,
-    ...(r.images ? { images: r.images } : {}),
-  };
-}
-
-const MAKERS: Readonly<Record<RuntimeName, Maker>> = {
-  process: async (t, r) =>
-    new (await import('./process/process-runtime.js')).ProcessRuntime(t, {
-      shaping: r.shaping,
-      seed: r.seed,
-      target: r.target,
-      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
-    }),
-  docker: async (t, r) =>
-    new (await import('./docker/docker-runtime.js')).DockerRuntime(t, {
-      ...containerOptions('docker', r),
-      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
-      tcPlan: (addresses) => planNetem(t, addresses),
-    }),
-  swarm: async (t, r) =>
-    new (await import('./swarm/swarm-runtime.js')).SwarmRuntime(t, {
-      ...containerOptions('swarm', r),
-      ...(r.targetOption !== undefined ? { targetOption: r.targetOption } : {}),
-      ...(r.place ? { place: r.place } : {}),
-    }),
+const KINDS: Readonly<Record<RuntimeName, RuntimeKind>> = {
+  process: processKind,
+  docker: dockerKind,
+  swarm: swarmKind,
 };
+
+/**
+ * `--runtime auto` tries these in order and takes the first this machine can run the target on:
+ * containers where their images are built (each member its own network stack, netem where the
+ * kernel has it), else local processes, which every machine with the target installed has.
+ */
+export const AUTO_ORDER: readonly RuntimeName[] = ['docker', 'process'];
+
+export function runtimeKind(name: RuntimeName): RuntimeKind {
+  return KINDS[name];
+}
+
+/** Every runtime, in the vocabulary's order. */
+export function runtimeKinds(): readonly RuntimeKind[] {
+  return RUNTIME_NAMES.map((n) => KINDS[n]);
+}
+
+/** The runtimes' own run options (the flag `run` builds for each), with the runtime each belongs to. */
+export function runtimeOptions(): ReadonlyArray<{
+  readonly runtime: RuntimeName;
+  readonly option: RuntimeOption;
+}> {
+  return runtimeKinds().flatMap((k) => (k.option ? [{ runtime: k.name, option: k.option }] : []));
+}
 
 /** The runtime `name`, made for topology `t` (nothing is started until its start()). */
 export function makeRuntime(name: RuntimeName, t: Topology, r: RuntimeRequest): Promise<Runtime> {
-  return MAKERS[name](t, r);
+  return KINDS[name].make(t, r);
 }

@@ -50,6 +50,10 @@ export interface Runtime extends MemberControl {
    * gone mid-run), with when (harness wall ms): each fails the run.
    */
   troubles?(): readonly RuntimeTrouble[];
+  /** The id what it makes is labelled with, where it labels (container runtimes): leftovers are found by it. */
+  readonly runId?: string;
+  /** Its bring-up, step by step (ms from start()'s call), where it keeps them: where the seconds go. */
+  readonly startSteps?: ReadonlyArray<{ readonly step: string; readonly ms: number }>;
   /** Stop everything this runtime started and remove its files; safe to call twice. */
   teardown(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // addresses, where their files and data are, how the shaping routes between data centers) and
 // runs the plan it gets back; a target has no code per runtime, and a runtime none per target.
 import type { NodeId } from '../vocabulary/names.js';
-import type { ContainerImage } from '../vocabulary/names.js';
+import type { OwnImageRecipe } from '../image/target-images.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';
 import type { Endpoint } from '../load/write-client.js';
 import type { RelayedNode } from '../shaping/shaper.js';
@@ -19,8 +19,11 @@ export const THIS_CLI = 'pole-bench';
  * published ports) while the relay starts, and every runtime gives out ports from this table.
  */
 export interface MemberKind {
-  /** The image a member container runs. */
-  readonly image: ContainerImage;
+  /**
+   * The image a member container runs: the node image (a member that is this CLI), or the
+   * target's own, built by `image build` from this recipe and named by the target.
+   */
+  readonly image: 'node' | OwnImageRecipe;
   /**
    * The member's ports by name, at their customary numbers (a container's own namespace): `client`
    * where clients connect, `http` its status page, if any; the rest its peers dial.

@@ -23,9 +23,11 @@ export interface Address {
 export const TARGET_NAMES = ['pole', 'zookeeper', 'etcd'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 
-/** The images `pole-bench image build` makes: the node's (holders and agents run it too), ZooKeeper's and etcd's. */
-export const CONTAINER_IMAGES = ['node', 'zookeeper', 'etcd'] as const;
-export type ContainerImage = (typeof CONTAINER_IMAGES)[number];
+/**
+ * An image a run's containers use: the node's (holders and agents run it too, and the POLE node's
+ * members), or a target's own, named by the target (pole-bench-<target>).
+ */
+export type ContainerImage = 'node' | TargetName;
 
 /** How delay gets between data centers (shaping/). */
 export type ShapingName = 'relay' | 'netem' | 'none';

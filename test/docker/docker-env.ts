@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import Docker from 'dockerode';
 import type { RunResult } from '../../src/report/result.js';
 import { dockerStatus } from '../../src/image/docker-probe.js';
+import { ownImageOf, targetNamed } from '../../src/targets/registry.js';
 import { DOCKER_LABELS } from '../../src/runtime/docker/docker-labels.js';
 import type { TargetName } from '../../src/vocabulary/names.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { assertSelfCheckClean } from '../support/self-check-clean.js';
 
 /** undefined when Docker tests of `target` can run (its images exist), else the reason they skip. */
 export async function dockerSkipReason(target: TargetName = 'pole'): Promise<string | undefined> {
-  const s = await dockerStatus(undefined, target);
+  const s = await dockerStatus(undefined, ownImageOf(targetNamed(target))?.target);
   return s.image ? undefined : `Docker tests skipped: ${s.reason}`;
 }
 

@@ -9,7 +9,8 @@ import { execa } from 'execa';
 import { daemonAnswers, dockerStatus } from '../../src/image/docker-probe.js';
 import { buildImage, type ImageBuildResult } from '../../src/image/image-build.js';
 import { IMAGE_LABELS, nodeImageTag, packageInfo } from '../../src/image/image-name.js';
-import { targetImageTag, zookeeperImageTag } from '../../src/image/target-images.js';
+import { targetImageTag } from '../../src/image/target-images.js';
+import { targetImages } from '../../src/targets/registry.js';
 
 const daemon = await daemonAnswers();
 const skip = daemon.ok ? false : `no Docker daemon: ${daemon.detail}`;
@@ -32,13 +33,13 @@ test(
   'image build makes the tagged image from the offline base; an unchanged rebuild is up to date in < 10 s',
   { skip, timeout: 240_000 },
   async () => {
-    const first = await buildImage();
+    const first = await buildImage({ targetImages: targetImages() });
     assert.equal(first.tag, TAG);
     assert.match(first.base.ref, /^pole-bench-base:bookworm-[0-9a-f]{12}$/);
     assert.match(first.imageId, /^sha256:[0-9a-f]{64}$/);
 
     const t0 = performance.now();
-    const again = await buildImage();
+    const again = await buildImage({ targetImages: targetImages() });
     const ms = performance.now() - t0;
     assert.equal(again.upToDate, true, 'nothing changed, so nothing should be built');
     assert.equal(again.imageId, first.imageId);
@@ -118,11 +119,11 @@ test(
   'the ZooKeeper image: built from the same base, up to date on a rebuild, runs ZooKeeper 3.8 with its log binding',
   { skip, timeout: 600_000 },
   async () => {
-    const r = built ?? (await buildImage());
+    const r = built ?? (await buildImage({ targetImages: targetImages() }));
     const zk = r.zookeeper;
     assert.ok(zk, 'image build makes the ZooKeeper image too');
-    assert.equal(zk.tag, zookeeperImageTag(version));
-    const again = await buildImage();
+    assert.equal(zk.tag, targetImageTag('zookeeper', version));
+    const again = await buildImage({ targetImages: targetImages() });
     assert.equal(again.zookeeper?.upToDate, true);
     assert.equal(again.zookeeper?.imageId, zk.imageId);
     const jars =
@@ -152,11 +153,11 @@ test(
   'the etcd image: built from the same base, up to date on a rebuild, runs etcd 3.4',
   { skip, timeout: 600_000 },
   async () => {
-    const r = built ?? (await buildImage());
+    const r = built ?? (await buildImage({ targetImages: targetImages() }));
     const etcd = r.etcd;
     assert.ok(etcd, 'image build makes the etcd image too');
     assert.equal(etcd.tag, targetImageTag('etcd', version));
-    const again = await buildImage();
+    const again = await buildImage({ targetImages: targetImages() });
     assert.equal(again.etcd?.upToDate, true);
     assert.equal(again.etcd?.imageId, etcd.imageId);
     const v = await execa('docker', ['run', '--rm', '--entrypoint', 'etcd', etcd.tag, '--version'], {

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
 import { imageId } from '../../src/image/base-image.js';
-import { engineAt, findSwarmResources } from '../../src/swarm/dind-host.js';
-import type { SwarmDownResult, SwarmUpResult } from '../../src/swarm/local-swarm.js';
-import { kernelHasIpvs } from '../../src/swarm/swarm-join.js';
-import { DC_LABEL, dcConstraint } from '../../src/swarm/swarm-labels.js';
+import { engineAt, findSwarmResources } from '../../src/runtime/swarm/local/dind-host.js';
+import type { SwarmDownResult, SwarmUpResult } from '../../src/runtime/swarm/local/local-swarm.js';
+import { kernelHasIpvs } from '../../src/runtime/swarm/local/swarm-join.js';
+import { DC_LABEL, dcConstraint } from '../../src/runtime/swarm/local/swarm-labels.js';
 import { runCli } from '../support/run-cli.js';
 import { dockerSkipReason, nodeImage } from './docker-env.js';
 

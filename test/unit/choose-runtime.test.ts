@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chooseShaping } from '../../src/runtime/choose-runtime.js';
-import { RUNTIME_NAMES, runtimeLacks } from '../../src/vocabulary/runtimes.js';
-import { TARGET_NAMES } from '../../src/vocabulary/names.js';
+import { chooseRuntime, chooseShaping } from '../../src/runtime/choose-runtime.js';
+import { AUTO_ORDER, runtimeKinds, runtimeOptions } from '../../src/runtime/registry.js';
+import { RUNTIME_NAMES } from '../../src/vocabulary/runtimes.js';
+import { targetNamed } from '../../src/targets/registry.js';
+import type { Target } from '../../src/targets/target.js';
 import { InputError } from '../../src/util/input-error.js';
 
 const NO_NETEM = { available: false, reason: 'this kernel has no sch_netem' };
@@ -38,7 +40,49 @@ test('--shaping netem on a swarm: the membersâ€™ hosts decide, not this machineâ
   assert.equal(chooseShaping('auto', 'swarm', 3, NETEM).kind, 'relay');
 });
 
-test('every runtime runs every target: each runs any member plan', () => {
-  for (const r of RUNTIME_NAMES)
-    for (const t of TARGET_NAMES) assert.equal(runtimeLacks(r, t), undefined, `${r} ${t}`);
+test('the registry holds every runtime of the vocabulary once, and auto ends on one every machine has', () => {
+  assert.deepEqual(
+    runtimeKinds().map((k) => k.name),
+    [...RUNTIME_NAMES],
+  );
+  assert.equal(AUTO_ORDER.at(-1), 'process');
+  // A runtime's own flag must not collide with another's.
+  const flags = runtimeOptions().map((o) => o.option.flag);
+  assert.equal(new Set(flags).size, flags.length);
+});
+
+/** The pole target, but with members this machine lacks: the process runtime must refuse it. */
+function missingHere(why: string): Target {
+  const pole = targetNamed('pole');
+  return { ...pole, members: { ...pole.members, missingHere: async () => why } };
+}
+
+test('--runtime process refuses a target whose members are missing here, naming why (exit 2)', async () => {
+  await assert.rejects(
+    chooseRuntime('process', { version: '0.0.0', target: missingHere('no such binary'), datacenters: ['a'] }),
+    (e: unknown) =>
+      e instanceof InputError && e.exitCode === 2 && /--runtime process: no such binary/.test(e.message),
+  );
+});
+
+test('--runtime auto without a Docker daemon takes processes and says why docker could not', async () => {
+  const saved = process.env.DOCKER_HOST;
+  process.env.DOCKER_HOST = 'unix:///nonexistent/pole-bench-test.sock';
+  try {
+    const c = await chooseRuntime('auto', {
+      version: '0.0.0',
+      target: targetNamed('pole'),
+      datacenters: ['a', 'b'],
+    });
+    assert.equal(c.runtime, 'process');
+    assert.match(c.reason, /^auto: no Docker daemon answers: /);
+    // Nothing that can run here is left when processes cannot either: their refusal is the run's.
+    await assert.rejects(
+      chooseRuntime('auto', { version: '0.0.0', target: missingHere('not installed'), datacenters: ['a'] }),
+      (e: unknown) => e instanceof InputError && /not installed/.test(e.message),
+    );
+  } finally {
+    if (saved === undefined) delete process.env.DOCKER_HOST;
+    else process.env.DOCKER_HOST = saved;
+  }
 });

@@ -2,7 +2,7 @@
 // protocol): retries keep their ids and count once, a non-retryable error fails at once, a write
 // that gets no answer times out at its deadline, overflow beyond maxInFlight is counted, stop()
 // ends the run early, and the `done` message passes the protocol's own check.
-import { writeClientFor } from '../../src/targets/clients.js';
+import { writeClientFor } from '../../src/targets/registry.js';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';

@@ -2,9 +2,14 @@
 // out, and the flag each bad input is blamed on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostRunArgs } from '../../src/swarm/dind-host.js';
-import { dcConstraint, hostLabels } from '../../src/swarm/swarm-labels.js';
-import { MAX_HOSTS, planSwarm, sameShape, SwarmInputError } from '../../src/swarm/swarm-plan.js';
+import { hostRunArgs } from '../../src/runtime/swarm/local/dind-host.js';
+import { dcConstraint, hostLabels } from '../../src/runtime/swarm/local/swarm-labels.js';
+import {
+  MAX_HOSTS,
+  planSwarm,
+  sameShape,
+  SwarmInputError,
+} from '../../src/runtime/swarm/local/swarm-plan.js';
 import { DOCKER_LABELS, isOrphan } from '../../src/runtime/docker/docker-labels.js';
 
 const shape = (p: ReturnType<typeof planSwarm>): string[] =>

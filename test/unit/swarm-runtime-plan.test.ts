@@ -217,7 +217,10 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   const at = agent.TaskTemplate as ContainerTaskSpec;
   assert.equal(agent.Name, 'pb-r1-x-agent-tud');
   assert.deepEqual(at.Placement?.Constraints, ['node.labels.pole-bench.dc==tud']);
-  assert.deepEqual(at.ContainerSpec?.Args, ['swarm-task', 'agent']);
+  // Straight to the task's module in the image's copy of the package: a file this build has.
+  const cmd = at.ContainerSpec?.Command ?? [];
+  assert.deepEqual(cmd, ['node', '/opt/pole-bench/dist/src/runtime/swarm/swarm-task-main.js', 'agent']);
+  assert.ok(statSync(join(ROOT, cmd[1]!.slice('/opt/pole-bench/'.length))).isFile());
   assert.ok(at.ContainerSpec?.Env?.includes('POLE_BENCH_HARNESS=192.0.2.2:4000'));
   assert.ok(at.ContainerSpec?.Env?.includes('POLE_BENCH_TOKEN=tok'));
   assert.ok(at.ContainerSpec?.Env?.includes('POLE_BENCH_DC=tud'));
@@ -244,4 +247,24 @@ test('agents, relay and fault helper: placed, labelled, dialling the harness bac
   assert.equal(net.Driver, 'overlay');
   assert.equal(net.Attachable, true);
   assert.equal(net.Labels?.[DOCKER_LABELS.run], 'r1-x');
+});
+
+test('a task with no role it knows exits 2; one without the harness to dial, 3, saying what is missing', async () => {
+  const main = join(ROOT, 'dist', 'src', 'runtime', 'swarm', 'swarm-task-main.js');
+  const exit = (args: string[]) =>
+    new Promise<{ code: number | null; err: string }>((resolve) => {
+      const p = spawn(process.execPath, [main, ...args], {
+        env: { PATH: process.env.PATH ?? '' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let err = '';
+      p.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      p.on('close', (code) => resolve({ code, err }));
+    });
+  const bad = await exit(['bogus']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /ROLE must be one of agent, relay, faults, not bogus/);
+  const lost = await exit(['relay']);
+  assert.equal(lost.code, 3);
+  assert.match(lost.err, /POLE_BENCH_HARNESS and POLE_BENCH_TOKEN must be set/);
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SwarmInputError } from '../../src/swarm/swarm-plan.js';
+import { SwarmInputError } from '../../src/runtime/swarm/local/swarm-plan.js';
 import {
   checkStateDir,
   hostDockerHost,
@@ -15,7 +15,7 @@ import {
   swarmStateDir,
   type SwarmState,
   writeSwarmState,
-} from '../../src/swarm/swarm-state.js';
+} from '../../src/runtime/swarm/local/swarm-state.js';
 import { InputError } from '../../src/util/input-error.js';
 
 function state(dir: string): SwarmState {

@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../../util/cli-command.js';
-import { runDockerBench } from '../../bench/docker-bench.js';
+import { benchedRuntimes, runDockerBench } from '../../bench/docker-bench.js';
+import type { RuntimeName } from '../../vocabulary/runtimes.js';
 
 export default class BenchDocker extends CliCommand {
   static override description =
-    'Measure the docker or swarm runtime: bring-up until a leader serves, and tear-down, with the node image already built';
+    'Measure a container runtime: bring-up until a leader serves, and tear-down, with the node image already built';
 
   static override enableJsonFlag = true;
 
@@ -15,8 +16,8 @@ export default class BenchDocker extends CliCommand {
     }),
     runs: Flags.integer({ description: 'repetitions', default: 3, min: 1 }),
     runtime: Flags.string({
-      description: 'docker: containers on this machine; swarm: services of the swarm DOCKER_HOST manages',
-      options: ['docker', 'swarm'],
+      description: 'the container runtime measured (run --help says what each is)',
+      options: benchedRuntimes(),
       default: 'docker',
     }),
   };
@@ -27,7 +28,7 @@ export default class BenchDocker extends CliCommand {
       return await runDockerBench({
         topology: flags.topology,
         runs: flags.runs,
-        runtime: flags.runtime as 'docker' | 'swarm',
+        runtime: flags.runtime as RuntimeName,
         log: (l) => {
           if (!this.jsonEnabled()) this.log(l);
         },

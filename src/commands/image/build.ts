@@ -2,7 +2,7 @@
 // in src/image/).
 //
 // `pole-bench image build`: build (or find up to date) the node image the docker runtime runs.
-import { TARGET_IMAGES } from '../../image/target-images.js';
+import { targetImages } from '../../targets/registry.js';
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../../util/cli-command.js';
 import {
@@ -15,16 +15,15 @@ import {
 
 export default class ImageBuild extends CliCommand {
   static override summary =
-    'Build the images of the docker runtime: the node image (POLE node, load agent, tc), the ZooKeeper image and the etcd image.';
+    "Build the images of the container runtimes: the node image (POLE node, load agent, tc) and each target's own.";
 
   static override description =
     'By default FROM an offline Debian 12 base made with debootstrap from Debian packages and docker import ' +
     '(pole-bench-base:bookworm-<hash>, built once): no container registry is contacted. The image holds the ' +
     'compiled code, the production dependencies and the Node binary running this command. It is tagged ' +
     'pole-bench-node:<version> and labelled with a hash of its content: when nothing changed, nothing is built. ' +
-    "The ZooKeeper image (pole-bench-zookeeper:<version>: Debian 12's zookeeper 3.8 and a JRE, from Debian's " +
-    "packages) and the etcd image (pole-bench-etcd:<version>: Debian 12's etcd-server 3.4) are built FROM the same base, " +
-    'once per base.';
+    'Each target whose members are not the POLE node has an image of its own (pole-bench-<target>:<version>, ' +
+    'its Debian packages: `pole-bench doctor` and docs/targets.md list them), built FROM the same base, once per base.';
 
   static override enableJsonFlag = true;
 
@@ -65,6 +64,7 @@ export default class ImageBuild extends CliCommand {
         ...(flags.tag !== undefined ? { tag: flags.tag } : {}),
         ...(flags['node-binary'] !== undefined ? { nodeBinary: flags['node-binary'] } : {}),
         progress,
+        targetImages: targetImages(),
       });
     } catch (err) {
       if (err instanceof ImageBuildError) {
@@ -77,7 +77,7 @@ export default class ImageBuild extends CliCommand {
       `${result.upToDate ? 'up to date' : 'built'}: ${result.tag} (${result.imageId.slice(7, 19)}), ` +
         `${megabytes(result.sizeBytes)}, ${seconds(result.totalMs)} in all`,
     );
-    for (const own of TARGET_IMAGES.map((kind) => result[kind]))
+    for (const own of targetImages().map((i) => result[i.target]))
       if (own)
         progress(
           `${own.upToDate ? 'up to date' : 'built'}: ${own.tag} (${own.imageId.slice(7, 19)}), ${megabytes(own.sizeBytes)}`,

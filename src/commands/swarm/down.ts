@@ -1,7 +1,7 @@
 // `pole-bench swarm down`: remove the local swarm (its hosts, their network, the state folder).
 import { CliCommand } from '../../util/cli-command.js';
-import { swarmDown, type SwarmDownResult } from '../../swarm/local-swarm.js';
-import { SwarmError } from '../../swarm/swarm-error.js';
+import { swarmDown, type SwarmDownResult } from '../../runtime/swarm/local/local-swarm.js';
+import { SwarmError } from '../../runtime/swarm/local/swarm-error.js';
 
 export default class SwarmDown extends CliCommand {
   static override summary =

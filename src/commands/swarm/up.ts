@@ -1,15 +1,19 @@
 // src/commands/swarm/: the `pole-bench swarm` topic: a local Docker Swarm of Docker-in-Docker hosts
-// on this machine, to try and test the swarm runtime (the work is in src/swarm/).
+// on this machine, to try and test the swarm runtime (the work is in src/runtime/swarm/local/).
 //
 // `pole-bench swarm up`: make the local swarm (or find it up), print how to reach its manager.
-import { CONTAINER_IMAGES } from '../../vocabulary/names.js';
 import { Flags } from '@oclif/core';
 import { CliCommand } from '../../util/cli-command.js';
 import { RunGuard } from '../../run/run-guard.js';
-import { swarmUp, type SwarmUpResult } from '../../swarm/local-swarm.js';
-import { SwarmError, SwarmInterrupted } from '../../swarm/swarm-error.js';
-import { dcConstraint } from '../../swarm/swarm-labels.js';
-import { planSwarm, SwarmInputError, type SwarmPlan } from '../../swarm/swarm-plan.js';
+import { swarmUp, type SwarmUpResult } from '../../runtime/swarm/local/local-swarm.js';
+import { SwarmError, SwarmInterrupted } from '../../runtime/swarm/local/swarm-error.js';
+import { dcConstraint } from '../../runtime/swarm/local/swarm-labels.js';
+import {
+  planSwarm,
+  swarmImageKinds,
+  SwarmInputError,
+  type SwarmPlan,
+} from '../../runtime/swarm/local/swarm-plan.js';
 import { loadTopology } from '../../topology/topology.js';
 import { InputError } from '../../util/input-error.js';
 
@@ -23,7 +27,7 @@ export default class SwarmUp extends CliCommand {
   static override description =
     "Builds (offline, from the project's Debian base) the DinD host image pole-bench-dind:<version>, starts the hosts " +
     "on a bridge network of their own, makes the first host the swarm's one manager and joins the others as workers, " +
-    'labels each swarm node pole-bench.dc=<data center>, and docker-loads the node, ZooKeeper and etcd images built on this ' +
+    'labels each swarm node pole-bench.dc=<data center>, and docker-loads the images built on this ' +
     "machine into every host (one not built is skipped, saying so). Each host's engine is reached through a unix " +
     "socket in the state folder (~/.local/state/pole-bench/swarm, or $POLE_SWARM_STATE); the manager's is printed as " +
     'DOCKER_HOST and written to swarm.json there. Run again, it keeps a whole swarm of the same shape (refreshing its ' +
@@ -52,8 +56,8 @@ export default class SwarmUp extends CliCommand {
       exclusive: ['dcs'],
     }),
     images: Flags.string({
-      description: `images to load into the hosts: ${CONTAINER_IMAGES.join(', ')} (comma-separated), or none`,
-      default: CONTAINER_IMAGES.join(','),
+      description: `images to load into the hosts: ${swarmImageKinds().join(', ')} (comma-separated), or none`,
+      default: swarmImageKinds().join(','),
     }),
     'mono-shift': Flags.string({
       description:

@@ -41,3 +41,12 @@ export async function cleanDocker(
   }
   return { containers: removed, networks: removedNets };
 }
+
+/** Containers and networks still carrying run `runId`'s labels (bench docker: should be 0). */
+export async function runLeftovers(runId: string): Promise<number> {
+  const docker = new Docker();
+  const filters = JSON.stringify({ label: [`${DOCKER_LABELS.run}=${runId}`] });
+  const cs = await docker.listContainers({ all: true, filters });
+  const ns = await docker.listNetworks({ filters });
+  return cs.length + ns.length;
+}

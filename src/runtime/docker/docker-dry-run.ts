@@ -81,7 +81,7 @@ export async function dockerDryRun(
   lines.push(
     `# files in <config dir> (/config in every member, read-only): ${plan.files.map((f) => f.name).join(', ') || 'none'}`,
   );
-  const image = target.members.image === 'node' ? o.image : targetImageTag(target.members.image, o.version);
+  const image = target.members.image === 'node' ? o.image : targetImageTag(target.name, o.version);
   const order = plan.startOrder;
   lines.push(
     `# start order: ${order.first.join(' ')} together${order.then.length > 0 ? `, then ${order.then.join(' ')}${order.after ? ` once ${order.after} serves` : ''}` : ''}`,

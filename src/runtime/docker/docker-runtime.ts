@@ -283,11 +283,11 @@ export class DockerRuntime implements Runtime {
   }
 
   /** The image tag for what a plan runs. */
-  private imageOf(kind: ContainerImage): string {
-    if (kind === 'node') return this.opts.image;
-    const tag = this.opts.images?.[kind];
+  private imageOf(image: MemberKind['image']): string {
+    if (image === 'node') return this.opts.image;
+    const tag = this.opts.images?.[this.target.name];
     if (!tag)
-      throw new Error(`the ${this.target.name} target needs the ${kind} image, which this run was not given`);
+      throw new Error(`the ${this.target.name} target needs its own image, which this run was not given`);
     return tag;
   }
 

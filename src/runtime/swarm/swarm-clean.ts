@@ -20,10 +20,16 @@ export interface SwarmCleanResult {
 /** How long removed services may take to let go of their networks and volumes. */
 const RELEASE_MS = 30_000;
 
+/** What the daemon is to a swarm: a manager, a worker, or in none. */
+export async function swarmRole(docker: Docker): Promise<'manager' | 'worker' | 'none'> {
+  const info = (await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
+  if (info.Swarm?.LocalNodeState !== 'active') return 'none';
+  return info.Swarm.ControlAvailable === true ? 'manager' : 'worker';
+}
+
 /** Whether the daemon is a swarm manager (else there is nothing of the swarm runtime to clean). */
 export async function isSwarmManager(docker: Docker): Promise<boolean> {
-  const info = (await docker.info()) as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean } };
-  return info.Swarm?.LocalNodeState === 'active' && info.Swarm.ControlAvailable === true;
+  return (await swarmRole(docker)) === 'manager';
 }
 
 export async function cleanSwarm(

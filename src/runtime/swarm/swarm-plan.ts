@@ -1,7 +1,9 @@
 // The swarm runtime's pure planning: from a topology, a run id and where each data center is placed,
 // the specs of every service, network, volume and config a run creates. Nothing here talks to
 // Docker, so the specs are what the unit tests check (placement, labels, dnsrr, volumes).
-import { shellWord } from '../container-command.js';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NODE_IMAGE_ROOT, shellWord } from '../container-command.js';
 import type Docker from 'dockerode';
 import type { NodeId } from '../../vocabulary/names.js';
 import type { Topology } from '../../topology/topology.js';
@@ -22,6 +24,20 @@ export const TASK_ENV = {
 } as const;
 
 /** What the swarm says of one of its nodes, as planning needs it. */
+/** What a task of the run serves (swarm-task.ts). */
+export const TASK_ROLES = ['agent', 'relay', 'faults'] as const;
+export type TaskRole = (typeof TASK_ROLES)[number];
+
+/**
+ * A task's command in the node image: node on swarm-task-main.js, found where this package keeps it
+ * (dist/…), under the image's copy of the package.
+ */
+export function taskCommand(role: TaskRole): string[] {
+  const main = fileURLToPath(new URL('./swarm-task-main.js', import.meta.url));
+  const inPackage = relative(fileURLToPath(new URL('../../../../', import.meta.url)), main);
+  return ['node', `${NODE_IMAGE_ROOT}/${inPackage}`, role];
+}
+
 export interface SwarmNodeView {
   readonly id: string;
   readonly hostname: string;
@@ -335,7 +351,7 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: this.i.image,
-          Args: ['swarm-task', 'agent'],
+          Command: taskCommand('agent'),
           StopGracePeriod: STOP_GRACE_NS,
           Env: [...this.harnessEnv(), `${TASK_ENV.dc}=${dc}`],
           Labels: labels,
@@ -367,7 +383,7 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: this.i.image,
-          Args: ['swarm-task', 'relay'],
+          Command: taskCommand('relay'),
           StopGracePeriod: STOP_GRACE_NS,
           Env: this.harnessEnv(),
           Labels: labels,
@@ -398,7 +414,7 @@ export class SwarmPlan {
       TaskTemplate: {
         ContainerSpec: {
           Image: this.i.image,
-          Args: ['swarm-task', 'faults'],
+          Command: taskCommand('faults'),
           Env: [...this.harnessEnv(), `${TASK_ENV.node}={{.Node.ID}}`],
           Labels: labels,
           Init: true,

@@ -34,7 +34,7 @@ import type { Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Target } from '../../targets/target.js';
-import type { MemberPlan, PlannedMember } from '../../targets/member-plan.js';
+import type { MemberKind, MemberPlan, PlannedMember } from '../../targets/member-plan.js';
 import { containerArgv, containerEnv } from '../container-command.js';
 import { byIndexPorts } from '../member-ports.js';
 import { startPlan, startedOver } from '../start-order.js';
@@ -356,11 +356,11 @@ export class SwarmRuntime implements Runtime {
     this.starting = false;
   }
 
-  private imageOf(kind: ContainerImage): string {
-    if (kind === 'node') return this.opts.image;
-    const tag = this.opts.images?.[kind];
+  private imageOf(image: MemberKind['image']): string {
+    if (image === 'node') return this.opts.image;
+    const tag = this.opts.images?.[this.target.name];
     if (!tag)
-      throw new Error(`the ${this.target.name} target needs the ${kind} image, which this run was not given`);
+      throw new Error(`the ${this.target.name} target needs its own image, which this run was not given`);
     return tag;
   }
 

@@ -11,27 +11,11 @@
 //   runtime's), the URLs name the members by their names on the run's network, and a member's
 //   /etc/hosts points only its peers abroad at the relay; the network's DNS finds the rest.
 import type { ClusterEvent } from '../../vocabulary/node-events.js';
-import { allAtOnce, type MemberKind, type MemberPlan, type Placement } from '../member-plan.js';
+import { allAtOnce, type MemberPlan, type Placement } from '../member-plan.js';
 import { findEtcd } from './etcd-install.js';
 import { leadAsAsked, watchLeaders } from './etcd-leadership.js';
 import { etcdLogTranslator } from './etcd-log-events.js';
 import { clusterToken, extraEtcdArgs, planEtcdMembers, type EtcdSlot } from './etcd-members.js';
-
-export const ETCD_MEMBERS: MemberKind = {
-  image: 'etcd',
-  ports: { client: 2379, peer: 2380 },
-  keptPorts: ['peer'],
-  stop: 'SIGTERM',
-  // A member that has not joined its cluster and served clients in this long has failed.
-  startTimeoutMs: 30_000,
-  missingHere: () =>
-    findEtcd().then(
-      () => undefined,
-      (err: Error) => err.message,
-    ),
-  ownEtcHosts: true,
-  keepsLog: true,
-};
 
 /** A relay route keeps a dialling member waiting this long while its peer is not listening yet. */
 const RELAY_CONNECT_RETRY_MS = 1_000;

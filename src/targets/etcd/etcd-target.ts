@@ -6,8 +6,7 @@
 // ranges on every live member. On every runtime (etcd-plan.ts); in containers, the pole-bench-etcd
 // image.
 import type { Target } from '../target.js';
-import { checkEtcdAckedWrites } from './etcd-checker.js';
-import { ETCD_MEMBERS, planEtcd } from './etcd-plan.js';
+import { ETCD_MEMBERS } from './etcd-member-kind.js';
 import { connectEtcdWriter } from './etcd-write-client.js';
 
 export const etcdTarget: Target = {
@@ -34,6 +33,9 @@ export const etcdTarget: Target = {
         : undefined,
   },
   members: ETCD_MEMBERS,
-  planMembers: planEtcd,
-  checkAckedWrites: (o) => checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
+  // The plan and the final read load when a run needs them: the registry, and with it this
+  // file, is loaded by every command and load agent.
+  planMembers: async (p) => (await import('./etcd-plan.js')).planEtcd(p),
+  checkAckedWrites: async (o) =>
+    (await import('./etcd-checker.js')).checkEtcdAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };

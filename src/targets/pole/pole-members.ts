@@ -5,17 +5,7 @@
 import { nodeTunables } from '../../node/node-process-env.js';
 import { parseNodeEventLine } from '../../vocabulary/node-events.js';
 import { traceEveryOf } from '../../topology/trace-sampling.js';
-import { allAtOnce, THIS_CLI, type MemberKind, type MemberPlan, type Placement } from '../member-plan.js';
-
-export const POLE_MEMBERS: MemberKind = {
-  image: 'node',
-  ports: { peer: 7000, client: 7001, http: 7002 },
-  keptPorts: [],
-  stop: 'stdin',
-  startTimeoutMs: 30_000,
-  ownEtcHosts: false,
-  keepsLog: false,
-};
+import { allAtOnce, THIS_CLI, type MemberPlan, type Placement } from '../member-plan.js';
 
 export async function planPoleMembers(p: Placement): Promise<MemberPlan> {
   const t = p.topology;

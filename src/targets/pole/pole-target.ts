@@ -3,9 +3,8 @@
 //
 // The POLE node (src/node/) as a target: `pole-bench node` processes that emit their events as
 // JSON lines, written to through the node's own client, checked by a fence write and reads.
-import { checkAckedWrites } from './pole-checker.js';
 import { connectPoleWriter } from '../../load/write-client.js';
-import { planPoleMembers, POLE_MEMBERS } from './pole-members.js';
+import { POLE_MEMBERS } from './pole-member-kind.js';
 import type { Target } from '../target.js';
 
 export const poleTarget: Target = {
@@ -22,7 +21,14 @@ export const poleTarget: Target = {
   // Every write of the POLE load goes to a fresh path: nothing to prepare.
   prepareWrites: () => Promise.resolve(),
   members: POLE_MEMBERS,
-  planMembers: planPoleMembers,
-  checkAckedWrites: (o) =>
-    checkAckedWrites({ leader: o.leader, nodes: o.nodes, acked: o.acked, runId: o.runId }),
+  // The plan and the final read load when a run needs them: the registry, and with it this
+  // file, is loaded by every command and load agent.
+  planMembers: async (p) => (await import('./pole-members.js')).planPoleMembers(p),
+  checkAckedWrites: async (o) =>
+    (await import('./pole-checker.js')).checkAckedWrites({
+      leader: o.leader,
+      nodes: o.nodes,
+      acked: o.acked,
+      runId: o.runId,
+    }),
 };

@@ -26,30 +26,12 @@
 // ensemble with a leader follows it without a new election).
 import type { NodeId } from '../../vocabulary/names.js';
 import type { Dial } from '../../shaping/shaper.js';
-import type { MemberKind, MemberPlan, Placement } from '../member-plan.js';
+import type { MemberPlan, Placement } from '../member-plan.js';
 import { DEBIAN_ZK_JARS, findZookeeper } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
 import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
 import type { Topology } from '../../topology/topology.js';
 
-/** ZooKeeper's customary ports. */
-export const ZK_MEMBERS: MemberKind = {
-  image: 'zookeeper',
-  ports: { client: 2181, quorum: 2888, election: 3888 },
-  keptPorts: ['quorum', 'election'],
-  // ZooKeeper reads no stdin; it has nothing to flush that fsync did not.
-  stop: 'SIGTERM',
-  // A JVM that has not bound its ports and started its election in this long has failed.
-  startTimeoutMs: 60_000,
-  // Debian's packages (a JRE and ZooKeeper's jars) are all it needs: no privilege.
-  missingHere: () =>
-    findZookeeper().then(
-      () => undefined,
-      (err: Error) => err.message,
-    ),
-  ownEtcHosts: false,
-  keepsLog: true,
-};
 /**
  * How long a relay route keeps a connecting member waiting while the target refuses (a leader
  * that has not bound its learner port yet): ZooKeeper's own LeaderConnector retries a refused

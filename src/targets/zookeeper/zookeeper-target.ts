@@ -4,8 +4,7 @@
 // become the shared events (zk-log-events.ts), loaded by setData on pre-created slots through the
 // harness's own client (client/), and checked by sync + reads on every live member.
 import type { Target } from '../target.js';
-import { checkZkAckedWrites } from './zk-checker.js';
-import { planZkMembers, ZK_MEMBERS } from './zk-members.js';
+import { ZK_MEMBERS } from './zk-member-kind.js';
 import { connectZkWriter, prepareZkSlots } from './zk-write-client.js';
 
 export const zookeeperTarget: Target = {
@@ -22,6 +21,9 @@ export const zookeeperTarget: Target = {
   connect: connectZkWriter,
   prepareWrites: (ep, dir) => prepareZkSlots(ep, dir),
   members: ZK_MEMBERS,
-  planMembers: planZkMembers,
-  checkAckedWrites: (o) => checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),
+  // The plan and the final read load when a run needs them: the registry, and with it this
+  // file, is loaded by every command and load agent.
+  planMembers: async (p) => (await import('./zk-members.js')).planZkMembers(p),
+  checkAckedWrites: async (o) =>
+    (await import('./zk-checker.js')).checkZkAckedWrites({ nodes: o.nodes, acked: o.acked }),
 };

@@ -3,9 +3,9 @@
 // lacks an image or holds an older build of it (the same image id means the same image: load
 // keeps the id). A host's older build, now named by nothing, is removed (its tmpfs is memory).
 import { execa } from 'execa';
-import { imageId } from '../image/base-image.js';
-import { nodeImageTag } from '../image/image-name.js';
-import { targetImageTag } from '../image/target-images.js';
+import { imageId } from '../../../image/base-image.js';
+import { nodeImageTag } from '../../../image/image-name.js';
+import { targetImageTag } from '../../../image/target-images.js';
 import { engineAt } from './dind-host.js';
 import { SwarmError, SwarmInterrupted } from './swarm-error.js';
 import type { SwarmImageKind } from './swarm-plan.js';

@@ -1,13 +1,13 @@
-// The DinD host image of `pole-bench swarm up`: docker/dind (Debian 12's docker.io and a small
+// The DinD host image of `pole-bench swarm up`: dind-image/ (Debian 12's docker.io and a small
 // entrypoint that starts dockerd) FROM the offline Debian base, tagged pole-bench-dind:<version>,
 // built once per base and recipe like the ZooKeeper image. Nothing of pole-bench's code is in it.
 import { join } from 'node:path';
-import { ensureBaseImage, BaseImageError } from './base-image.js';
-import { CommandError } from './docker-cli.js';
-import { daemonAnswers } from './docker-probe.js';
-import { ensureDockerfileImage, type DockerfileImage } from './dockerfile-image.js';
-import { packageInfo } from './image-name.js';
-import { ImageBuildError } from './image-build.js';
+import { ensureBaseImage, BaseImageError } from '../../../image/base-image.js';
+import { CommandError } from '../../../image/docker-cli.js';
+import { daemonAnswers } from '../../../image/docker-probe.js';
+import { ensureDockerfileImage, type DockerfileImage } from '../../../image/dockerfile-image.js';
+import { packageInfo } from '../../../image/image-name.js';
+import { ImageBuildError } from '../../../image/image-build.js';
 
 export const DIND_IMAGE_REPOSITORY = 'pole-bench-dind';
 
@@ -36,7 +36,7 @@ export async function ensureDindImage(
     const base = await ensureBaseImage({ root: pkg.root, offline: true, progress });
     return await ensureDockerfileImage({
       tag: dindImageTag(pkg.version),
-      folder: join(pkg.root, 'docker', 'dind'),
+      folder: join(pkg.root, 'src', 'runtime', 'swarm', 'local', 'dind-image'),
       base,
       what: "Debian's docker.io; once per base",
       progress,

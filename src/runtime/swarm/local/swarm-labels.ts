@@ -1,7 +1,7 @@
 // The labels of the local swarm: on the machine's Docker (host containers and their network: the
 // house's labels, so `pole-bench clean` reaps them, plus `persistent` so a run starting does not)
 // and on the swarm's nodes (the data center each host emulates, what placement constraints name).
-import { DOCKER_LABELS } from '../runtime/docker/docker-labels.js';
+import { DOCKER_LABELS } from '../../docker/docker-labels.js';
 import type { SwarmRole } from './swarm-plan.js';
 
 /** The pole-bench.run value of everything `swarm up` makes (`pole-bench clean` prints it). */

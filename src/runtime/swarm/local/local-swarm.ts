@@ -1,4 +1,4 @@
-// src/swarm/: a real Docker Swarm on this one machine, to try and test the swarm runtime: one
+// src/runtime/swarm/local/: a real Docker Swarm on this one machine, to try and test the swarm runtime: one
 // Docker-in-Docker host per emulated data center, joined into a swarm (`swarm up`, `swarm down`).
 //
 // `swarm up` converges: a whole swarm of the asked shape is kept (its images refreshed), a broken
@@ -8,11 +8,11 @@
 // that says how to reach the manager. `swarm down` removes all of that, and is a no-op when
 // nothing is there.
 import { mkdirSync } from 'node:fs';
-import { ensureDindImage } from '../image/dind-image.js';
-import { daemonAnswers } from '../image/docker-probe.js';
-import { ImageBuildError } from '../image/image-build.js';
-import { packageInfo } from '../image/image-name.js';
-import { InputError } from '../util/input-error.js';
+import { ensureDindImage } from './dind-image.js';
+import { daemonAnswers } from '../../../image/docker-probe.js';
+import { ImageBuildError } from '../../../image/image-build.js';
+import { packageInfo } from '../../../image/image-name.js';
+import { InputError } from '../../../util/input-error.js';
 import {
   createSwarmNetwork,
   engineAt,

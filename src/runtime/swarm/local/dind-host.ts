@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
-import { CommandError, docker, dockerMaybe } from '../image/docker-cli.js';
+import { CommandError, docker, dockerMaybe } from '../../../image/docker-cli.js';
 import { SwarmError, SwarmInterrupted } from './swarm-error.js';
 import {
   DC_LABEL,
@@ -21,7 +21,7 @@ import { socketPath } from './swarm-state.js';
 
 /** The user-defined bridge the hosts talk over (swarm control 2377, gossip 7946, VXLAN 4789). */
 export const SWARM_NETWORK = 'pole-bench-swarm';
-/** Where the host's dockerd makes the API socket the machine sees (docker/dind/dind-entrypoint.sh). */
+/** Where the host's dockerd makes the API socket the machine sees (dind-image/dind-entrypoint.sh). */
 const SOCKET_MOUNT = '/run/pole-bench-dind';
 
 /** A docker CLI call that ends when SIGNAL aborts, and says so rather than as a failed command. */

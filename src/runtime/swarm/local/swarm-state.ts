@@ -10,8 +10,8 @@ import { chmodSync, mkdirSync, renameSync, rmdirSync, rmSync, statSync, writeFil
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../util/input-error.js';
-import { loadValidatedFile } from '../util/load-validated.js';
+import { InputError } from '../../../util/input-error.js';
+import { loadValidatedFile } from '../../../util/load-validated.js';
 import { SwarmInputError } from './swarm-plan.js';
 
 /** The environment variable that moves the state directory (tests, several users on one machine). */

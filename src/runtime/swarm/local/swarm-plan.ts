@@ -1,7 +1,8 @@
 // What `pole-bench swarm up` is asked for, checked and laid out before anything starts: how many
 // hosts, which data center each emulates, which one is the manager, and which images go into them.
 // Pure: no Docker, no files (the topology's data centers are read by the caller).
-import { CONTAINER_IMAGES, type ContainerImage } from '../vocabulary/names.js';
+import type { ContainerImage } from '../../../vocabulary/names.js';
+import { targetImages } from '../../../targets/registry.js';
 
 /** Bad input to `swarm up`: names the flag; the CLI exits 2. */
 export class SwarmInputError extends Error {
@@ -16,8 +17,12 @@ export class SwarmInputError extends Error {
 }
 
 /** Images of pole-bench's own that `swarm up` loads into every host (when built here). */
-export const SWARM_IMAGE_KINDS = CONTAINER_IMAGES;
 export type SwarmImageKind = ContainerImage;
+
+/** The images a swarm's hosts can be given: the node image and every target's own. */
+export function swarmImageKinds(): SwarmImageKind[] {
+  return ['node', ...targetImages().map((i) => i.target)];
+}
 
 export type SwarmRole = 'manager' | 'worker';
 
@@ -49,7 +54,7 @@ export interface SwarmUpInput {
   readonly dcs?: string;
   /** The data centers of --topology's file, in its order, when given. */
   readonly topologyDcs?: readonly string[];
-  /** --images as typed: a comma-separated list of SWARM_IMAGE_KINDS, or `none`. */
+  /** --images as typed: a comma-separated list of swarmImageKinds(), or `none`. */
   readonly images?: string;
   /** --mono-shift as typed: `dc=seconds`, comma-separated. */
   readonly monoShift?: string;
@@ -175,20 +180,21 @@ function checkDcs(flag: string, names: string[]): string[] {
 }
 
 export function parseImages(text: string | undefined): SwarmImageKind[] {
-  if (text === undefined) return [...SWARM_IMAGE_KINDS];
+  const all = swarmImageKinds();
+  if (text === undefined) return all;
   const trimmed = text.trim();
   if (trimmed === 'none') return [];
   const kinds = trimmed.split(',').map((s) => s.trim());
-  const known = new Set<string>(SWARM_IMAGE_KINDS);
+  const known = new Set<string>(all);
   for (const k of kinds) {
     if (!known.has(k)) {
       throw new SwarmInputError(
         '--images',
-        `unknown image "${k}": expected a comma-separated list of ${SWARM_IMAGE_KINDS.join(', ')}, or none`,
+        `unknown image "${k}": expected a comma-separated list of ${all.join(', ')}, or none`,
       );
     }
   }
-  return SWARM_IMAGE_KINDS.filter((k) => kinds.includes(k));
+  return all.filter((k) => kinds.includes(k));
 }
 
 /** Whether an existing swarm has the shape a plan asks for (same hosts, same data centers). */
