@@ -4,7 +4,7 @@
 // checks that the heartbeats did run: every node's RTT_i must list every other node.
 import { processCpuTicks, USER_HZ } from '../measure/proc-cpu.js';
 import type { NodeId } from '../vocabulary/names.js';
-import { ProcessCluster } from '../runtime/process/process-cluster.js';
+import { ProcessCluster } from './process-cluster.js';
 import { getJson } from '../util/http-json.js';
 
 export interface HeartbeatBenchOptions {

@@ -6,7 +6,7 @@
 import { AgentProcess } from '../load/agent-process.js';
 import { processCpuTicks, USER_HZ } from '../measure/proc-cpu.js';
 import type { Arrival } from '../load/open-loop-schedule.js';
-import { ProcessCluster } from '../runtime/process/process-cluster.js';
+import { ProcessCluster } from './process-cluster.js';
 
 export interface LoadBenchOptions {
   readonly rates: readonly number[];

@@ -14,7 +14,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { NodeId } from '../vocabulary/names.js';
 import { compareZxid, type Zxid } from '../vocabulary/zxid.js';
 import { EndpointPool, writeWithRetry } from '../load/retrying-writer.js';
-import { ProcessCluster } from '../runtime/process/process-cluster.js';
+import { ProcessCluster } from './process-cluster.js';
 import { processResources } from '../measure/resource-sampler.js';
 import { CpuSampler, type CpuProcess, type CpuReport } from '../measure/cpu-sampler.js';
 import type { ClusterEvent } from '../vocabulary/node-events.js';

@@ -66,6 +66,29 @@ export interface MemberShapePlan {
   readonly retryConnectMs?: number;
 }
 
+/** The run's settings a placement carries whatever the runtime: what the members are planned with. */
+export interface RunSettings {
+  readonly seed: number;
+  /** Default: true. */
+  readonly fsync?: boolean;
+  readonly oracle?: string;
+  readonly targetOption?: string;
+}
+
+/** The part of every placement that comes from the run, not from where the members are. */
+export function runPlacement(
+  t: Topology,
+  o: RunSettings,
+): Pick<Placement, 'topology' | 'seed' | 'fsync' | 'oracle' | 'targetOption'> {
+  return {
+    topology: t,
+    seed: o.seed,
+    fsync: o.fsync ?? true,
+    ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
+    ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
+  };
+}
+
 /** Where a runtime puts a target's members: what the target plans them from. */
 export interface Placement {
   readonly topology: Topology;

@@ -11,7 +11,7 @@ import { LAN_TIMERS } from '../../src/bench/node-bench.js';
 import { PoleClient } from '../../src/node/net/client.js';
 import { AgentProcess } from '../../src/load/agent-process.js';
 import type { DoneMessage, IntervalMessage, LoadSpec } from '../../src/load/agent-protocol.js';
-import { ProcessCluster } from '../../src/runtime/process/process-cluster.js';
+import { ProcessCluster } from '../../src/bench/process-cluster.js';
 
 const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
 const RATE = 300;

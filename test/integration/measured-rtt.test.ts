@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { getJson } from '../../src/util/http-json.js';
-import { ProcessCluster } from '../../src/runtime/process/process-cluster.js';
+import { ProcessCluster } from '../../src/bench/process-cluster.js';
 import { DelayRelay } from '../../src/shaping/relay/delay-relay.js';
 import { startEchoServer, type EchoServer } from '../../src/shaping/relay/echo-server.js';
 import { measureRtt } from '../../src/shaping/relay/rtt-probe.js';

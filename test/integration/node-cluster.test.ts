@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { compareZxid, type Zxid } from '../../src/vocabulary/zxid.js';
 import { PoleClient } from '../../src/node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../src/load/retrying-writer.js';
-import { ProcessCluster } from '../../src/runtime/process/process-cluster.js';
+import { ProcessCluster } from '../../src/bench/process-cluster.js';
 
 // initLimit 50 ticks (1 s): how long the others wait to hear the initial leader before electing without it;
 // at 200 ms p3 won once in a CI run, on a machine still busy from the Docker tests just before.

@@ -180,6 +180,11 @@ test('bad input exits 2 naming the flag', async () => {
   assert.equal(j.code, 2, j.stdout);
   const err = (JSON.parse(j.stdout) as { error: { message: string } }).error;
   assert.match(err.message, /--kill-at/);
+  // A runtime's own option for another runtime: refused before anything is probed or started.
+  const p = await run(['run', TOPOLOGY, '--runtime', 'process', '--place', 'tud=node1']);
+  assert.equal(p.code, 2, p.stderr);
+  const said = p.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
+  assert.match(said, /--place: is the swarm runtime's own option and needs --runtime swarm, not process/);
 });
 
 test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is left behind', async () => {

@@ -36,7 +36,14 @@ import type { Runtime } from '../runtime.js';
 import type { Address, ContainerImage, ShapingChoice } from '../../vocabulary/names.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Target } from '../../targets/target.js';
-import type { MemberKind, MemberShapePlan, Placement, PlannedMember } from '../../targets/member-plan.js';
+import {
+  runPlacement,
+  type MemberKind,
+  type MemberShapePlan,
+  type Placement,
+  type PlannedMember,
+  type RunSettings,
+} from '../../targets/member-plan.js';
 import type { Dial } from '../../shaping/shaper.js';
 import { containerArgv, containerEnv, prepareLines } from '../container-command.js';
 import { startPlan, startedOver } from '../start-order.js';
@@ -95,22 +102,14 @@ interface Slot {
  */
 export function dockerPlacement(
   t: Topology,
-  o: {
-    seed: number;
-    fsync: boolean;
-    oracle?: string;
-    targetOption?: string;
+  o: RunSettings & {
     kind: MemberKind;
     addresses: ReadonlyMap<NodeId, string>;
     shape: Placement['shape'];
   },
 ): Placement {
   return {
-    topology: t,
-    seed: o.seed,
-    fsync: o.fsync,
-    ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
-    ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
+    ...runPlacement(t, o),
     onThisMachine: false,
     portsOf: () => o.kind.ports,
     bindHost: '0.0.0.0',
@@ -237,10 +236,7 @@ export class DockerRuntime implements Runtime {
     const pairs = pairAddressPlan(t, subnet);
     const kind = this.target.members;
     const placement = dockerPlacement(t, {
-      seed: this.opts.seed,
-      fsync: this.opts.fsync ?? true,
-      ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.targetOption !== undefined ? { targetOption: this.opts.targetOption } : {}),
+      ...this.opts,
       kind,
       addresses,
       shape: (members, p) => this.shape(members, p, { gateway, addresses, pairs }),

@@ -13,6 +13,7 @@ import type { Dial, ShapePlan } from '../../shaping/shaper.js';
 import type { RelayedNode } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 import {
+  runPlacement,
   THIS_CLI,
   type MemberKind,
   type MemberPlan,
@@ -77,11 +78,7 @@ export async function startPlannedProcesses(
   try {
     const ports = await portsOnLoopback(t, kind);
     const placement: Placement = {
-      topology: t,
-      seed: o.seed,
-      fsync: o.fsync,
-      ...(o.oracle !== undefined ? { oracle: o.oracle } : {}),
-      ...(o.targetOption !== undefined ? { targetOption: o.targetOption } : {}),
+      ...runPlacement(t, o),
       onThisMachine: true,
       portsOf: (id) => known(ports, id),
       bindHost: HOST,

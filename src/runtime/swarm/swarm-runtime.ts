@@ -34,7 +34,12 @@ import type { Shaper } from '../../shaping/shaper.js';
 import type { Topology } from '../../topology/topology.js';
 import { poleTarget } from '../../targets/pole/pole-target.js';
 import type { Target } from '../../targets/target.js';
-import type { MemberKind, MemberPlan, PlannedMember } from '../../targets/member-plan.js';
+import {
+  runPlacement,
+  type MemberKind,
+  type MemberPlan,
+  type PlannedMember,
+} from '../../targets/member-plan.js';
 import { containerArgv, containerEnv } from '../container-command.js';
 import { byIndexPorts } from '../member-ports.js';
 import { startPlan, startedOver } from '../start-order.js';
@@ -302,11 +307,7 @@ export class SwarmRuntime implements Runtime {
     const kind = this.target.members;
     const portsOf = byIndexPorts(t, kind);
     const plan = await this.target.planMembers({
-      topology: t,
-      seed: this.opts.seed,
-      fsync: this.opts.fsync ?? true,
-      ...(this.opts.oracle !== undefined ? { oracle: this.opts.oracle } : {}),
-      ...(this.opts.targetOption !== undefined ? { targetOption: this.opts.targetOption } : {}),
+      ...runPlacement(t, this.opts),
       onThisMachine: false,
       portsOf,
       bindHost: '0.0.0.0',

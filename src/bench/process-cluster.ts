@@ -1,16 +1,18 @@
-// A cluster of real `pole-bench node` processes on loopback: writes their configs, starts them,
-// reads their event streams, kills and restarts them, and removes everything on stop(). Used by
-// the node benchmark and the integration tests (and, behind the Runtime interface, by runs).
+// A cluster of real `pole-bench node` processes on loopback, for the node's own benchmarks and
+// tests: writes their configs from the node's own knobs (timers, resign, sync limits: what a
+// topology does not expose), starts them, reads their event streams, kills and restarts them, and
+// removes everything on stop(). Runs plan their POLE members from the topology instead
+// (targets/pole/pole-members.ts) and start them on a runtime.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NodeId } from '../../vocabulary/names.js';
-import { freePorts } from '../../util/free-port.js';
-import { childNodeArgs } from '../../util/child-node-args.js';
-import { nodeProcessEnv } from '../../node/node-process-env.js';
-import { MemberProcesses, type ProcessMembers } from './member-processes.js';
-import { parseNodeEventLine, type ClusterEvent } from '../../vocabulary/node-events.js';
+import type { NodeId } from '../vocabulary/names.js';
+import { freePorts } from '../util/free-port.js';
+import { childNodeArgs } from '../util/child-node-args.js';
+import { nodeProcessEnv } from '../node/node-process-env.js';
+import { MemberProcesses, type ProcessMembers } from '../runtime/process/member-processes.js';
+import { parseNodeEventLine, type ClusterEvent } from '../vocabulary/node-events.js';
 
 export interface ProcessClusterOptions {
   /** How many nodes (named p1, p2, …) or the members themselves. */
@@ -61,9 +63,9 @@ interface NodeSlot {
   readonly configFile: string;
 }
 
-const RUN_JS = fileURLToPath(new URL('../../../../bin/run.js', import.meta.url));
+const RUN_JS = fileURLToPath(new URL('../../../bin/run.js', import.meta.url));
 
-/** The POLE target's members on this machine (ProcessMembers), and the benches' and tests' cluster. */
+/** The benches' and tests' cluster of POLE nodes, with the members' controls runs use too (ProcessMembers). */
 export class ProcessCluster implements ProcessMembers {
   private constructor(
     readonly dir: string,
