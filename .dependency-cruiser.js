@@ -12,6 +12,7 @@
 //                   (result-schema.ts); the threshold language over it (thresholds.ts)
 //    3. node        the POLE node (core, log, net, sim, trace): vocabulary and util only
 //    4. topology    topology files and what they resolve to, the latency model
+//       check       the safety checkers over a history (linearizability per key): pure
 //    5. shaping     how delay gets between data centers (relay, netem)
 //       image       how images are built (each target's recipe is in its folder)
 //    6. load        the load agents and the write clients
@@ -39,7 +40,7 @@ const LAYERS = [
   ['util'],
   ['vocabulary'],
   ['node'],
-  ['topology'],
+  ['topology', 'check'],
   ['shaping', 'image'],
   ['load'],
   ['measure', 'targets'],
