@@ -25,6 +25,12 @@ export interface GenerateOptions {
   readonly inDoubt?: number;
   /** Keys given a violation (default 0). */
   readonly violations?: number;
+  /**
+   * Write values drawn from 0..values-1, as Jepsen's register workload does (so several writes
+   * write the same value, and only the search can decide); default: every write its own value.
+   * A violation planted is then a read of a value out of that range.
+   */
+  readonly values?: number;
 }
 
 interface GenOp {
@@ -58,7 +64,7 @@ export function generateHistory(o: GenerateOptions): GeneratedHistory {
       process: `p${p}.${generation[p]}`,
       key: `k${rnd.int(0, o.keys - 1)}`,
       f: write ? 'write' : 'read',
-      value: write ? `v${i}` : null,
+      value: write ? (o.values === undefined ? `v${i}` : String(rnd.int(0, o.values - 1))) : null,
       output: null,
       call,
       ret,
@@ -78,7 +84,7 @@ export function generateHistory(o: GenerateOptions): GeneratedHistory {
       if (op.f === 'write') value = op.value;
       else op.output = value;
   }
-  const planted = plant(byKey, o.violations ?? 0, rnd);
+  const planted = plant(byKey, o.violations ?? 0, rnd, o.values === undefined);
   return { events: toEvents(ops), planted };
 }
 
@@ -86,7 +92,12 @@ export function generateHistory(o: GenerateOptions): GeneratedHistory {
  * Violations in `count` keys: a read of a value overwritten before the read began (stale), where
  * a key has one, else a read of a value nobody wrote (ghost).
  */
-function plant(byKey: Map<string, GenOp[]>, count: number, rnd: Random): Map<string, PlantedKind> {
+function plant(
+  byKey: Map<string, GenOp[]>,
+  count: number,
+  rnd: Random,
+  unique: boolean,
+): Map<string, PlantedKind> {
   const planted = new Map<string, PlantedKind>();
   const keys = [...byKey.keys()];
   for (let tries = 0; planted.size < Math.min(count, keys.length) && tries < 100 * count; tries++) {
@@ -99,12 +110,12 @@ function plant(byKey: Map<string, GenOp[]>, count: number, rnd: Random): Map<str
     const done = list.filter((x) => x.f === 'write' && !x.info && x.ret < r.call);
     // Two writes, the first done before the second began, both before the read: the first's
     // value can no longer be read.
-    const stale = done.find((w1) => done.some((w2) => w1.ret < w2.call) && w1.value !== r.output);
+    const stale = unique && done.find((w1) => done.some((w2) => w1.ret < w2.call) && w1.value !== r.output);
     if (stale) {
       r.output = stale.value;
       planted.set(key, 'stale-read');
     } else {
-      r.output = `never-written-${key}`;
+      r.output = unique ? `never-written-${key}` : '-1';
       planted.set(key, 'ghost-read');
     }
   }
@@ -128,4 +139,30 @@ function toEvents(ops: readonly GenOp[]): HistoryEvent[] {
   // A process's completion before its next invoke at the same instant.
   events.sort((a, b) => a.time - b.time || a.order - b.order);
   return events.map(({ order: _order, ...e }) => e);
+}
+
+/**
+ * A history as Jepsen writes history.edn: one map per line, processes numbered, values as EDN
+ * numbers where they are numbers, times in nanoseconds; each key a file of its own is how Jepsen
+ * keeps single-register histories (`keyed`: the key in the value as [key value], as
+ * jepsen.independent does).
+ */
+export function toEdn(events: readonly HistoryEvent[], keyed = false): string {
+  const processes = new Map<string, number>();
+  const num = (p: string): number => processes.get(p) ?? processes.set(p, processes.size).get(p)!;
+  const scalar = (v: RegisterValue): string =>
+    v === null ? 'nil' : /^-?\d+$/.test(v) ? v : JSON.stringify(v);
+  const value = (e: HistoryEvent): string => {
+    const v = Array.isArray(e.value)
+      ? `[${scalar(e.value[0] as RegisterValue)} ${scalar(e.value[1] as RegisterValue)}]`
+      : scalar(e.value as RegisterValue);
+    return keyed ? `[${JSON.stringify(e.key)} ${v}]` : v;
+  };
+  return events
+    .map(
+      (e, i) =>
+        `{:type :${e.type}, :f :${e.f}, :value ${value(e)}, :process ${num(e.process)}, :time ${Math.round(e.time * 1e6)}, :index ${i}}`,
+    )
+    .join('\n')
+    .concat('\n');
 }

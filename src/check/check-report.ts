@@ -1,0 +1,57 @@
+// A history check as `pole-bench check` prints it: per file, the keys by verdict; per violated key,
+// its shortest counterexample, each operation with its line, and drawn on a small timeline (one
+// row an operation, from its invoke to its completion: `>` where it never completed).
+import type { HistoryCheck } from './check-history.js';
+import type { Op } from './history-ops.js';
+
+const WIDTH = 40;
+
+export function formatCheck(file: string, format: string, c: HistoryCheck): string {
+  const lines = [
+    `${file} (${format}, ${c.model}): ${c.ops} ops, ${c.keys} key${c.keys === 1 ? '' : 's'}: ` +
+      `${c.ok} linearizable, ${c.violated} violated, ${c.unknown} unknown (${c.seconds.toFixed(2)} s)`,
+  ];
+  for (const p of c.problems) {
+    const name = p.key === '' ? 'the register' : `key ${p.key}`;
+    if (p.verdict === 'unknown') {
+      lines.push(`  ${name}: unknown: the time ran out after ${p.steps} steps over ${p.ops} ops`);
+      continue;
+    }
+    const cx = p.counterexample!;
+    lines.push(
+      `  ${name}: violated; ${cx.minimal ? 'the shortest' : 'a'} stretch of ${cx.ops.length} of its ${p.ops} ops that shows it:`,
+      ...drawn(cx.ops),
+    );
+  }
+  return lines.join('\n');
+}
+
+/** What an operation did, as a person reads it. */
+export function described(o: Op): string {
+  if (o.f === 'read') return `read → ${o.output ?? 'nil'}`;
+  if (o.f === 'write') return `write ${String(o.input ?? 'nil')}`;
+  const [from, to] = o.input as readonly [string | null, string | null];
+  return `cas ${from ?? 'nil'} → ${to ?? 'nil'}`;
+}
+
+function drawn(ops: readonly Op[]): string[] {
+  const from = Math.min(...ops.map((o) => o.call));
+  const finite = ops.map((o) => (o.ret === Infinity ? o.call : o.ret));
+  const to = Math.max(...finite, ...ops.map((o) => o.call));
+  const scale = (t: number): number => (to > from ? Math.round(((t - from) / (to - from)) * (WIDTH - 1)) : 0);
+  const label = (o: Op): string =>
+    `line ${o.line}  p ${o.process}  ${described(o)}${o.status === 'info' ? ' (info)' : ''}`;
+  const width = Math.max(...ops.map((o) => label(o).length));
+  return ops.map((o) => {
+    const a = scale(o.call);
+    const b = o.ret === Infinity ? WIDTH - 1 : scale(o.ret);
+    const bar =
+      ' '.repeat(a) +
+      (o.ret === Infinity
+        ? '├' + '─'.repeat(Math.max(0, b - a - 1)) + '>'
+        : b > a
+          ? '├' + '─'.repeat(b - a - 1) + '┤'
+          : '│');
+    return `    ${label(o).padEnd(width)}  ${bar}`;
+  });
+}
