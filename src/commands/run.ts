@@ -72,6 +72,10 @@ export default class Run extends CliCommand {
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
+    reads: Flags.string({
+      description:
+        "the share of operations that are reads of other data centers' keys, e.g. 0.2: every operation into history.jsonl, checked for linearizability against what the target promises",
+    }),
     preload: Flags.string({
       description: 'state written before the load, e.g. 50MB (the POLE node; replaces scenario.preload)',
     }),
@@ -201,7 +205,12 @@ export default class Run extends CliCommand {
     try {
       const injected = process.env[INJECT_VIOLATION_ENV];
       const result = injected ? withInjectedViolation(ran.result, injected) : ran.result;
-      const files = await writeRunOutputs(out, { result, intervals: ran.intervals, events: ran.events });
+      const files = await writeRunOutputs(out, {
+        result,
+        intervals: ran.intervals,
+        events: ran.events,
+        ...(ran.history ? { history: ran.history } : {}),
+      });
       if (!quiet) this.log(`\n${verdictLine(result)}\nreport: ${files.report}`);
       process.exitCode = exitCodeFor(result.verdict);
       return result;
@@ -244,6 +253,7 @@ function topologyOverrides(flags: RunFlags): Parameters<typeof loadTopologyForRu
     ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
     ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
+    ...(flags.reads !== undefined ? { reads: parseReads(flags.reads) } : {}),
     ...(flags.size !== undefined ? { size: flags.size } : {}),
     ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
     ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
@@ -382,4 +392,15 @@ function targetOptionOf(topology: Topology, flags: RunFlags): string | undefined
     value = v;
   }
   return value;
+}
+
+/** --reads as a share, 0 to 1; anything else is bad input (exit 2). */
+function parseReads(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InputError({
+      file: '--reads',
+      problem: `expected a share from 0 to 1, e.g. 0.2, got ${JSON.stringify(value)}`,
+    });
+  return n;
 }

@@ -90,6 +90,14 @@ export const startMessageSchema = z.object({
   traceEvery: z.number().int().positive().optional(),
   /** The client protocol of the target under load (default: the POLE node's). */
   protocol: z.enum(TARGET_NAMES).optional(),
+  /**
+   * The share of operations that are reads (default 0: writes only). With reads, every operation
+   * goes into the history (`done.history`) and each write's bytes begin with its tag, the value a
+   * read of it returns; `keys` must be given.
+   */
+  reads: z.number().min(0).max(1).optional(),
+  /** The data centers whose keys the reads read (default: this one's). */
+  readFrom: z.array(z.string().min(1)).optional(),
 });
 
 export const phaseMessageSchema = z.object({
@@ -225,6 +233,14 @@ export const doneMessageSchema = z.object({
    * nodes' trace stamps share).
    */
   traces: z.array(z.tuple([count, z.string(), z.number(), z.number(), z.number()])).default([]),
+  /**
+   * With reads (LoadSpec.reads), every operation: [id, f (r, w), key, invoked, completed or
+   * null (in doubt), value], wall ms; a write's value is its tag, a read's what it returned
+   * (null: nothing written there).
+   */
+  history: z
+    .array(z.tuple([z.string(), z.enum(['r', 'w']), z.string(), ms, ms.nullable(), z.string().nullable()]))
+    .optional(),
 });
 
 export const errorMessageSchema = z.object({ v, type: z.literal('error'), message: z.string() });

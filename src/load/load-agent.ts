@@ -108,6 +108,12 @@ export class LoadAgent {
   /** The traced writes (latency anatomy) acknowledged at the first attempt. */
   private readonly traces: AgentTrace[] = [];
   private readonly flights: WriteFlights;
+  /** With reads: every operation, as `done.history` carries it. */
+  private readonly history: HistoryRow[] | undefined;
+  private readonly ops: Random;
+  private readonly reads: number;
+  private readonly readsInFlight = new Set<Promise<void>>();
+  private readSeq = 0;
 
   private schedule: OpenLoopSchedule | undefined;
   private originMs = 0;
@@ -146,11 +152,22 @@ export class LoadAgent {
     this.bytes = new Uint8Array(spec.size + 4096);
     for (let i = 0; i < this.bytes.length; i++) this.bytes[i] = Math.floor(this.byteRandom.next() * 256);
     this.phases = [{ at: -Infinity, name: spec.phase ?? 'warmup' }];
+    this.reads = spec.reads ?? 0;
+    this.ops = new Random(spec.seed ^ 0x1b873593);
+    if (this.reads > 0 && spec.keys === undefined)
+      throw new Error('reads need keys: the keys written over and over');
+    if (
+      this.reads > 0 &&
+      `${writeTag(`${spec.clientIdPrefix}-${spec.dc}`, Number.MAX_SAFE_INTEGER)}\n`.length > spec.size
+    )
+      throw new Error(`${spec.size} bytes per write cannot carry a write's tag, which reads return`);
+    this.history = this.reads > 0 ? [] : undefined;
     this.flights = new WriteFlights({
       pool: this.pool,
       clientId: this.clientId,
       pathOf: this.pathOf,
-      dataOf: (f) => this.bytes.subarray(f.dataOffset, f.dataOffset + spec.size),
+      dataOf: (f) =>
+        this.history ? this.taggedData(f) : this.bytes.subarray(f.dataOffset, f.dataOffset + spec.size),
       onSettled: (f, outcome, now) => this.complete(f, outcome, now),
       now: mono,
     });
@@ -158,6 +175,17 @@ export class LoadAgent {
 
   private readonly pathOf = (seq: number): string =>
     `${this.spec.pathPrefix}/${this.spec.dc}/${this.spec.keys !== undefined ? seq % this.spec.keys : seq}`;
+
+  /**
+   * A write's bytes where reads read them: its tag (the value a read of it returns: unique in the
+   * run) and a newline, then the random bytes.
+   */
+  private taggedData(f: Flight): Uint8Array {
+    const data = Buffer.allocUnsafe(this.spec.size);
+    const n = data.write(`${writeTag(this.clientId, f.seq)}\n`, 'latin1');
+    data.set(this.bytes.subarray(f.dataOffset, f.dataOffset + this.spec.size - n), n);
+    return data;
+  }
 
   /** Writes in flight right now. */
   get writesInFlight(): number {
@@ -264,6 +292,7 @@ export class LoadAgent {
   }
 
   private issue(intended: number, now: number): void {
+    if (this.reads > 0 && this.ops.chance(this.reads)) return this.issueRead(now);
     this.seq += 1;
     this.totals.attempted += 1;
     if (this.flights.size >= this.maxInFlight) {
@@ -289,8 +318,51 @@ export class LoadAgent {
     );
   }
 
+  /**
+   * A read of a key of a data center read from, on a server picked as a write's is: into the
+   * history only (the latency figures are the writes'). One attempt; one that fails or outlives
+   * the request timeout is in doubt, which for a read constrains nothing.
+   */
+  private issueRead(now: number): void {
+    const s = this.spec;
+    const from = s.readFrom && s.readFrom.length > 0 ? s.readFrom : [s.dc];
+    const dc = from[Math.floor(this.ops.next() * from.length)]!;
+    const key = `${s.pathPrefix}/${dc}/${Math.floor(this.ops.next() * s.keys!)}`;
+    const id = `${s.dc}-r${++this.readSeq}`;
+    const server = this.pool.route(Math.floor(this.pick.next() * this.pool.size));
+    const invoked = wall(now);
+    let timer: NodeJS.Timeout | undefined;
+    const done = Promise.race([
+      this.pool.client(server).then((c) => c.read(key)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('TIMEOUT')), s.requestTimeoutMs);
+      }),
+    ])
+      .then(
+        (r) => {
+          this.history!.push([id, 'r', key, invoked, wall(mono()), r === undefined ? null : tagOf(r.data)]);
+        },
+        () => {
+          this.history!.push([id, 'r', key, invoked, null, null]);
+        },
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.readsInFlight.delete(done);
+      });
+    this.readsInFlight.add(done);
+  }
+
   private complete(f: Flight, o: FlightOutcome, now: number): void {
     this.totals.retries += f.attempts - 1;
+    this.history?.push([
+      `${this.spec.dc}-w${f.seq}`,
+      'w',
+      this.pathOf(f.seq),
+      wall(f.sentAt),
+      o.ok ? wall(now) : null,
+      writeTag(this.clientId, f.seq),
+    ]);
     const phase = this.phaseOf(f.intended, now);
     const rec = this.recordersOf(phase);
     if (o.ok) {
@@ -340,6 +412,8 @@ export class LoadAgent {
 
   /** Waits for the writes in flight; each ends by its deadline, and this is bounded beyond it. */
   private async drain(): Promise<void> {
+    // Each read ends by its own timeout.
+    await Promise.allSettled([...this.readsInFlight]);
     if (this.flights.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const allDone = new Promise<void>((resolve) => (this.drained = resolve));
@@ -450,6 +524,7 @@ export class LoadAgent {
       acked: this.acks.toList(this.pathOf),
       clientId: this.clientId,
       traces: this.traces,
+      ...(this.history ? { history: this.history } : {}),
     };
   }
 
@@ -471,4 +546,26 @@ function round3(v: number): number {
 
 function round2(v: number): number {
   return Math.round(v * 100) / 100;
+}
+
+/** One row of `done.history` (agent-protocol.ts). */
+type HistoryRow = [string, 'r' | 'w', string, number, number | null, string | null];
+
+/** A write's tag: what a read of it returns. */
+export function writeTag(clientId: string, seq: number): string {
+  return `${clientId}:${seq}`;
+}
+
+const TAG = /^[A-Za-z0-9._-]+:\d+$/;
+
+/**
+ * The value a read returned: the tag its bytes begin with; nothing (an empty slot made before the
+ * load) is null; bytes with no tag are named as such, a value no write of the history wrote.
+ */
+export function tagOf(data: Uint8Array): string | null {
+  if (data.length === 0) return null;
+  const head = Buffer.from(data.buffer, data.byteOffset, Math.min(data.length, 96)).toString('latin1');
+  const end = head.indexOf('\n');
+  const tag = end < 0 ? '' : head.slice(0, end);
+  return TAG.test(tag) ? tag : `untagged:${Buffer.from(data.subarray(0, 8)).toString('hex')}`;
 }

@@ -16,6 +16,12 @@ export interface WriteIds {
 export interface WriteClient {
   /** One write of `data` for the logical path `path` (`${prefix}/${requestId}`). */
   write(path: string, data: Uint8Array, ids: WriteIds): Promise<{ zxid: Zxid }>;
+  /**
+   * The value of the logical path `path` on the server this client speaks to, by the target's
+   * ordinary read path (what its clients get without asking for more); undefined where nothing
+   * was written there.
+   */
+  read(path: string): Promise<{ readonly data: Uint8Array } | undefined>;
   close(): Promise<void>;
 }
 

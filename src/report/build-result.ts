@@ -19,7 +19,14 @@ import { latencyWindows } from './latency-windows.js';
 import { modelColumns, type ModelSpan, type ModelSpans } from './model-columns.js';
 import { meanOneWayOver } from './cluster-as-it-stands.js';
 import { recoveryFigures } from './recovery-figures.js';
-import { LOST_LISTED_MAX, verdictFor, type Environment, type PreloadInfo, type RunResult } from './result.js';
+import {
+  LOST_LISTED_MAX,
+  verdictFor,
+  type Environment,
+  type PreloadInfo,
+  type RunResult,
+  type SafetyResult,
+} from './result.js';
 import { RESULT_SCHEMA_ID } from '../vocabulary/result-schema.js';
 import { lostKeyCount, type FaultMark, type FinalRead, type PairReadings } from '../vocabulary/names.js';
 import { selfCheck, type CheckedResult } from './self-check.js';
@@ -70,6 +77,8 @@ export interface CollectedRun {
   readonly preloaded: PreloadInfo | null;
   /** Other hosts' clocks (null: every stamp came from the harness's host). */
   readonly clocks?: ClockReport | null;
+  /** The history's check, where the run had reads. */
+  readonly safety?: SafetyResult;
 }
 
 /** What the run was: the topology and the command line's choices, and where it ran. */
@@ -136,13 +145,18 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     links: linkRtts(t, x.links),
     linkReadings: x.linkReadings ?? null,
     ...(x.clocks ? { clocks: x.clocks } : {}),
+    ...(x.safety ? { safety: x.safety } : {}),
     writes: writesOf(x, dones),
     load: loadOf(t, dones),
     timeline: timeline(x.intervals, x.loadStart, x.faults, t.scenario.durationMs),
     environment: withTunablesSeen(s.environment, nodeTunablesSeen(ev)),
   };
   // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
-  const all = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...s.thresholds];
+  const all = [
+    ...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'),
+    ...s.thresholds,
+    ...promisedThresholds(x.safety),
+  ];
   const partial = { ...checked, selfCheck: selfCheck(checked) };
   const thresholds = evaluateThresholds(all, partial);
   const trust = {
@@ -405,4 +419,14 @@ function failedCodes(dones: readonly DoneMessage[]): Record<string, number> {
   for (const d of dones)
     for (const [code, n] of Object.entries(d.totals.failedCodes ?? {})) out[code] = (out[code] ?? 0) + n;
   return out;
+}
+
+/**
+ * What the target promised of its reads, held as thresholds every such run has: no key violated
+ * under a model it promises, none left undecided (the check ran out of time: the promise was then
+ * not shown to hold).
+ */
+function promisedThresholds(safety: SafetyResult | undefined): Threshold[] {
+  if (!safety?.models.some((m) => m.promised)) return [];
+  return parseThresholds(['safety.broken == 0', 'safety.undecided == 0'], 'the target’s promise');
 }

@@ -1,6 +1,7 @@
 // report.md: a run's result for people. Sections in a fixed order (verdict, set-up, links, clocks, leaders,
 // recovery, snapshots, elections, latency, timeline, charts, writes, self-check, resources, thresholds, environment), each rendered from result.json
 // alone, so a stored result can be re-rendered later. Pure: no clock, no files.
+import { safetySection } from './safety-section.js';
 import { targetNamed } from '../targets/registry.js';
 import {
   NONE,
@@ -67,6 +68,7 @@ export function renderReport(result: RunResult, charts: readonly ChartFile[] = [
     timeline(result),
     chartsSection(charts),
     writes(result),
+    safetySection(result),
     selfCheck(result),
     crossChecks(result),
     resources(result),

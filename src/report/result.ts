@@ -355,6 +355,42 @@ export interface Timeline {
   readonly afterLoad?: AfterLoad;
 }
 
+export interface SafetyResult {
+  /** The history's file beside result.json. */
+  readonly history: string;
+  /** Keys violated under a model the target promises (the verdict holds it to 0). */
+  readonly broken: number;
+  /** Keys a promised model's check left undecided (its time ran out; also held to 0). */
+  readonly undecided: number;
+  readonly models: readonly SafetyModelResult[];
+}
+
+export interface SafetyModelResult {
+  readonly model: 'linearizable';
+  /** The target's read path the reads took (Target.reads). */
+  readonly readMode: string;
+  /** Whether the target promises this model for that read path: then the verdict holds it. */
+  readonly promised: boolean;
+  readonly ops: number;
+  /** Keys by verdict. */
+  readonly keys: number;
+  readonly ok: number;
+  readonly violated: number;
+  readonly unknown: number;
+  readonly seconds: number;
+  /** The first violated key's shortest counterexample, ms from the load's start. */
+  readonly counterexample: {
+    readonly key: string;
+    readonly ops: ReadonlyArray<{
+      readonly process: string;
+      readonly f: 'read' | 'write' | 'cas';
+      readonly value: string | null;
+      readonly invokedMs: number;
+      readonly completedMs: number | null;
+    }>;
+  } | null;
+}
+
 export interface ThresholdResult {
   /** As the user wrote it. */
   readonly expr: string;
@@ -466,6 +502,8 @@ export interface RunResult {
    * result@8: absent from files written before and from runs whose stamps all come from one host.
    */
   readonly clocks?: ClockReport;
+  /** What the system promised against what it did, from the run's history (runs with reads). */
+  readonly safety?: SafetyResult;
   readonly writes: WritesInfo;
   readonly load: LoadInfo;
   readonly timeline: Timeline;

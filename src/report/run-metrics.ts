@@ -8,7 +8,7 @@ export type Better = 'lower' | 'higher';
 
 export interface MetricValue {
   readonly value: number;
-  readonly unit: 'ms' | 'writes' | 'writes/s';
+  readonly unit: 'ms' | 'writes' | 'writes/s' | 'keys';
   readonly better: Better;
 }
 
@@ -46,6 +46,10 @@ export function runMetrics(r: RunResult): Map<string, MetricValue> {
   for (const p of PHASES) put(`recovery.${p}`, r.recovery[p], 'ms', 'lower');
   put('recovery.paperRecoveryMs', r.recovery.paperRecoveryMs, 'ms', 'lower');
   put('writes.lost', r.writes.lost, 'writes', 'lower');
+  if (r.safety) {
+    put('safety.broken', r.safety.broken, 'keys', 'lower');
+    put('safety.undecided', r.safety.undecided, 'keys', 'lower');
+  }
   put('writes.failed', r.writes.failed, 'writes', 'lower');
   put('load.achievedRate', r.load.achievedRate, 'writes/s', 'higher');
   return out;

@@ -13,6 +13,8 @@ export interface RunOutputs {
   readonly intervals: readonly HlogInterval[];
   /** Node events and faults, time-ordered by the caller; one line each, as given. */
   readonly events: readonly unknown[];
+  /** Every operation, where the run had reads: history.jsonl (result.safety.history names it). */
+  readonly history?: readonly unknown[];
 }
 
 /** Paths of the files written. */
@@ -34,7 +36,7 @@ export const OUTPUT_FILE_NAMES = {
 
 /** Write the files into `dir` (created if missing; existing files are replaced). */
 export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise<OutputFiles> {
-  const { result, intervals, events } = outputs;
+  const { result, intervals, events, history } = outputs;
   await mkdir(dir, { recursive: true });
   const files: OutputFiles = {
     report: join(dir, OUTPUT_FILE_NAMES.report),
@@ -59,6 +61,9 @@ export async function writeRunOutputs(dir: string, outputs: RunOutputs): Promise
     writeFile(files.report, renderReport(result), 'utf8'),
     writeFile(files.hlog, hlog, 'utf8'),
     writeFile(files.events, eventLines(events), 'utf8'),
+    ...(history && result.safety
+      ? [writeFile(join(dir, result.safety.history), eventLines(history), 'utf8')]
+      : []),
   ]);
   let charts: ChartFile[] = [];
   try {

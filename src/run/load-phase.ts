@@ -106,6 +106,16 @@ function startAgents(run: RunContext): void {
       clientIdPrefix: `run${o.seed}`,
       pathPrefix: PATH_PREFIX,
       ...(t.workload.keys !== undefined ? { keys: t.workload.keys } : {}),
+      ...(t.workload.reads > 0
+        ? {
+            reads: t.workload.reads,
+            // Each data center reads what the others write (its own where it is alone).
+            readFrom:
+              t.datacenters.length > 1
+                ? t.datacenters.filter((d) => d.name !== dc.name).map((d) => d.name)
+                : [dc.name],
+          }
+        : {}),
       protocol: rt.target.protocol,
       traceEvery: traceEveryOf(t),
       phase: 'warmup',

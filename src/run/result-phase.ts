@@ -7,17 +7,23 @@ import { collectEnvironment } from '../report/environment.js';
 import type { HlogInterval } from '../report/hlog-writer.js';
 import type { RunResult } from '../report/result.js';
 import type { RunContext } from './run-context.js';
+import { checkRunHistory, runHistory } from './run-history.js';
+import type { HistoryEvent } from '../vocabulary/history.js';
 
 export interface RunScenarioOutput {
   readonly result: RunResult;
   readonly intervals: HlogInterval[];
   readonly events: unknown[];
+  /** Every operation, where the run had reads (history.jsonl). */
+  readonly history?: HistoryEvent[];
 }
 
 export function finishRun(run: RunContext): RunScenarioOutput {
   const { o, rt, state: s } = run;
   const nodeEvents = rt.events;
   const book = s.faults;
+  const history = o.topology.workload.reads > 0 ? runHistory(s.dones.values()) : undefined;
+  const safety = history ? checkRunHistory(history, rt.target, s.loadStart ?? 0) : undefined;
   const result = buildResult(
     {
       topology: o.topology,
@@ -53,6 +59,7 @@ export function finishRun(run: RunContext): RunScenarioOutput {
       depositions: book.depositions,
       preloaded: s.preloaded,
       clocks: s.clocks,
+      ...(safety ? { safety } : {}),
     },
   );
   const events = [...nodeEvents, ...s.harnessEvents].sort((a, b) => (a.t as number) - (b.t as number));
@@ -66,6 +73,7 @@ export function finishRun(run: RunContext): RunScenarioOutput {
       maxMs: maxOf(m.histogram) / 1000,
     })),
     events,
+    ...(history ? { history } : {}),
   };
 }
 

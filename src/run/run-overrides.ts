@@ -29,6 +29,8 @@ export interface RunOverrides {
   readonly noFaults?: boolean;
   /** --share: each data center's weight in the load (a data center left out gets none). */
   readonly share?: Readonly<Record<string, number>>;
+  /** --reads: the share of operations that are reads. */
+  readonly reads?: number;
   /** --preload: state written before the load, e.g. "50MB" (replaces the file's scenario.preload). */
   readonly preload?: string;
 }
@@ -92,6 +94,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     workload: {
       ...spec.workload,
       ...(o.rate !== undefined ? { rate: o.rate } : {}),
+      ...(o.reads !== undefined ? { reads: o.reads } : {}),
       ...(o.size !== undefined ? { size: o.size } : {}),
       ...(o.arrival !== undefined ? { arrival: o.arrival } : {}),
       ...(share !== undefined ? { share } : {}),

@@ -65,6 +65,12 @@ export interface Target {
    * members' code to be compiled and their buffers grown (a JVM's JIT needs longer than Node's).
    */
   readonly warmUpMs: number;
+  /**
+   * The read path the load's reads take (WriteClient.read), and what the target promises of it:
+   * `linearizable` (a read sees every write acknowledged before it began), or `session` (a
+   * client's reads never go back in time on its own connection, but may lag the leader).
+   */
+  readonly reads: { readonly mode: string; readonly promises: 'linearizable' | 'session' };
   /** What the load agents speak to it. */
   readonly protocol: ClientProtocol;
   /** Opens a write connection to one member. */

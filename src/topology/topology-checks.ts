@@ -295,7 +295,19 @@ function checkWorkload(raw: RawTopology, dcNames: readonly string[], issues: Top
         message: 'every weight is 0: no data center would send writes',
       });
   }
-  return { rate: w.rate, size: w.size, share, arrival: w.arrival, ...(w.keys ? { keys: w.keys } : {}) };
+  if (w.reads > 0 && w.size < 64)
+    issues.push({
+      path: ['workload', 'size'],
+      message: `${w.size} bytes cannot carry a write's tag, which reads return: 64 or more with reads`,
+    });
+  return {
+    rate: w.rate,
+    size: w.size,
+    share,
+    arrival: w.arrival,
+    reads: w.reads,
+    ...(w.keys ? { keys: w.keys } : {}),
+  };
 }
 
 function checkScenario(

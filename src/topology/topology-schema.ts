@@ -102,6 +102,8 @@ export interface WorkloadSpec {
   readonly arrival: Arrival;
   /** Distinct keys each data center writes over and over; undefined: every write a new key. */
   readonly keys?: number;
+  /** The share of operations that are reads (0: writes only). */
+  readonly reads: number;
 }
 
 export interface FaultSpec {
@@ -337,6 +339,14 @@ export const rawTopologySchema = z
           .optional()
           .describe(
             'distinct keys each data center writes over and over (state stays bounded, as in a soak); default: a new key per write',
+          ),
+        reads: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0)
+          .describe(
+            "the share of operations that are reads of other data centers' keys, into the run's history and its linearizability check (keys default to 1000 with reads)",
           ),
       })
       .prefault({}),

@@ -31,6 +31,9 @@ export interface Datacenter {
   readonly nodes: readonly TopologyNode[];
 }
 
+/** Keys per data center where a run has reads and its topology names none. */
+export const READ_KEYS = 1000;
+
 export interface Workload {
   /** Writes per second, all data centers together. */
   readonly rate: number;
@@ -38,6 +41,11 @@ export interface Workload {
   readonly arrival: Arrival;
   /** Distinct keys each data center writes over and over; undefined: a new key per write. */
   readonly keys?: number;
+  /**
+   * The share of operations that are reads of other data centers' keys (0: writes only); with
+   * reads the rate counts reads and writes together.
+   */
+  readonly reads: number;
   /** Each data center's fraction of the writes (sums to 1). */
   readonly share: ReadonlyMap<string, number>;
   /** Writes per second sent from each data center: rate × its share. */
@@ -192,7 +200,9 @@ function resolveWorkload(spec: TopologyFile, datacenters: readonly Datacenter[])
     rate: w.rate,
     size: w.size,
     arrival: w.arrival,
-    ...(w.keys !== undefined ? { keys: w.keys } : {}),
+    // Reads read keys written over and over: without keys of its own, a run with reads gets 1,000.
+    ...(w.keys !== undefined ? { keys: w.keys } : w.reads > 0 ? { keys: READ_KEYS } : {}),
+    reads: w.reads,
     share,
     ratePerDc,
     ratePerNode,

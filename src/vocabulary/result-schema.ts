@@ -493,6 +493,41 @@ export const runResultSchema = z
         message: z.string().optional(),
       }),
     ),
+    // Added within result@8 (issue 46, runs with reads): absent from runs without reads.
+    safety: z
+      .object({
+        history: z.string(),
+        broken: count,
+        undecided: count,
+        models: z.array(
+          z.object({
+            model: z.literal('linearizable'),
+            readMode: z.string(),
+            promised: z.boolean(),
+            ops: count,
+            keys: count,
+            ok: count,
+            violated: count,
+            unknown: count,
+            seconds: z.number().min(0),
+            counterexample: z
+              .object({
+                key: z.string(),
+                ops: z.array(
+                  z.object({
+                    process: z.string(),
+                    f: z.enum(['read', 'write', 'cas']),
+                    value: z.string().nullable(),
+                    invokedMs: z.number(),
+                    completedMs: z.number().nullable(),
+                  }),
+                ),
+              })
+              .nullable(),
+          }),
+        ),
+      })
+      .optional(),
     environment: z.object({
       nodeVersion: z.string(),
       os: z.string(),

@@ -126,6 +126,13 @@ export class EtcdGateway {
     return header(r.header);
   }
 
+  /** The value of `key` (linearizable: through the leader's read index); undefined where none. */
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const r = await this.call<{ kvs?: Array<{ value?: string }> }>('/v3/kv/range', { key: b64(key) });
+    const kv = r.kvs?.[0];
+    return kv === undefined ? undefined : Buffer.from(kv.value ?? '', 'base64');
+  }
+
   /** Every key under `prefix` (linearizable: through the leader's read index), without values. */
   async rangePrefix(prefix: string): Promise<{ header: ResponseHeader; keys: KeyStat[] }> {
     const end = Buffer.from(prefix);

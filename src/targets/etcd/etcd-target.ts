@@ -16,6 +16,10 @@ export const etcdTarget: Target = {
   electionRule: 'raft',
   tracesWrites: false,
   protocol: 'etcd',
+  reads: {
+    mode: 'range, linearizable (the default: through the leader’s read index)',
+    promises: 'linearizable',
+  },
   // Go needs no JIT: the warm-up grows the members' buffers and the client's sockets.
   warmUpMs: 3_000,
   connect: connectEtcdWriter,

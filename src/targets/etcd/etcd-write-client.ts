@@ -16,6 +16,12 @@ class EtcdWriteClient implements WriteClient {
     return { zxid: { epoch: h.raftTerm, counter: h.revision } };
   }
 
+  /** A range of the slot: etcd's default, linearizable (through the leader's read index). */
+  async read(path: string): Promise<{ data: Uint8Array } | undefined> {
+    const value = await this.gw.get(slotOf(path));
+    return value === undefined ? undefined : { data: value };
+  }
+
   close(): Promise<void> {
     this.gw.close();
     return Promise.resolve();

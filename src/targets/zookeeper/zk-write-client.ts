@@ -54,6 +54,16 @@ class ZkWriteClient implements WriteClient {
     }
   }
 
+  /** A plain getData: served by the member itself, as ZooKeeper's clients read. */
+  async read(path: string): Promise<{ data: Uint8Array } | undefined> {
+    try {
+      return { data: (await this.zk.getData(slotOf(path))).data };
+    } catch (err) {
+      if (err instanceof ZkError && err.code === 'NONODE') return undefined;
+      throw asWriteFailure(err);
+    }
+  }
+
   close(): Promise<void> {
     return this.zk.close();
   }
