@@ -14,7 +14,7 @@ import { parseThresholds } from '../vocabulary/thresholds.js';
 import { writeRunOutputs } from '../report/write-outputs.js';
 import { withInjectedViolation } from '../report/build-result.js';
 import { AUTO_ORDER, makeRuntime, runtimeKinds, runtimeOptions } from '../runtime/registry.js';
-import { loadTopologyForRun, parseShareFlag } from '../run/run-overrides.js';
+import { loadTopologyForRun, parseReadShare, parseShareFlag } from '../run/run-overrides.js';
 import { RunAborted, runScenario, type RunProgress } from '../run/run-scenario.js';
 import { RunGuard, bounded, exitWhenDone } from '../run/run-guard.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -253,7 +253,7 @@ function topologyOverrides(flags: RunFlags): Parameters<typeof loadTopologyForRu
     ...(flags.oracle !== undefined ? { oracle: flags.oracle } : {}),
     ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
-    ...(flags.reads !== undefined ? { reads: parseReads(flags.reads) } : {}),
+    ...(flags.reads !== undefined ? { reads: parseReadShare(flags.reads) } : {}),
     ...(flags.size !== undefined ? { size: flags.size } : {}),
     ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
     ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
@@ -392,15 +392,4 @@ function targetOptionOf(topology: Topology, flags: RunFlags): string | undefined
     value = v;
   }
   return value;
-}
-
-/** --reads as a share, 0 to 1; anything else is bad input (exit 2). */
-function parseReads(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
-    throw new InputError({
-      file: '--reads',
-      problem: `expected a share from 0 to 1, e.g. 0.2, got ${JSON.stringify(value)}`,
-    });
-  return n;
 }

@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { parseReadShare } from '../run/run-overrides.js';
 import { CliCommand } from '../util/cli-command.js';
 import { SingleBar } from 'cli-progress';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -36,6 +37,10 @@ export default class Suite extends CliCommand {
       description: 'output directory; a suite already there is resumed (default reports/suite-<name>)',
     }),
     quiet: Flags.boolean({ description: 'print nothing but errors' }),
+    reads: Flags.string({
+      description:
+        "every run's share of reads, e.g. 0.2, where the suite file gives none (run --reads; history.jsonl and its check)",
+    }),
   };
 
   async run(): Promise<SuiteDocument> {
@@ -43,7 +48,10 @@ export default class Suite extends CliCommand {
     const json = this.jsonEnabled();
     let suite;
     try {
-      suite = loadSuite(args.suite, { quick: flags.quick });
+      suite = loadSuite(args.suite, {
+        quick: flags.quick,
+        ...(flags.reads !== undefined ? { reads: parseReadShare(flags.reads) } : {}),
+      });
     } catch (err) {
       if (err instanceof InputError) this.error(err.message, { exit: 2 });
       throw err;
@@ -54,6 +62,7 @@ export default class Suite extends CliCommand {
       args.suite,
       ...(flags.quick ? ['--quick'] : []),
       ...(flags.runtime ? ['--runtime', flags.runtime] : []),
+      ...(flags.reads !== undefined ? ['--reads', flags.reads] : []),
       '--out',
       out,
     ].join(' ');

@@ -59,6 +59,7 @@ const runParams = z.strictObject({
     .optional()
     .describe('state written before the load'),
   poisson: z.boolean().optional(),
+  reads: z.number().min(0).max(1).optional().describe('the share of operations that are reads (--reads)'),
 });
 export type RunParams = z.infer<typeof runParams>;
 
@@ -73,6 +74,7 @@ const axes = {
   preload: z
     .array(z.string().regex(new RegExp(BYTE_SIZE_PATTERN), { error: `expected ${BYTE_SIZE_HINT}` }))
     .min(1),
+  reads: z.array(z.number().min(0).max(1)).min(1),
 };
 export const SWEEP_AXES = Object.keys(axes) as (keyof typeof axes)[];
 
@@ -91,6 +93,7 @@ export interface Matrix {
   readonly killAt?: readonly string[];
   readonly share?: readonly Record<string, number>[];
   readonly preload?: readonly string[];
+  readonly reads?: readonly number[];
 }
 
 const partialMatrix = z.strictObject({
@@ -169,7 +172,7 @@ export interface Suite {
 }
 
 /** Read a suite file and expand it; InputError (exit 2) with file, line and field on anything wrong. */
-export function loadSuite(file: string, o: { quick?: boolean } = {}): Suite {
+export function loadSuite(file: string, o: { quick?: boolean; reads?: number } = {}): Suite {
   const base = dirname(resolve(file));
   const withFiles = suiteSchema.superRefine((s, ctx) => {
     if ((s.matrix === undefined) === (s.questions === undefined))
@@ -206,7 +209,9 @@ export function loadSuite(file: string, o: { quick?: boolean } = {}): Suite {
   });
   const s = loadValidatedFile(file, withFiles);
   const quick = o.quick === true && s.quick !== undefined;
-  const suiteRuns: RunParams = quick ? { ...s.runs, ...s.quick?.runs } : s.runs;
+  // `suite --reads` is every run's default; a file's own `reads` (runs, questions, matrix) wins.
+  const fileRuns: RunParams = quick ? { ...s.runs, ...s.quick?.runs } : s.runs;
+  const suiteRuns: RunParams = o.reads !== undefined ? { reads: o.reads, ...fileRuns } : fileRuns;
   let cells: Cell[];
   if (s.matrix) {
     const m: Matrix = quick ? { ...s.matrix, ...s.quick?.matrix } : s.matrix;
@@ -314,6 +319,7 @@ export function runArgs(
     );
   if (p.preload !== undefined) args.push('--preload', p.preload);
   if (p.poisson) args.push('--poisson');
+  if (p.reads !== undefined) args.push('--reads', String(p.reads));
   for (const t of o.thresholds) args.push('--threshold', t);
   return args;
 }

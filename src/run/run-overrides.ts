@@ -168,3 +168,14 @@ function checkShareFlag(file: string, spec: TopologyFile, share: Readonly<Record
   if (Object.values(share).every((v) => !(v > 0)))
     throw flag('--share', 'at least one data center needs a positive weight');
 }
+
+/** --reads as a share, 0 to 1; anything else is bad input (exit 2). */
+export function parseReadShare(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new InputError({
+      file: '--reads',
+      problem: `expected a share from 0 to 1, e.g. 0.2, got ${JSON.stringify(value)}`,
+    });
+  return n;
+}

@@ -22,6 +22,37 @@ function withSuite(text: string, check: (file: string) => void): void {
 }
 
 describe('suite files', () => {
+  it("takes reads as a run flag and an axis; suite --reads is the default a file's own wins over", () => {
+    withSuite(
+      [
+        'runs: { duration: 30s }',
+        'matrix:',
+        '  topology: [TOPO/paper-2dc.yaml]',
+        '  reads: [0, 0.2]',
+        '',
+      ].join('\n'),
+      (file) => {
+        const swept = loadSuite(file, { reads: 0.5 });
+        assert.deepEqual(
+          swept.cells.map((c) => c.params.reads),
+          [0, 0.2],
+        );
+        assert.deepEqual(runArgs(swept.cells[1]!, { seed: 1, out: 'o', thresholds: [] }).slice(-2), [
+          '--reads',
+          '0.2',
+        ]);
+      },
+    );
+    withSuite(
+      ['runs: { duration: 30s }', 'matrix:', '  topology: [TOPO/paper-2dc.yaml]', ''].join('\n'),
+      (file) => {
+        const given = loadSuite(file, { reads: 0.25 });
+        assert.equal(given.cells[0]!.params.reads, 0.25);
+        assert.equal(loadSuite(file).cells[0]!.params.reads, undefined);
+      },
+    );
+  });
+
   it('expands the matrix into cells named by what varies, with quick overrides', () => {
     withSuite(
       [
