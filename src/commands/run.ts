@@ -72,6 +72,10 @@ export default class Run extends CliCommand {
     rate: Flags.integer({ description: 'writes per second, all data centers together', min: 1 }),
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
+    'read-mode': Flags.string({
+      description:
+        "the target's read path the reads take: default (what its clients get without asking for more), or one the target names (zookeeper: sync, a sync before each getData; etcd: serializable)",
+    }),
     reads: Flags.string({
       description:
         "the share of operations that are reads of other data centers' keys, e.g. 0.2: every operation into history.jsonl, checked for linearizability against what the target promises",
@@ -141,6 +145,7 @@ export default class Run extends CliCommand {
             : { available: false, reason: 'not probed' };
       const shaping = chooseShaping(flags.shaping, choice.runtime, topology.datacenters.length, netem);
       checkLinkFaults(topology, shaping);
+      checkReadMode(topology);
       return {
         topology,
         thresholds,
@@ -254,6 +259,7 @@ function topologyOverrides(flags: RunFlags): Parameters<typeof loadTopologyForRu
     ...(flags['election-wait-for'] !== undefined ? { electionWaitFor: flags['election-wait-for'] } : {}),
     ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
     ...(flags.reads !== undefined ? { reads: parseReadShare(flags.reads) } : {}),
+    ...(flags['read-mode'] !== undefined ? { readMode: flags['read-mode'] } : {}),
     ...(flags.size !== undefined ? { size: flags.size } : {}),
     ...(flags.poisson ? { arrival: 'poisson' as const } : {}),
     ...(flags.share !== undefined ? { share: parseShareFlag(flags.share) } : {}),
@@ -392,4 +398,14 @@ function targetOptionOf(topology: Topology, flags: RunFlags): string | undefined
     value = v;
   }
   return value;
+}
+
+/** The topology's read mode must be one its target has (Target.readModes); else exit 2 naming them. */
+function checkReadMode(t: Topology): void {
+  const modes = targetNamed(t.target).readModes;
+  if (Object.hasOwn(modes, t.workload.readMode)) return;
+  throw new InputError({
+    file: '--read-mode',
+    problem: `the ${t.target} target reads by ${Object.keys(modes).join(' or ')}, not ${t.workload.readMode}`,
+  });
 }

@@ -60,6 +60,7 @@ const runParams = z.strictObject({
     .describe('state written before the load'),
   poisson: z.boolean().optional(),
   reads: z.number().min(0).max(1).optional().describe('the share of operations that are reads (--reads)'),
+  readMode: z.string().min(1).optional().describe("the target's read path (--read-mode)"),
 });
 export type RunParams = z.infer<typeof runParams>;
 
@@ -75,6 +76,7 @@ const axes = {
     .array(z.string().regex(new RegExp(BYTE_SIZE_PATTERN), { error: `expected ${BYTE_SIZE_HINT}` }))
     .min(1),
   reads: z.array(z.number().min(0).max(1)).min(1),
+  readMode: z.array(z.string().min(1)).min(1),
 };
 export const SWEEP_AXES = Object.keys(axes) as (keyof typeof axes)[];
 
@@ -94,6 +96,7 @@ export interface Matrix {
   readonly share?: readonly Record<string, number>[];
   readonly preload?: readonly string[];
   readonly reads?: readonly number[];
+  readonly readMode?: readonly string[];
 }
 
 const partialMatrix = z.strictObject({
@@ -320,6 +323,7 @@ export function runArgs(
   if (p.preload !== undefined) args.push('--preload', p.preload);
   if (p.poisson) args.push('--poisson');
   if (p.reads !== undefined) args.push('--reads', String(p.reads));
+  if (p.readMode !== undefined) args.push('--read-mode', p.readMode);
   for (const t of o.thresholds) args.push('--threshold', t);
   return args;
 }

@@ -96,6 +96,8 @@ export const startMessageSchema = z.object({
    * read of it returns; `keys` must be given.
    */
   reads: z.number().min(0).max(1).optional(),
+  /** The target's read path the reads take (Target.readModes; default: `default`). */
+  readMode: z.string().min(1).optional(),
   /** The data centers whose keys the reads read (default: this one's). */
   readFrom: z.array(z.string().min(1)).optional(),
 });

@@ -333,7 +333,7 @@ export class LoadAgent {
     const invoked = wall(now);
     let timer: NodeJS.Timeout | undefined;
     const done = Promise.race([
-      this.pool.client(server).then((c) => c.read(key)),
+      this.pool.client(server).then((c) => c.read(key, s.readMode ?? 'default')),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('TIMEOUT')), s.requestTimeoutMs);
       }),

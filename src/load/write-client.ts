@@ -18,10 +18,10 @@ export interface WriteClient {
   write(path: string, data: Uint8Array, ids: WriteIds): Promise<{ zxid: Zxid }>;
   /**
    * The value of the logical path `path` on the server this client speaks to, by the target's
-   * ordinary read path (what its clients get without asking for more); undefined where nothing
-   * was written there.
+   * read path `mode` (Target.readModes; default: what its clients get without asking for more);
+   * undefined where nothing was written there.
    */
-  read(path: string): Promise<{ readonly data: Uint8Array } | undefined>;
+  read(path: string, mode?: string): Promise<{ readonly data: Uint8Array } | undefined>;
   close(): Promise<void>;
 }
 

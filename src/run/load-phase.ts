@@ -109,6 +109,7 @@ function startAgents(run: RunContext): void {
       ...(t.workload.reads > 0
         ? {
             reads: t.workload.reads,
+            readMode: t.workload.readMode,
             // Each data center reads what the others write (its own where it is alone).
             readFrom:
               t.datacenters.length > 1

@@ -23,7 +23,9 @@ export function finishRun(run: RunContext): RunScenarioOutput {
   const nodeEvents = rt.events;
   const book = s.faults;
   const history = o.topology.workload.reads > 0 ? runHistory(s.dones.values()) : undefined;
-  const safety = history ? checkRunHistory(history, rt.target, s.loadStart ?? 0) : undefined;
+  const safety = history
+    ? checkRunHistory(history, rt.target, s.loadStart ?? 0, o.topology.workload.readMode)
+    : undefined;
   const result = buildResult(
     {
       topology: o.topology,

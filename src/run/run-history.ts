@@ -50,11 +50,14 @@ export function checkRunHistory(
   events: readonly HistoryEvent[],
   target: Target,
   loadStart: number,
+  readMode = 'default',
 ): SafetyResult {
+  const mode = target.readModes[readMode];
+  if (!mode) throw new Error(`the ${target.name} target has no read mode ${readMode}`);
   const ops = pairOperations(events.map((event, i) => ({ event, line: i + 1 })));
   const c = checkHistory(ops, { model: 'register', budgetMs: CHECK_BUDGET_MS });
   const first = c.problems.find((p) => p.counterexample);
-  const promised = target.reads.promises === 'linearizable';
+  const promised = mode.promises === 'linearizable';
   return {
     history: HISTORY_FILE,
     broken: promised ? c.violated : 0,
@@ -62,7 +65,7 @@ export function checkRunHistory(
     models: [
       {
         model: 'linearizable',
-        readMode: target.reads.mode,
+        readMode: `${readMode}: ${mode.describe}`,
         promised,
         ops: c.ops,
         keys: c.keys,

@@ -31,6 +31,8 @@ export interface RunOverrides {
   readonly share?: Readonly<Record<string, number>>;
   /** --reads: the share of operations that are reads. */
   readonly reads?: number;
+  /** --read-mode: the target's read path the reads take. */
+  readonly readMode?: string;
   /** --preload: state written before the load, e.g. "50MB" (replaces the file's scenario.preload). */
   readonly preload?: string;
 }
@@ -95,6 +97,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       ...spec.workload,
       ...(o.rate !== undefined ? { rate: o.rate } : {}),
       ...(o.reads !== undefined ? { reads: o.reads } : {}),
+      ...(o.readMode !== undefined ? { readMode: o.readMode } : {}),
       ...(o.size !== undefined ? { size: o.size } : {}),
       ...(o.arrival !== undefined ? { arrival: o.arrival } : {}),
       ...(share !== undefined ? { share } : {}),

@@ -47,6 +47,11 @@ export interface TargetOption {
   check(t: Topology, value: string): string | undefined;
 }
 
+export interface ReadMode {
+  readonly describe: string;
+  readonly promises: 'linearizable' | 'session';
+}
+
 export interface Target {
   readonly name: TargetName;
   /** What it is, for the report's set-up (markdown). */
@@ -66,11 +71,13 @@ export interface Target {
    */
   readonly warmUpMs: number;
   /**
-   * The read path the load's reads take (WriteClient.read), and what the target promises of it:
-   * `linearizable` (a read sees every write acknowledged before it began), or `session` (a
-   * client's reads never go back in time on its own connection, but may lag the leader).
+   * The read paths the load's reads may take (WriteClient.read), by name (`default`: what its
+   * clients get without asking for more; --read-mode names another), each with what the target
+   * promises of it: `linearizable` (a read sees every write acknowledged before it began), or
+   * `session` (a client's reads never go back in time on its own connection, but may lag the
+   * leader).
    */
-  readonly reads: { readonly mode: string; readonly promises: 'linearizable' | 'session' };
+  readonly readModes: { readonly default: ReadMode } & Readonly<Record<string, ReadMode>>;
   /** What the load agents speak to it. */
   readonly protocol: ClientProtocol;
   /** Opens a write connection to one member. */

@@ -306,6 +306,7 @@ function checkWorkload(raw: RawTopology, dcNames: readonly string[], issues: Top
     share,
     arrival: w.arrival,
     reads: w.reads,
+    readMode: w.readMode,
     ...(w.keys ? { keys: w.keys } : {}),
   };
 }

@@ -104,6 +104,8 @@ export interface WorkloadSpec {
   readonly keys?: number;
   /** The share of operations that are reads (0: writes only). */
   readonly reads: number;
+  /** The target's read path the reads take (Target.readModes). */
+  readonly readMode: string;
 }
 
 export interface FaultSpec {
@@ -347,6 +349,13 @@ export const rawTopologySchema = z
           .default(0)
           .describe(
             "the share of operations that are reads of other data centers' keys, into the run's history and its linearizability check (keys default to 1000 with reads)",
+          ),
+        readMode: z
+          .string()
+          .min(1)
+          .default('default')
+          .describe(
+            "the target's read path the reads take: default, or one it names (zookeeper: sync; etcd: serializable)",
           ),
       })
       .prefault({}),

@@ -46,6 +46,8 @@ export interface Workload {
    * reads the rate counts reads and writes together.
    */
   readonly reads: number;
+  /** The target's read path the reads take (Target.readModes: checked against the target's when a run is planned). */
+  readonly readMode: string;
   /** Each data center's fraction of the writes (sums to 1). */
   readonly share: ReadonlyMap<string, number>;
   /** Writes per second sent from each data center: rate × its share. */
@@ -203,6 +205,7 @@ function resolveWorkload(spec: TopologyFile, datacenters: readonly Datacenter[])
     // Reads read keys written over and over: without keys of its own, a run with reads gets 1,000.
     ...(w.keys !== undefined ? { keys: w.keys } : w.reads > 0 ? { keys: READ_KEYS } : {}),
     reads: w.reads,
+    readMode: w.readMode,
     share,
     ratePerDc,
     ratePerNode,

@@ -185,6 +185,13 @@ test('bad input exits 2 naming the flag', async () => {
   assert.equal(p.code, 2, p.stderr);
   const said = p.stderr.replace(/\s*›\s*/g, ' ').replace(/\s+/g, ' ');
   assert.match(said, /--place: is the swarm runtime's own option and needs --runtime swarm, not process/);
+  // A read path the target does not have, and a share of reads out of range.
+  const m = await run(['run', TOPOLOGY, '--reads', '0.2', '--read-mode', 'sync']);
+  assert.equal(m.code, 2, m.stderr);
+  assert.match(m.stderr.replace(/\s*›\s*/g, ' '), /--read-mode: the pole target reads by default, not sync/);
+  const f = await run(['run', TOPOLOGY, '--reads', '1.5']);
+  assert.equal(f.code, 2, f.stderr);
+  assert.match(f.stderr, /--reads/);
 });
 
 test('Ctrl-C in the middle of a run: exit 3, and no node, agent or temp dir is left behind', async () => {

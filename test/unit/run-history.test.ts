@@ -41,6 +41,11 @@ test('a stale read fails the verdict where the target promises linearizable read
   assert.equal(verdictFor(false, held), 'threshold-failed');
   const pole = checkRunHistory(events, targetNamed('pole'), 1000);
   assert.deepEqual([pole.broken, pole.models[0]!.violated, pole.models[0]!.promised], [0, 1, false]);
+  // ZooKeeper promises linearizable reads only after a sync; etcd's serializable reads not at all.
+  assert.equal(checkRunHistory(events, targetNamed('zookeeper'), 1000).broken, 0);
+  assert.equal(checkRunHistory(events, targetNamed('zookeeper'), 1000, 'sync').broken, 1);
+  assert.equal(checkRunHistory(events, targetNamed('etcd'), 1000, 'serializable').broken, 0);
+  assert.throws(() => checkRunHistory(events, targetNamed('pole'), 1000, 'sync'), /no read mode sync/);
   const fine = checkRunHistory(runHistory(done(STALE.slice(0, 2))), targetNamed('etcd'), 1000);
   assert.deepEqual([fine.broken, fine.models[0]!.ok], [0, 1]);
 });

@@ -126,9 +126,15 @@ export class EtcdGateway {
     return header(r.header);
   }
 
-  /** The value of `key` (linearizable: through the leader's read index); undefined where none. */
-  async get(key: string): Promise<Uint8Array | undefined> {
-    const r = await this.call<{ kvs?: Array<{ value?: string }> }>('/v3/kv/range', { key: b64(key) });
+  /**
+   * The value of `key`, undefined where none: linearizable (through the leader's read index), or
+   * serializable (the member's own state, no round to the leader).
+   */
+  async get(key: string, serializable = false): Promise<Uint8Array | undefined> {
+    const r = await this.call<{ kvs?: Array<{ value?: string }> }>('/v3/kv/range', {
+      key: b64(key),
+      ...(serializable ? { serializable: true } : {}),
+    });
     const kv = r.kvs?.[0];
     return kv === undefined ? undefined : Buffer.from(kv.value ?? '', 'base64');
   }

@@ -16,9 +16,10 @@ export const etcdTarget: Target = {
   electionRule: 'raft',
   tracesWrites: false,
   protocol: 'etcd',
-  reads: {
-    mode: 'range, linearizable (the default: through the leader’s read index)',
-    promises: 'linearizable',
+  readModes: {
+    default: { describe: 'range, linearizable: through the leader’s read index', promises: 'linearizable' },
+    // Answered from the member's own state, as ZooKeeper's plain reads.
+    serializable: { describe: 'range, serializable: from the member’s own state', promises: 'session' },
   },
   // Go needs no JIT: the warm-up grows the members' buffers and the client's sockets.
   warmUpMs: 3_000,

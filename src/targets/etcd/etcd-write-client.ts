@@ -16,9 +16,9 @@ class EtcdWriteClient implements WriteClient {
     return { zxid: { epoch: h.raftTerm, counter: h.revision } };
   }
 
-  /** A range of the slot: etcd's default, linearizable (through the leader's read index). */
-  async read(path: string): Promise<{ data: Uint8Array } | undefined> {
-    const value = await this.gw.get(slotOf(path));
+  /** A range of the slot: linearizable (etcd's default), or serializable with that mode. */
+  async read(path: string, mode = 'default'): Promise<{ data: Uint8Array } | undefined> {
+    const value = await this.gw.get(slotOf(path), mode === 'serializable');
     return value === undefined ? undefined : { data: value };
   }
 

@@ -17,7 +17,7 @@ export const poleTarget: Target = {
   protocol: 'pole',
   // A member answers a read from the state it has applied (docs/node.md): a follower may lag the
   // leader, and a deposed leader keeps answering until it learns it lost.
-  reads: { mode: 'READ (from the member’s own applied state)', promises: 'session' },
+  readModes: { default: { describe: 'READ, from the member’s own applied state', promises: 'session' } },
   // measure/node-floor.ts warmUp: 3 s took 5-8 ms off the first seconds of the e2e fixture.
   warmUpMs: 3_000,
   connect: connectPoleWriter,

@@ -54,9 +54,10 @@ class ZkWriteClient implements WriteClient {
     }
   }
 
-  /** A plain getData: served by the member itself, as ZooKeeper's clients read. */
-  async read(path: string): Promise<{ data: Uint8Array } | undefined> {
+  /** A plain getData, served by the member itself; with mode `sync`, after a sync of the path. */
+  async read(path: string, mode = 'default'): Promise<{ data: Uint8Array } | undefined> {
     try {
+      if (mode === 'sync') await this.zk.sync(slotOf(path));
       return { data: (await this.zk.getData(slotOf(path))).data };
     } catch (err) {
       if (err instanceof ZkError && err.code === 'NONODE') return undefined;
