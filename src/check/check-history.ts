@@ -94,3 +94,16 @@ export function checkHistory(ops: readonly Op[], o: CheckOptions): HistoryCheck 
     seconds: (performance.now() - started) / 1000,
   };
 }
+
+/** A check's counts as results carry them (seconds to the ms). */
+export function checkCounts(c: HistoryCheck): {
+  ops: number;
+  keys: number;
+  ok: number;
+  violated: number;
+  unknown: number;
+  seconds: number;
+} {
+  const { ops, keys, ok, violated, unknown } = c;
+  return { ops, keys, ok, violated, unknown, seconds: Math.round(c.seconds * 1000) / 1000 };
+}

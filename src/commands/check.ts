@@ -5,7 +5,7 @@
 import { Args, Flags } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
 import { durationFlag } from '../util/duration-flag.js';
-import type { HistoryCheck } from '../check/check-history.js';
+import { checkCounts, type HistoryCheck } from '../check/check-history.js';
 import { HistoryError, type Op } from '../check/history-ops.js';
 import { MODEL_NAMES, type ModelName } from '../check/register-model.js';
 import { HISTORY_FORMATS, type HistoryFormat } from '../check/read-history.js';
@@ -110,12 +110,7 @@ function asJson(file: string, format: HistoryFormat, c: HistoryCheck): FileCheck
     file,
     format,
     model: c.model,
-    ops: c.ops,
-    keys: c.keys,
-    ok: c.ok,
-    violated: c.violated,
-    unknown: c.unknown,
-    seconds: Math.round(c.seconds * 1000) / 1000,
+    ...checkCounts(c),
     counterexamples: c.problems
       .filter((p) => p.counterexample)
       .map((p) => ({ key: p.key, minimal: p.counterexample!.minimal, ops: p.counterexample!.ops.map(op) })),

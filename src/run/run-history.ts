@@ -1,7 +1,7 @@
 // A run's history (runs with reads): every operation the agents made, as events on the harness's
 // wall clock (vocabulary/history.ts; history.jsonl beside result.json), and what the checker finds
 // in it against what the target promises of its read path (Target.reads).
-import { checkHistory } from '../check/check-history.js';
+import { checkCounts, checkHistory } from '../check/check-history.js';
 import { pairOperations } from '../check/history-ops.js';
 import type { DoneMessage } from '../load/agent-protocol.js';
 import type { SafetyResult } from '../report/result.js';
@@ -67,12 +67,7 @@ export function checkRunHistory(
         model: 'linearizable',
         readMode: `${readMode}: ${mode.describe}`,
         promised,
-        ops: c.ops,
-        keys: c.keys,
-        ok: c.ok,
-        violated: c.violated,
-        unknown: c.unknown,
-        seconds: Math.round(c.seconds * 1000) / 1000,
+        ...checkCounts(c),
         counterexample: first
           ? {
               key: first.key,
