@@ -24,6 +24,13 @@ export interface SearchOutcome {
 const CLOCK_EVERY = 4096;
 
 /**
+ * The most places the cache keeps for one key (each a string of some 40 bytes, about 100 with the
+ * set's own): past this the key is unknown, as at its deadline, so that memory ends the search
+ * before the kernel's OOM killer ends the process (about 1 GB of heap).
+ */
+export const MAX_CACHED = 10_000_000;
+
+/**
  * Searches `ops` (one key's) for a linearization under `model`, until it finds one, shows there is
  * none, or `deadline` (performance.now() ms) passes.
  */
@@ -31,6 +38,7 @@ export function searchLinearization<S>(
   given: readonly Op[],
   model: Model<S>,
   deadline = Infinity,
+  maxCached = MAX_CACHED,
 ): SearchOutcome {
   const ops = doubtsWhenSeen(withoutUnseenDoubts(given));
   const n = ops.length;
@@ -82,7 +90,7 @@ export function searchLinearization<S>(
   let steps = 0;
   let deepest = 0;
   while (next[HEAD]! >= 0) {
-    if (++steps % CLOCK_EVERY === 0 && performance.now() > deadline)
+    if (++steps % CLOCK_EVERY === 0 && (performance.now() > deadline || seen.size > maxCached))
       return { verdict: 'unknown', steps, deepest };
     const op = entry >> 1;
     if (entry % 2 === 0) {

@@ -73,8 +73,7 @@ export default class Run extends CliCommand {
     size: Flags.integer({ description: 'bytes per write', min: 0 }),
     poisson: Flags.boolean({ description: 'Poisson arrivals instead of a constant rate' }),
     'read-mode': Flags.string({
-      description:
-        "the target's read path the reads take: default (what its clients get without asking for more), or one the target names (zookeeper: sync, a sync before each getData; etcd: serializable)",
+      description: `the target's read path the reads take: default (what its clients get without asking for more), or another the target names (${otherReadModes()})`,
     }),
     reads: Flags.string({
       description:
@@ -408,4 +407,13 @@ function checkReadMode(t: Topology): void {
     file: '--read-mode',
     problem: `the ${t.target} target reads by ${Object.keys(modes).join(' or ')}, not ${t.workload.readMode}`,
   });
+}
+
+/** Each target's read paths beyond its default, for --read-mode's help. */
+function otherReadModes(): string {
+  return TARGET_NAMES.flatMap((name) =>
+    Object.entries(targetNamed(name).readModes)
+      .filter(([mode]) => mode !== 'default')
+      .map(([mode, m]) => `${name}: ${mode}, ${m.describe}`),
+  ).join('; ');
 }

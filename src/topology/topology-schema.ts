@@ -355,7 +355,7 @@ export const rawTopologySchema = z
           .min(1)
           .default('default')
           .describe(
-            "the target's read path the reads take: default, or one it names (zookeeper: sync; etcd: serializable)",
+            "the target's read path the reads take: default, or another the target names (`pole-bench run --help` lists them)",
           ),
       })
       .prefault({}),

@@ -275,3 +275,13 @@ test('the zones and the search agree on every small history of unique writes, ti
   // Both kinds of answer were tried, not one over and over.
   assert.ok(violated > 300 && violated < 2_700, `${violated} of 3000 violated`);
 });
+
+test('a search that outgrows its cache stops with unknown, however much time it has left', () => {
+  // Twenty clients on one register writing 0-4: more places than the search can hold.
+  const g = generateHistory({ seed: 1, ops: 20_000, keys: 1, processes: 20, values: 5 });
+  const ops = pairOperations(g.events.map((event, i) => ({ event, line: i + 1 })));
+  const t0 = performance.now();
+  const r = searchLinearization(ops, REGISTER, Infinity, 50_000);
+  assert.equal(r.verdict, 'unknown');
+  assert.ok(performance.now() - t0 < 30_000);
+});
