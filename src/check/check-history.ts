@@ -95,15 +95,17 @@ export function checkHistory(ops: readonly Op[], o: CheckOptions): HistoryCheck 
   };
 }
 
-/** A check's counts as results carry them (seconds to the ms). */
-export function checkCounts(c: HistoryCheck): {
-  ops: number;
-  keys: number;
-  ok: number;
-  violated: number;
-  unknown: number;
-  seconds: number;
-} {
+/** A check's counts as results carry them: operations, keys by verdict, seconds (to the ms). */
+export interface CheckCounts {
+  readonly ops: number;
+  readonly keys: number;
+  readonly ok: number;
+  readonly violated: number;
+  readonly unknown: number;
+  readonly seconds: number;
+}
+
+export function checkCounts(c: HistoryCheck): CheckCounts {
   const { ops, keys, ok, violated, unknown } = c;
   return { ops, keys, ok, violated, unknown, seconds: Math.round(c.seconds * 1000) / 1000 };
 }

@@ -5,7 +5,7 @@
 import { Args, Flags } from '@oclif/core';
 import { CliCommand } from '../util/cli-command.js';
 import { durationFlag } from '../util/duration-flag.js';
-import { checkCounts, type HistoryCheck } from '../check/check-history.js';
+import { checkCounts, type CheckCounts, type HistoryCheck } from '../check/check-history.js';
 import { HistoryError, type Op } from '../check/history-ops.js';
 import { MODEL_NAMES, type ModelName } from '../check/register-model.js';
 import { HISTORY_FORMATS, type HistoryFormat } from '../check/read-history.js';
@@ -25,16 +25,10 @@ interface OpJson {
   readonly ret: number | null;
 }
 
-export interface FileCheck {
+export interface FileCheck extends CheckCounts {
   readonly file: string;
   readonly format: HistoryFormat;
   readonly model: ModelName;
-  readonly ops: number;
-  readonly keys: number;
-  readonly ok: number;
-  readonly violated: number;
-  readonly unknown: number;
-  readonly seconds: number;
   readonly counterexamples: ReadonlyArray<{ key: string; minimal: boolean; ops: OpJson[] }>;
   readonly unknownKeys: ReadonlyArray<{ key: string; ops: number; steps: number }>;
 }

@@ -10,6 +10,7 @@
 // Conventions: durations and latencies are milliseconds; wall-clock times are ISO 8601 strings;
 // anything a run may fail to observe (no fault, no new leader, no writes in a window) is null,
 // never 0, so that a threshold on it fails instead of passing by accident.
+import type { CheckCounts } from '../check/check-history.js';
 import type { FaultMark, FinalRead, PairReadings, TargetName } from '../vocabulary/names.js';
 import type { z } from 'zod';
 import type { CpuReport } from '../measure/cpu-sampler.js';
@@ -365,19 +366,12 @@ export interface SafetyResult {
   readonly models: readonly SafetyModelResult[];
 }
 
-export interface SafetyModelResult {
+export interface SafetyModelResult extends CheckCounts {
   readonly model: 'linearizable';
   /** The target's read path the reads took (Target.reads). */
   readonly readMode: string;
   /** Whether the target promises this model for that read path: then the verdict holds it. */
   readonly promised: boolean;
-  readonly ops: number;
-  /** Keys by verdict. */
-  readonly keys: number;
-  readonly ok: number;
-  readonly violated: number;
-  readonly unknown: number;
-  readonly seconds: number;
   /** The first violated key's shortest counterexample, ms from the load's start. */
   readonly counterexample: {
     readonly key: string;
