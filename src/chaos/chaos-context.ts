@@ -15,6 +15,8 @@ export interface LoadPhases {
 export interface ChaosContext {
   readonly rt: Runtime;
   readonly topology: Topology;
+  /** The run's seed: what a fault leaves to chance at the moment it strikes is drawn from it. */
+  readonly seed: number;
   /** Wall ms of the load's t = 0: the schedule's times count from it. */
   readonly loadStart: number;
   readonly phases: LoadPhases;

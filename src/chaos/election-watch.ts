@@ -16,9 +16,10 @@ const ELECTION_TIMEOUT_MS = 30_000;
 
 /**
  * The election after the cause took `gone` out at `since`: once a new leader is elected, "after"
- * begins settleMs later. Rejects when none is within the bound.
+ * begins settleMs later (unless `opensAfter` is false: an election after a later fault). Rejects
+ * when none is within the bound.
  */
-export function awaitElection(c: ChaosContext, gone: NodeId, since: number): Promise<void> {
+export function awaitElection(c: ChaosContext, gone: NodeId, since: number, opensAfter = true): Promise<void> {
   const electing = c.rt
     .waitFor(
       (e) => e.ev === 'elected' && e.node === e.leader && e.t >= since && e.node !== gone,
@@ -26,7 +27,7 @@ export function awaitElection(c: ChaosContext, gone: NodeId, since: number): Pro
     )
     .then((elected) => {
       c.progress('recovering', { leader: elected.node });
-      c.phases.switchTo('after', elected.t + c.topology.scenario.settleMs);
+      if (opensAfter) c.phases.switchTo('after', elected.t + c.topology.scenario.settleMs);
     });
   // Awaited later (before any later fault aimed at the leader, and at the end of the faults);
   // this only keeps a rejection meanwhile from counting as unhandled.

@@ -1,53 +1,51 @@
-// Each fault action carried out where it acts: on a member through the runtime (kill, restart,
-// pause, resume), on links through the shaping (partition, isolate, heal, link). A shaping that
+// Each fault action carried out where it acts: on members through the runtime (kill, restart,
+// pause, resume), on links through the shaping (partition, isolate, oneway, bridge, ring, heal, link). A shaping that
 // cannot do what a fault asks fails the run, saying so, rather than carry on without the fault.
-import type { NodeId } from '../vocabulary/names.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { FaultSpec } from '../topology/topology-schema.js';
-import type { Topology } from '../topology/topology.js';
 import type { FaultBook } from './fault-book.js';
-import type { ResolvedFault } from './fault-target.js';
+import type { Cut, ResolvedFault } from './fault-target.js';
 
 /**
- * Carries out `f` on its resolved target, struck at wall ms `at`, and books the node it took down
- * or the links it cut. Resolves with when it took effect: for a kill, once the process is gone.
+ * Carries out `f` on its resolved target, struck at wall ms `at`, and books the nodes it took down
+ * or the links it cut. Resolves with when it took effect: for a kill, once the processes are gone.
+ * A roll is the schedule's own (it runs a kill and a restart per member).
  */
-export async function carryOut(
-  rt: Runtime,
-  t: Topology,
-  f: FaultSpec,
-  r: ResolvedFault,
-  book: FaultBook,
-  at: number,
-): Promise<number> {
-  const target = r.target;
+export async function carryOut(rt: Runtime, f: FaultSpec, r: ResolvedFault, book: FaultBook, at: number): Promise<number> {
   switch (f.action) {
     case 'kill': {
-      const gone = await rt.kill(target);
-      book.wentDown(target);
-      return gone;
+      const gone = await Promise.all(r.nodes.map((n) => rt.kill(n)));
+      for (const n of r.nodes) book.wentDown(n);
+      return Math.max(at, ...gone);
     }
     case 'pause':
-      rt.pause(target);
-      book.wentDown(target);
+      for (const n of r.nodes) {
+        rt.pause(n);
+        book.wentDown(n);
+      }
       return at;
     case 'restart':
-      await rt.restart(target);
-      book.cameBack(target);
+      await Promise.all(r.nodes.map((n) => rt.restart(n)));
+      for (const n of r.nodes) book.cameBack(n);
       return at;
     case 'resume':
-      rt.resume(target);
-      book.cameBack(target);
+      for (const n of r.nodes) {
+        rt.resume(n);
+        book.cameBack(n);
+      }
       return at;
     case 'partition':
-    case 'isolate': {
-      const rest = t.nodes.map((n) => n.id).filter((id) => !r.cutOff.includes(id));
-      await cutLinks(rt, r.cutOff, rest, true, f.action);
-      book.cuts.push({ a: r.cutOff, b: rest });
+    case 'isolate':
+    case 'oneway':
+    case 'bridge':
+    case 'ring':
+      for (const c of r.cuts) {
+        await cutLinks(rt, c, true, f.action);
+        book.cuts.push(c);
+      }
       return at;
-    }
     case 'heal':
-      await healCuts(rt, book);
+      await healCuts(rt, book, f.undoes);
       return at;
     case 'link': {
       const [a, b] = f.datacenters as [string, string];
@@ -55,16 +53,22 @@ export async function carryOut(
         throw new Error(`the ${rt.shaping.kind} shaping cannot change a link's delay during a run`);
       return at;
     }
+    case 'roll':
+      throw new Error('a roll is carried out by the schedule, member by member');
   }
 }
 
-/** Restores every link still cut. */
-export async function healCuts(rt: Runtime, book: FaultBook): Promise<void> {
-  for (const c of book.cuts.splice(0)) await cutLinks(rt, c.a, c.b, false, 'heal');
+/** Restores every link still cut, or only those the fault `ref` cut. */
+export async function healCuts(rt: Runtime, book: FaultBook, ref?: number): Promise<void> {
+  const healed = book.cuts.filter((c) => ref === undefined || c.ref === ref);
+  for (const c of healed) {
+    await cutLinks(rt, c, false, 'heal');
+    book.cuts.splice(book.cuts.indexOf(c), 1);
+  }
 }
 
-/** Cuts or restores the links between two sets of members, or says why this shaping cannot. */
-async function cutLinks(rt: Runtime, a: NodeId[], b: NodeId[], cut: boolean, what: string): Promise<void> {
-  if (!(await rt.shaping.cut(a, b, cut)))
+/** Cuts or restores the links of `c`, or says why this shaping cannot. */
+async function cutLinks(rt: Runtime, c: Cut, cut: boolean, what: string): Promise<void> {
+  if (!(await rt.shaping.cut(c.a, c.b, cut, c.oneWay)))
     throw new Error(`the ${rt.shaping.kind} shaping cannot cut links (${what}); use --shaping relay`);
 }

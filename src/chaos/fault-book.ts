@@ -6,11 +6,7 @@ import type { NodeId } from '../vocabulary/names.js';
 import type { Deposition } from '../report/elections.js';
 import type { FaultMark } from '../vocabulary/names.js';
 
-/** Links cut between two sets of members, until a heal (or the end of the faults) restores them. */
-export interface Cut {
-  readonly a: NodeId[];
-  readonly b: NodeId[];
-}
+import type { Cut, ResolvedFault } from './fault-target.js';
 
 export class FaultBook {
   /** Every fault carried out, in order. */
@@ -25,7 +21,10 @@ export class FaultBook {
   cause: FaultMark | null = null;
   /** The node the latest kill or pause took down: what `restart: killed` brings back. */
   lastDown: NodeId | undefined = undefined;
+  /** Links cut until a heal (or the end of the faults) restores them. */
   readonly cuts: Cut[] = [];
+  /** Each fault a later one undoes (`for`), by its ref, as it was resolved when it struck. */
+  readonly undoable = new Map<number, ResolvedFault>();
   /** Elections a link fault may cause later; settled before the load ends. */
   readonly watchers: Array<Promise<void>> = [];
   /** The election after the fault that took the leader out, until it is done. */

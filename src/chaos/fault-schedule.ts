@@ -11,6 +11,7 @@ import type { FaultBook } from './fault-book.js';
 import { resolveFault } from './fault-target.js';
 import type { ChaosContext } from './chaos-context.js';
 import { wallNowMs } from '../util/wall-clock.js';
+import { Random } from '../util/random.js';
 
 export type { ChaosContext, LoadPhases } from './chaos-context.js';
 
@@ -57,7 +58,14 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
   if (book.electing && (f.target === LEADER || f.datacenters?.includes(LEADER) === true)) await book.electing;
   c.progress('load', { leader: currentLeader(c.rt) ?? '?' });
   const leaderBefore = currentLeader(c.rt);
-  const r = resolveFault(c.topology, f, leaderBefore, book.lastDown);
+  const r = resolveFault(c.topology, f, {
+    leader: leaderBefore,
+    lastDown: book.lastDown,
+    ...(f.undoes !== undefined ? { undoing: book.undoable.get(f.undoes) } : {}),
+    // Its own draw per instant: the same seed and schedule draw the same minorities.
+    random: new Random((c.seed * 1_000_003 + Math.round(f.atMs)) >>> 0),
+  });
+  if (f.ref !== undefined) book.undoable.set(f.ref, r);
   // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
   // recovery phases are measured from.
   const deposes = !book.hasCause && r.takesLeaderOut;
@@ -70,12 +78,15 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
     atS: (at - c.loadStart) / 1000,
     action: f.action,
     node: f.action === 'link' ? `${r.target} rtt ${f.rttMs} ms` : r.target,
+    ...(f.ref !== undefined ? { ref: f.ref } : {}),
+    ...(f.undoes !== undefined ? { undoes: f.undoes } : {}),
     // Only where it shows: behind an election it had to wait for, or a machine that was late.
     ...(lateMs >= LATE_MS ? { lateMs: Math.round(lateMs) } : {}),
   };
   // Booked as it strikes, so that the marks keep the schedule's order while faults overlap.
   book.marks.push(mark);
-  const when = await carryOut(c.rt, c.topology, f, r, book, at);
+  if (f.action === 'roll') return roll(c, book, f);
+  const when = await carryOut(c.rt, f, r, book, at);
   c.note('fault', {
     action: f.action,
     target: r.target,
@@ -85,11 +96,45 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
   });
   if (leaderBefore === undefined) return;
   if (r.takesLeaderOut) book.depositions.push({ at: when, mark, leader: leaderBefore });
-  // A link that changes under the leader may make it resign (or lose its quorum) some seconds
-  // later: the first election that follows, before the next fault, is this fault's.
-  else if (f.action === 'link') book.watchers.push(watchLinkElection(c, book, f, mark, leaderBefore, at));
+  // A link that changes or a cut that leaves the leader in place may make it resign (or lose its
+  // quorum) some seconds later: the first election that follows, before the next fault, is this
+  // fault's.
+  else if (f.action === 'link' || r.cuts.length > 0 || f.action === 'pause')
+    book.watchers.push(watchLinkElection(c, book, f, mark, leaderBefore, at));
   if (deposes) {
     book.setCause(leaderBefore, when, c.loadStart + f.atMs, mark);
     book.electing = awaitElection(c, leaderBefore, when);
+  }
+}
+
+/**
+ * Every member restarted in the topology's order, one at a time: killed, then (where it led) a new
+ * leader awaited, then restarted and awaited until it announces itself; each step marked as a kill
+ * and a restart of its own, so that the model and the charts see who was down when.
+ */
+async function roll(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<void> {
+  for (const node of c.topology.nodes.map((n) => n.id)) {
+    const leader = currentLeader(c.rt);
+    const at = wallNowMs();
+    const mark: FaultMark = { atS: (at - c.loadStart) / 1000, action: 'kill', node };
+    book.marks.push(mark);
+    const gone = await c.rt.kill(node);
+    book.wentDown(node);
+    c.note('fault', { action: 'kill', target: node, at, roll: true });
+    if (node === leader) {
+      book.depositions.push({ at: gone, mark, leader });
+      const cause = !book.hasCause;
+      if (cause) {
+        c.phases.switchTo(FAULT_PHASE, at);
+        book.setCause(leader, gone, c.loadStart + f.atMs, mark);
+      }
+      // The next member goes down only once the cluster has a leader again.
+      await awaitElection(c, leader, gone, cause);
+    }
+    const back = wallNowMs();
+    book.marks.push({ atS: (back - c.loadStart) / 1000, action: 'restart', node });
+    await c.rt.restart(node);
+    book.cameBack(node);
+    c.note('fault', { action: 'restart', target: node, at: back, roll: true });
   }
 }

@@ -38,20 +38,23 @@ function drawn(ops: readonly Op[]): string[] {
   const from = Math.min(...ops.map((o) => o.call));
   const finite = ops.map((o) => (o.ret === Infinity ? o.call : o.ret));
   const to = Math.max(...finite, ...ops.map((o) => o.call));
-  const scale = (t: number): number => (to > from ? Math.round(((t - from) / (to - from)) * (WIDTH - 1)) : 0);
   const label = (o: Op): string =>
     `line ${o.line}  p ${o.process}  ${described(o)}${o.status === 'info' ? ' (info)' : ''}`;
   const width = Math.max(...ops.map((o) => label(o).length));
-  return ops.map((o) => {
-    const a = scale(o.call);
-    const b = o.ret === Infinity ? WIDTH - 1 : scale(o.ret);
-    const bar =
-      ' '.repeat(a) +
-      (o.ret === Infinity
-        ? '├' + '─'.repeat(Math.max(0, b - a - 1)) + '>'
-        : b > a
-          ? '├' + '─'.repeat(b - a - 1) + '┤'
-          : '│');
-    return `    ${label(o).padEnd(width)}  ${bar}`;
-  });
+  return ops.map((o) => `    ${label(o).padEnd(width)}  ${timelineBar(o.call, o.ret === Infinity ? null : o.ret, from, to)}`);
+}
+
+/**
+ * One span on a timeline `WIDTH` characters wide over [from, to]: `├──┤` from its start to its end,
+ * `│` where both fall on one character, `├──>` to the edge where it never ended (`end` null).
+ */
+export function timelineBar(start: number, end: number | null, from: number, to: number): string {
+  const scale = (t: number): number =>
+    to > from ? Math.max(0, Math.min(WIDTH - 1, Math.round(((t - from) / (to - from)) * (WIDTH - 1)))) : 0;
+  const a = scale(start);
+  const b = end === null ? WIDTH - 1 : scale(end);
+  return (
+    ' '.repeat(a) +
+    (end === null ? '├' + '─'.repeat(Math.max(0, b - a - 1)) + '>' : b > a ? '├' + '─'.repeat(b - a - 1) + '┤' : '│')
+  );
 }

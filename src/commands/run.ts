@@ -90,6 +90,10 @@ export default class Run extends CliCommand {
     'kill-at': Flags.string({
       description: 'kill the serving leader at this time, e.g. 25s (replaces the faults)',
     }),
+    'nemesis-seed': Flags.integer({
+      description: "the seed the topology's scenario.nemesis draws its faults with, instead of the file's",
+      min: 0,
+    }),
     seed: Flags.integer({ description: 'seed of every random choice (default: from the clock)' }),
     out: Flags.string({ description: 'output directory (default reports/<time>-<name>)' }),
     // Non-greedy: `--threshold A TOPOLOGY` takes one value per flag, and leaves the argument be.
@@ -265,6 +269,7 @@ function topologyOverrides(flags: RunFlags): Parameters<typeof loadTopologyForRu
     ...(flags.preload !== undefined ? { preload: flags.preload } : {}),
     ...(flags.duration !== undefined ? { duration: flags.duration } : {}),
     ...(flags['kill-at'] !== undefined ? { killAt: flags['kill-at'] } : {}),
+    ...(flags['nemesis-seed'] !== undefined ? { nemesisSeed: flags['nemesis-seed'] } : {}),
   };
 }
 

@@ -61,6 +61,12 @@ const runParams = z.strictObject({
   poisson: z.boolean().optional(),
   reads: z.number().min(0).max(1).optional().describe('the share of operations that are reads (--reads)'),
   readMode: z.string().min(1).optional().describe("the target's read path (--read-mode)"),
+  nemesisSeed: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("the seed the topology's nemesis draws its faults with (--nemesis-seed)"),
 });
 export type RunParams = z.infer<typeof runParams>;
 
@@ -77,6 +83,7 @@ const axes = {
     .min(1),
   reads: z.array(z.number().min(0).max(1)).min(1),
   readMode: z.array(z.string().min(1)).min(1),
+  nemesisSeed: z.array(z.number().int().min(0)).min(1),
 };
 export const SWEEP_AXES = Object.keys(axes) as (keyof typeof axes)[];
 
@@ -97,6 +104,7 @@ export interface Matrix {
   readonly preload?: readonly string[];
   readonly reads?: readonly number[];
   readonly readMode?: readonly string[];
+  readonly nemesisSeed?: readonly number[];
 }
 
 const partialMatrix = z.strictObject({
@@ -324,6 +332,7 @@ export function runArgs(
   if (p.poisson) args.push('--poisson');
   if (p.reads !== undefined) args.push('--reads', String(p.reads));
   if (p.readMode !== undefined) args.push('--read-mode', p.readMode);
+  if (p.nemesisSeed !== undefined) args.push('--nemesis-seed', String(p.nemesisSeed));
   for (const t of o.thresholds) args.push('--threshold', t);
   return args;
 }

@@ -93,6 +93,7 @@ export function planRuns(suite: Suite, out: string): Planned[] {
         ...(p.killAt !== undefined ? { killAt: p.killAt } : {}),
         ...(p.share !== undefined ? { share: p.share } : {}),
         ...(p.preload !== undefined ? { preload: p.preload } : {}),
+        ...(p.nemesisSeed !== undefined ? { nemesisSeed: p.nemesisSeed } : {}),
       }).scenario.durationMs;
     } catch (err) {
       if (err instanceof InputError)

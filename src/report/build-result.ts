@@ -247,6 +247,25 @@ function runSetting(t: ResultSetting['topology']): Pick<RunResult, 'topology' | 
       durationMs: t.scenario.durationMs,
       warmupMs: t.scenario.warmupMs,
       settleMs: t.scenario.settleMs,
+      faults: t.scenario.faults.map((f) => ({
+        atS: f.atMs / 1000,
+        action: f.action,
+        target: f.nodes && f.action !== 'ring' ? f.nodes.join(',') : f.target,
+        ...(f.ref !== undefined ? { ref: f.ref } : {}),
+        ...(f.undoes !== undefined ? { undoes: f.undoes } : {}),
+        ...(f.rttMs !== undefined ? { rttMs: f.rttMs } : {}),
+        ...(f.drawn ? { drawn: true } : {}),
+      })),
+      ...(t.scenario.nemesis
+        ? {
+            nemesis: {
+              mix: t.scenario.nemesis.mix,
+              everyS: t.scenario.nemesis.everyMs / 1000,
+              forS: t.scenario.nemesis.forMs / 1000,
+              seed: t.scenario.nemesis.seed,
+            },
+          }
+        : {}),
     },
   };
 }

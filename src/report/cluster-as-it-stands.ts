@@ -1,18 +1,24 @@
 // The cluster as the faults left it, at any second of a run: which members are down (killed and not
-// restarted, paused and not resumed, isolated and not healed), which data centers a partition cut
-// off from which, and which links a fault gave a new round trip. The model of a window is taken over
+// restarted, paused and not resumed, isolated or cut off one way and not healed), which data
+// centers a partition cut off from which, which members a bridge or a ring parted, and which links
+// a fault gave a new round trip. The model of a window is taken over
 // this, not over the topology as configured: after a follower and then the leader were killed, the
 // new leader's quorum must reach the farthest of the three survivors, and the model must say so.
 // Pure: the faults as carried out and the topology in, states out.
 import type { NodeId } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 import type { FaultMark } from '../vocabulary/names.js';
+import { bridgeHalves, ringCuts } from '../topology/fault-shapes.js';
 
 export interface ClusterState {
   /** Members that cannot take part: killed, paused or isolated, each with why. */
   readonly down: ReadonlyMap<NodeId, string>;
   /** Each partition still in force: the data centers it cut off from the rest. */
   readonly cuts: readonly (readonly string[])[];
+  /** Pairs of members a bridge or a ring parted, "a|b" both ways round. */
+  readonly parted: ReadonlySet<string>;
+  /** Those pairs in words, a fault each. */
+  readonly partedText: readonly string[];
   /** Round trips a link fault set, by the pair "a|b" (names in the topology's order). */
   readonly rtts: ReadonlyMap<string, number>;
 }
@@ -56,36 +62,47 @@ export function statesOver(
   return spans;
 }
 
+/** A cut in force, as the model sees it: whom it takes out of a quorum, and which pairs it parts. */
+interface CutInForce {
+  readonly ref: number | undefined;
+  /** Data centers cut off from the rest (a partition). */
+  readonly dcs?: readonly string[];
+  /** A member that can reach no one or hear no one (an isolation, a one-way cut), and why. */
+  readonly out?: { readonly node: NodeId; readonly why: string };
+  /** Members parted pair by pair (a bridge, a ring). */
+  readonly pairs?: readonly (readonly [NodeId, NodeId])[];
+  readonly atS: number;
+}
+
 /** The state once `applied` (a prefix of the run's faults, in order) were carried out. */
 function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
   // Each kind of absence on its own, with when it began: a member killed while isolated stays
   // down when the partition heals, one paused and isolated comes back only when both end.
   const killed = new Map<NodeId, number>();
   const paused = new Map<NodeId, number>();
-  const isolated = new Map<NodeId, number>();
-  // The faults that take a member out, and those that bring it back, each by its own kind.
-  const outBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = {
-    kill: killed,
-    pause: paused,
-    isolate: isolated,
-  };
-  const backBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = {
-    restart: killed,
-    resume: paused,
-  };
-  let cuts: string[][] = [];
+  // The faults that take members out, and those that bring them back, each by its own kind.
+  const outBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = { kill: killed, pause: paused };
+  const backBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = { restart: killed, resume: paused };
+  let cuts: CutInForce[] = [];
   const rtts = new Map<string, number>();
   const linkSpecs = t.scenario.faults.filter((f) => f.action === 'link');
+  const members = t.nodes.map((n) => n.id);
   let links = 0;
   for (const f of applied) {
-    outBy[f.action]?.set(f.node, f.atS);
-    backBy[f.action]?.delete(f.node);
-    if (f.action === 'partition') cuts.push(f.node.split(','));
-    else if (f.action === 'heal') {
-      // Restores every cut link: partitions and isolations alike.
-      cuts = [];
-      isolated.clear();
-    } else if (f.action === 'link') {
+    const nodes = f.node.split(',');
+    for (const n of nodes) outBy[f.action]?.set(n, f.atS);
+    for (const n of nodes) backBy[f.action]?.delete(n);
+    const cut = { ref: f.ref, atS: f.atS };
+    if (f.action === 'partition') cuts.push({ ...cut, dcs: nodes });
+    else if (f.action === 'isolate') cuts.push({ ...cut, out: { node: f.node, why: 'isolated' } });
+    else if (f.action === 'oneway') cuts.push({ ...cut, out: { node: f.node, why: 'hearing no one (a one-way cut)' } });
+    else if (f.action === 'bridge') {
+      const [x, y] = bridgeHalves(members, f.node);
+      cuts.push({ ...cut, pairs: x.flatMap((a) => y.map((b) => [a, b] as const)) });
+    } else if (f.action === 'ring') cuts.push({ ...cut, pairs: ringCuts(nodes) });
+    // A heal restores every cut link, or, undoing one fault, that fault's own.
+    else if (f.action === 'heal') cuts = f.undoes === undefined ? [] : cuts.filter((c) => c.ref !== f.undoes);
+    else if (f.action === 'link') {
       // The mark names the pair in words; the topology's k-th link fault holds it as data.
       const spec = linkSpecs[links++];
       const [a, b] = spec?.datacenters ?? [];
@@ -95,10 +112,12 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
   }
   const down = new Map<NodeId, string>();
   const at = (s: number): string => `${s.toFixed(1)} s`;
-  for (const [n, s] of isolated) down.set(n, `isolated at ${at(s)}`);
+  for (const c of cuts) if (c.out) down.set(c.out.node, `${c.out.why} at ${at(c.atS)}`);
   for (const [n, s] of paused) down.set(n, `paused at ${at(s)}`);
   for (const [n, s] of killed) down.set(n, `killed at ${at(s)}`);
-  return { down, cuts, rtts };
+  const parted = new Set(cuts.flatMap((c) => (c.pairs ?? []).flatMap(([a, b]) => [`${a}|${b}`, `${b}|${a}`])));
+  const described = cuts.filter((c) => c.pairs).map((c) => `${c.pairs!.map(([a, b]) => `${a}–${b}`).join(', ')} parted`);
+  return { down, cuts: cuts.flatMap((c) => (c.dcs ? [c.dcs] : [])), parted, partedText: described, rtts };
 }
 
 /** "a|b" for a pair of data centers, whichever way round it is named. */
@@ -156,10 +175,17 @@ export function meanOneWayOver(
   };
 }
 
-/** The members `leader` can count on: up, and on its side of every partition. */
+/** The members `leader` can count on: up, on its side of every partition, not parted from it. */
 export function membersWith(t: Topology, state: ClusterState, leader: NodeId): NodeId[] {
   const dc = t.node(leader).datacenter;
-  return t.nodes.filter((n) => !state.down.has(n.id) && !separated(state, n.datacenter, dc)).map((n) => n.id);
+  return t.nodes
+    .filter(
+      (n) =>
+        !state.down.has(n.id) &&
+        !separated(state, n.datacenter, dc) &&
+        !state.parted.has(`${leader}|${n.id}`),
+    )
+    .map((n) => n.id);
 }
 
 /** The state in words, for the report: who is out and why, what is cut, which links changed. */
@@ -167,6 +193,7 @@ export function describeState(state: ClusterState): string {
   const parts = [
     ...[...state.down].map(([n, why]) => `${n} ${why}`),
     ...state.cuts.map((c) => `${c.join(', ')} cut off`),
+    ...state.partedText,
     ...[...state.rtts].map(([pair, rtt]) => `${pair.replace('|', '–')} at ${rtt} ms`),
   ];
   return parts.length === 0 ? 'every member up, every link as configured' : parts.join('; ');

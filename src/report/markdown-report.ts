@@ -133,7 +133,29 @@ function setUp(r: RunResult): string {
     `- Started ${r.startedAt}, finished ${r.finishedAt} (${secUnit(elapsedS)} in all)`,
     '',
     dcs,
+    ...faultSchedule(r),
   ].join('\n');
+}
+
+/**
+ * The fault schedule as planned, in full (what a nemesis drew with it), so that a failing run can
+ * be replayed from its report: the same file, seed and nemesis give the same schedule.
+ */
+function faultSchedule(r: RunResult): string[] {
+  const faults = r.scenario.faults ?? [];
+  if (faults.length === 0) return [];
+  const n = r.scenario.nemesis;
+  const head = n
+    ? `Fault schedule (drawn faults by the nemesis: ${n.mix.join(', ')}, one every ${secUnit(n.everyS)}, each undone after ${secUnit(n.forS)}, seed ${n.seed}):`
+    : 'Fault schedule:';
+  const rows = faults.map((f) => [
+    secUnit(f.atS),
+    f.action,
+    f.target,
+    f.undoes !== undefined ? `undoes #${f.undoes}` : f.ref !== undefined ? `#${f.ref}` : '',
+    f.drawn ? 'nemesis' : 'written',
+  ]);
+  return ['', head, '', table(['At', 'Fault', 'On', 'Pair', 'From'], rows)];
 }
 
 function waitForText(w: RunResult['leaders']['electionWaitFor']): string {

@@ -74,6 +74,27 @@ export interface ScenarioInfo {
   readonly durationMs: number;
   readonly warmupMs: number;
   readonly settleMs: number;
+  /**
+   * The fault schedule as planned, before the run resolved "leader" or a minority (the timeline
+   * holds what each did): enough, with the seed, to replay it (added within result@7: absent from
+   * older files).
+   */
+  readonly faults?: readonly ScheduledFault[];
+  /** The nemesis that drew the schedule's drawn faults, where one did. */
+  readonly nemesis?: { readonly mix: readonly string[]; readonly everyS: number; readonly forS: number; readonly seed: number };
+}
+
+/** One fault of the schedule as planned. */
+export interface ScheduledFault {
+  readonly atS: number;
+  readonly action: string;
+  /** As the file says it: a node, "leader", "killed", "minority", data centers, the ring order. */
+  readonly target: string;
+  readonly ref?: number;
+  readonly undoes?: number;
+  readonly rttMs?: number;
+  /** Drawn by the nemesis rather than written. */
+  readonly drawn?: boolean;
 }
 
 export interface LeadersInfo {

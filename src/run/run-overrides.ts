@@ -5,7 +5,15 @@ import { createOracle } from '../node/core/oracles/registry.js';
 import { parseDuration } from '../util/duration.js';
 import { parseByteSize } from '../topology/byte-size.js';
 import { topologySchema } from '../topology/topology-checks.js';
-import { LEADER, type Arrival, type TopologyFile } from '../topology/topology-schema.js';
+import {
+  LEADER,
+  type Arrival,
+  type FaultSpec,
+  type NemesisSpec,
+  type ScenarioSpec,
+  type TopologyFile,
+} from '../topology/topology-schema.js';
+import { drawNemesis } from '../topology/nemesis-draw.js';
 import { resolveTopology, type Topology } from '../topology/topology.js';
 import { InputError } from '../util/input-error.js';
 import { targetNamed } from '../targets/registry.js';
@@ -27,6 +35,8 @@ export interface RunOverrides {
   readonly killAt?: string;
   /** Drop the scenario's faults: the load runs under the initial leader throughout. */
   readonly noFaults?: boolean;
+  /** --nemesis-seed: the nemesis draws its faults with this seed instead of the file's. */
+  readonly nemesisSeed?: number;
   /** --share: each data center's weight in the load (a data center left out gets none). */
   readonly share?: Readonly<Record<string, number>>;
   /** --reads: the share of operations that are reads. */
@@ -52,6 +62,48 @@ export function parseShareFlag(text: string): Record<string, number> {
   return share;
 }
 
+/**
+ * The faults of a run of `durationMs`: a fault repeated with `every` or undoing another repeats
+ * while inside the run, also when --duration shortens it (and an undoing goes with the fault it
+ * undoes); the nemesis draws again over the run's own length, from its seed.
+ */
+function faultsWithin(spec: TopologyFile, durationMs: number, n: NemesisSpec | undefined): FaultSpec[] {
+  const written = spec.scenario.faults.filter((f) => f.drawn !== true);
+  const kept = written.filter((f) => (f.everyMs === undefined && f.undoes === undefined) || f.atMs < durationMs);
+  const refs = new Set(kept.map((f) => f.ref).filter((r) => r !== undefined));
+  const drawn = n
+    ? drawNemesis(
+        {
+          members: spec.datacenters.flatMap((d) => d.nodes.map((m) => m.id)),
+          datacenters: spec.datacenters.map((d) => d.name),
+          warmupMs: spec.scenario.warmupMs,
+          durationMs,
+          settleMs: spec.scenario.settleMs,
+        },
+        n,
+        Math.max(0, ...written.map((f) => f.ref ?? 0)),
+      )
+    : [];
+  return [...kept.filter((f) => f.undoes === undefined || refs.has(f.undoes)), ...drawn].sort((a, b) => a.atMs - b.atMs);
+}
+
+/** The file's nemesis, with the seed --nemesis-seed gives; exit 2 where the file has none. */
+function nemesisOf(file: string, spec: TopologyFile, o: RunOverrides): NemesisSpec | undefined {
+  const n = spec.scenario.nemesis;
+  if (o.nemesisSeed === undefined) return n;
+  if (n === undefined)
+    throw flag('--nemesis-seed', `${file} has no scenario.nemesis to draw faults with this seed`);
+  if (o.killAt !== undefined || o.noFaults)
+    throw flag('--nemesis-seed', `${o.killAt !== undefined ? '--kill-at' : '--no-faults'} replaces the nemesis's faults`);
+  return { ...n, seed: o.nemesisSeed };
+}
+
+/** The scenario with the nemesis the run draws from: none where the flags replaced its faults. */
+function withNemesis(s: ScenarioSpec, n: NemesisSpec | undefined, replaced: boolean): ScenarioSpec {
+  const { nemesis: _file, ...rest } = s;
+  return replaced || n === undefined ? rest : { ...rest, nemesis: n };
+}
+
 export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
   const spec = validateParsed(file, parseSourceFile(file), topologySchema);
   const target = o.target ?? spec.target;
@@ -66,8 +118,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
     ? []
     : o.killAt !== undefined
       ? [{ atMs: ms('--kill-at', o.killAt), action: 'kill' as const, target: LEADER }]
-      : // A fault repeated with `every` repeats while inside the run, also when --duration shortens it.
-        spec.scenario.faults.filter((f) => f.everyMs === undefined || f.atMs < durationMs);
+      : faultsWithin(spec, durationMs, nemesisOf(file, spec, o));
   for (const f of faults) {
     if (f.atMs <= spec.scenario.warmupMs || f.atMs >= durationMs)
       throw flag(
@@ -103,7 +154,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       ...(share !== undefined ? { share } : {}),
     },
     scenario: {
-      ...spec.scenario,
+      ...withNemesis(spec.scenario, nemesisOf(file, spec, o), o.noFaults === true || o.killAt !== undefined),
       durationMs,
       faults,
       ...(preloadBytes !== undefined ? { preloadBytes } : {}),

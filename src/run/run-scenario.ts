@@ -80,6 +80,7 @@ function chaosContext(run: RunContext, load: Load): ChaosContext {
   return {
     rt: run.rt,
     topology: run.t,
+    seed: run.o.seed,
     loadStart: run.state.loadStart,
     phases: load.phases,
     sleepUntil: run.sleepUntil,

@@ -80,9 +80,10 @@ export interface Shaper {
   change(mode: WanDelays): Promise<boolean>;
   /**
    * Cuts (`cut` true: a partition, connections stall) or restores every link between a member of
-   * `a` and a member of `b`. False where this shaping cannot.
+   * `a` and a member of `b`; with `oneWay`, only what `a`'s members send to `b`'s (b still reaches
+   * a). False where this shaping cannot.
    */
-  cut(a: readonly NodeId[], b: readonly NodeId[], cut: boolean): Promise<boolean>;
+  cut(a: readonly NodeId[], b: readonly NodeId[], cut: boolean, oneWay?: boolean): Promise<boolean>;
   /** Sets the round-trip time between two data centers, open connections included; false where it cannot. */
   setRtt(dcA: string, dcB: string, rttMs: number): Promise<boolean>;
   /** Median RTT between every ordered pair of data centers through this shaping; NaN where it cannot. */

@@ -12,6 +12,7 @@ import { parseThreshold } from '../vocabulary/thresholds.js';
 import {
   KILLED,
   LEADER,
+  MINORITY,
   type ClusterSpec,
   type DatacenterSpec,
   type FaultSpec,
@@ -25,10 +26,10 @@ import {
   rawTopologySchema,
 } from './topology-schema.js';
 
-export interface TopologyIssue {
-  readonly path: PropertyKey[];
-  readonly message: string;
-}
+import type { TopologyIssue } from './topology-issue.js';
+import { checkFaults } from './fault-checks.js';
+
+export type { TopologyIssue } from './topology-issue.js';
 
 /** The schema of a topology file, cross-field checks included. */
 export const topologySchema: z.ZodType<TopologyFile> = rawTopologySchema.transform((raw, ctx) => {
@@ -83,15 +84,12 @@ function checkDatacenters(raw: RawTopology, issues: TopologyIssue[]): Datacenter
       const at = `datacenters[${i}].nodes[${j}]`;
       const namePath =
         typeof entry === 'string' ? ['datacenters', i, 'nodes', j] : ['datacenters', i, 'nodes', j, 'name'];
-      if (id === LEADER || id === KILLED) {
-        issues.push({
-          path: namePath,
-          message:
-            id === LEADER
-              ? `"${LEADER}" is reserved (faults use it for the current leader)`
-              : `"${KILLED}" is reserved (faults use it for the node the latest kill took down)`,
-        });
-      }
+      const reserved = {
+        [LEADER]: 'faults use it for the current leader',
+        [KILLED]: 'faults use it for the node the latest kill took down',
+        [MINORITY]: 'faults use it for a minority drawn when they strike',
+      } as Record<string, string>;
+      if (Object.hasOwn(reserved, id)) issues.push({ path: namePath, message: `"${id}" is reserved (${reserved[id]})` });
       const owner = idOwner.get(id);
       if (owner !== undefined)
         issues.push({ path: namePath, message: `duplicate node ${id} (also ${owner})` });
@@ -325,109 +323,7 @@ function checkScenario(
       message: `the warmup (${fmt(s.warmup)}) must end before the run does (${fmt(s.duration)})`,
     });
   }
-  const written: FaultSpec[] = [];
-  const dcNames = new Set(raw.datacenters.map((d) => d.name));
-  s.faults.forEach((f, i) => {
-    // One fault as written; with `every`, its copies follow it through the run (below).
-    const faults = {
-      push: (spec: FaultSpec): void => {
-        if (f.every === undefined) {
-          written.push(spec);
-          return;
-        }
-        if (f.every <= 0) {
-          issues.push({ path: ['scenario', 'faults', i, 'every'], message: 'must be longer than 0' });
-          return;
-        }
-        for (let at = spec.atMs; at < s.duration; at += f.every)
-          written.push({ ...spec, atMs: at, everyMs: f.every });
-      },
-    };
-    const actions = FAULT_ACTIONS.filter((a) => f[a] !== undefined);
-    const action = actions[0];
-    if (action === undefined || actions.length > 1) {
-      issues.push({
-        path: ['scenario', 'faults', i],
-        message:
-          action === undefined
-            ? `says what to do at ${fmt(f.at)}: add one of ${FAULT_ACTIONS.join(', ')}`
-            : `one action per fault, got ${actions.join(' and ')}: write one fault for each`,
-      });
-      return;
-    }
-    if ((f.rtt !== undefined) !== (action === 'link'))
-      issues.push({
-        path: ['scenario', 'faults', i, f.rtt !== undefined ? 'rtt' : 'link'],
-        message:
-          f.rtt !== undefined
-            ? `rtt goes with link (the link whose round-trip time changes), not with ${action}`
-            : 'a link change needs its new rtt, e.g. {at: 30s, link: [a, b], rtt: 120ms}',
-      });
-    if (f.at >= s.duration) {
-      issues.push({
-        path: ['scenario', 'faults', i, 'at'],
-        message: `${fmt(f.at)} is not inside the run (duration ${fmt(s.duration)})`,
-      });
-    } else if (f.at <= s.warmup) {
-      issues.push({
-        path: ['scenario', 'faults', i, 'at'],
-        message: `${fmt(f.at)} falls inside the warmup (${fmt(s.warmup)}): faults come after it`,
-      });
-    }
-    if (action === 'partition' || action === 'link') {
-      const dcs = (action === 'partition' ? f.partition : f.link) ?? [];
-      // In a partition, "leader" is the data center of whoever leads when it happens.
-      const unknown = dcs.filter((d) => !dcNames.has(d) && !(action === 'partition' && d === LEADER));
-      if (unknown.length > 0)
-        issues.push({
-          path: ['scenario', 'faults', i, action],
-          message: `${unknown.map((d) => JSON.stringify(d)).join(', ')} is not a data center (data centers: ${[...dcNames].join(', ')})`,
-        });
-      else if (action === 'partition' && new Set(dcs).size >= dcNames.size)
-        issues.push({
-          path: ['scenario', 'faults', i, action],
-          message: 'cuts every data center off: leave at least one on the other side',
-        });
-      else if (action === 'link' && dcs[0] === dcs[1])
-        issues.push({
-          path: ['scenario', 'faults', i, action],
-          message: 'a link joins two different data centers',
-        });
-      const target = action === 'partition' ? dcs.join(',') : dcs.join('-');
-      faults.push({
-        atMs: f.at,
-        action,
-        target,
-        datacenters: dcs,
-        ...(action === 'link' && f.rtt !== undefined ? { rttMs: f.rtt } : {}),
-      });
-      return;
-    }
-    if (action === 'heal') {
-      faults.push({ atMs: f.at, action, target: 'all' });
-      return;
-    }
-    const target = (f[action] as string | undefined) ?? '';
-    const revives = action === 'restart' || action === 'resume';
-    if (target === LEADER && revives) {
-      issues.push({
-        path: ['scenario', 'faults', i, action],
-        message: `${action} needs a node name or "${KILLED}" ("${LEADER}" is whoever leads now, which is running)`,
-      });
-    } else if (target === KILLED && !revives) {
-      issues.push({
-        path: ['scenario', 'faults', i, action],
-        message: `"${KILLED}" (the node the latest kill or pause took down) is for restart and resume, not ${action}`,
-      });
-    } else if (target !== LEADER && target !== KILLED && !nodeIds.has(target)) {
-      issues.push({
-        path: ['scenario', 'faults', i, action],
-        message: `${JSON.stringify(target)} is neither "${LEADER}" nor a node (nodes: ${[...nodeIds].join(', ')})`,
-      });
-    }
-    faults.push({ atMs: f.at, action, target });
-  });
-  const faults = [...written].sort((a, b) => a.atMs - b.atMs);
+  const { faults, nemesis } = checkFaults(raw, nodeIds, issues);
   const thresholds = s.thresholds.map((expr, i) => {
     try {
       return parseThreshold(expr, 'scenario.thresholds').expr;
@@ -452,6 +348,7 @@ function checkScenario(
     settleMs: s.settle,
     faults,
     thresholds,
+    ...(nemesis ? { nemesis } : {}),
     ...(s.preload !== undefined ? { preloadBytes: s.preload } : {}),
   };
 }

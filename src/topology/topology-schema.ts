@@ -37,10 +37,22 @@ export type Distribution = (typeof DISTRIBUTIONS)[number];
 export const ARRIVALS = ['constant', 'poisson'] as const;
 export type Arrival = (typeof ARRIVALS)[number];
 
-/** The faults that act on one node (the rest act on links between data centers or nodes). */
-export const NODE_FAULTS = ['kill', 'restart', 'pause', 'resume'] as const;
+/** The faults that act on members (the rest act on links between data centers or nodes). */
+export const NODE_FAULTS = ['kill', 'restart', 'pause', 'resume', 'roll'] as const;
 /** The faults that cut or change links: they need a shaping that can (the relay). */
-export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link'] as const;
+export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link', 'oneway', 'bridge', 'ring'] as const;
+/** The faults that cut links between members of one data center too (the relay routes those then). */
+export const MEMBER_CUTS: readonly FaultAction[] = ['isolate', 'oneway', 'bridge', 'ring'];
+/** What `for` undoes: each of these faults, by the fault that undoes it. */
+export const UNDONE_BY: Partial<Record<FaultAction, FaultAction>> = {
+  kill: 'restart',
+  pause: 'resume',
+  partition: 'heal',
+  isolate: 'heal',
+  oneway: 'heal',
+  bridge: 'heal',
+  ring: 'heal',
+};
 
 /**
  * The fault target that means "whoever leads at that moment" (in a partition: the leader's data
@@ -49,6 +61,8 @@ export const LINK_FAULTS = ['partition', 'heal', 'isolate', 'link'] as const;
 export const LEADER = 'leader';
 /** The restart/resume target that means "the node the latest kill (or pause) took down". Reserved too. */
 export const KILLED = 'killed';
+/** The kill/pause target that means "a minority of the members, drawn when it strikes". Reserved too. */
+export const MINORITY = 'minority';
 
 /** Jitter as written: a fraction of each direction's delay ("2%"), or an absolute duration. */
 export type Jitter =
@@ -122,6 +136,37 @@ export interface FaultSpec {
   readonly rttMs?: number;
   /** Set on the copies of a fault written with `every`: the period, for the summary. */
   readonly everyMs?: number;
+  /** ring: the members in ring order; a minority drawn by the nemesis: its members. */
+  readonly nodes?: readonly NodeId[];
+  /** This fault's number in the schedule, where a later fault undoes it (`for`). */
+  readonly ref?: number;
+  /** The fault (by its ref) this one undoes: the same members restarted or resumed, its own cuts healed. */
+  readonly undoes?: number;
+  /** Drawn by the scenario's nemesis rather than written. */
+  readonly drawn?: boolean;
+}
+
+/** The kinds of fault a nemesis mix draws from. */
+export const NEMESIS_KINDS = [
+  'kill-leader',
+  'kill',
+  'pause-leader',
+  'pause-minority',
+  'oneway-leader',
+  'isolate-leader',
+  'partition',
+  'bridge',
+  'ring',
+  'roll',
+] as const;
+export type NemesisKind = (typeof NEMESIS_KINDS)[number];
+
+/** A fault schedule drawn by a seed from a mix of kinds: one fault every `everyMs`, each undone after `forMs`. */
+export interface NemesisSpec {
+  readonly mix: readonly NemesisKind[];
+  readonly everyMs: number;
+  readonly forMs: number;
+  readonly seed: number;
 }
 
 export interface ScenarioSpec {
@@ -129,8 +174,13 @@ export interface ScenarioSpec {
   readonly warmupMs: number;
   /** The "after" window starts this long after the new leader is elected. */
   readonly settleMs: number;
-  /** In the order written, each fault with `every` expanded into its copies (in time order). */
+  /**
+   * In time order: each fault written, with `every` expanded into its copies and `for` into the
+   * fault that undoes it, and those the nemesis drew.
+   */
   readonly faults: readonly FaultSpec[];
+  /** The nemesis the drawn faults came from, as written (with its defaults). */
+  readonly nemesis?: NemesisSpec;
   /** Pass/fail conditions on the result, as written (parsed by report/thresholds.ts). */
   readonly thresholds: readonly string[];
   /** Bytes of state written before the load (new znodes), so that snapshots have that size. */
@@ -221,7 +271,7 @@ const link = z
   .meta({ oneOf: [{ required: ['between', 'rtt'] }, { required: ['from', 'to', 'delay'] }] });
 
 const faultTarget = name.describe(
-  `"${LEADER}" (whoever leads at that moment), "${KILLED}" (restart/resume: the node the latest kill or pause took down) or a node name`,
+  `"${LEADER}" (whoever leads at that moment), "${KILLED}" (restart/resume: the node the latest kill or pause took down), "${MINORITY}" (kill/pause, with for: a minority drawn by the run's seed) or a node name`,
 );
 const fault = z
   .strictObject({
@@ -239,6 +289,22 @@ const fault = z
     isolate: faultTarget.optional().describe('cuts one node off from every other node; it keeps running'),
     link: z.tuple([name, name]).optional().describe('the link between two data centers, with rtt'),
     rtt: duration.optional().describe('link: its new round-trip time'),
+    oneway: faultTarget
+      .optional()
+      .describe('cuts what every other member sends to it; it still sends (a leader that talks but cannot hear)'),
+    bridge: faultTarget
+      .optional()
+      .describe("splits the other members into two halves (by server id) cut from each other; it alone sees both"),
+    ring: z
+      .union([z.literal('auto'), z.array(name).min(1)])
+      .optional()
+      .describe(
+        'a ring of majorities over the members in this order (auto: the data centers interleaved): each keeps only its nearest neighbours, a different majority each',
+      ),
+    roll: z.literal('all').optional().describe('restarts every member one by one (by server id), each once the one before is back'),
+    for: duration
+      .optional()
+      .describe('undoes the fault this long after it: restarts what it killed, resumes what it paused, heals its cuts'),
     every: duration
       .optional()
       .describe('repeats the fault at at, at + every, … while inside the run (a soak)'),
@@ -364,6 +430,15 @@ export const rawTopologySchema = z
         duration: duration.prefault('60s'),
         warmup: duration.prefault('5s'),
         faults: z.array(fault).default([]),
+        nemesis: z
+          .strictObject({
+            mix: z.array(z.enum(NEMESIS_KINDS)).min(1).describe('the kinds of fault drawn from, each as likely'),
+            every: duration.describe('one fault drawn every so often, from the warmup on'),
+            for: duration.optional().describe('how long each lasts before it is undone (default: half of every)'),
+            seed: z.number().int().min(0).default(1).describe('draws the schedule: the same seed, the same faults'),
+          })
+          .optional()
+          .describe('faults drawn by a seed from a mix of kinds, printed in the report so that a run can be replayed'),
         settle: duration
           .prefault('10s')
           .describe('the "after" window starts this long after the new leader is elected'),

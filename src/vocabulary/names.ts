@@ -48,6 +48,10 @@ export const FAULT_ACTIONS = [
   'heal',
   'isolate',
   'link',
+  'oneway',
+  'bridge',
+  'ring',
+  'roll',
 ] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
@@ -56,8 +60,15 @@ export interface FaultMark {
   /** Seconds from the load start. */
   readonly atS: number;
   readonly action: FaultAction;
-  /** The node it hit ("leader" resolved to its name). */
+  /**
+   * What it hit ("leader" resolved to its name): a node, or nodes joined by "," (a minority); the
+   * data centers cut off (partition); the ring order (ring); "all" (heal, roll); "a-b rtt N ms" (link).
+   */
   readonly node: string;
+  /** Its number in the schedule, where a later fault undoes it (`for`). */
+  readonly ref?: number;
+  /** The fault (by its ref) this one undoes: a heal of only that fault's cuts. */
+  readonly undoes?: number;
   /** How long after its scheduled time it struck, ms, when 100 ms or more (it waited for an election, or the machine was late). */
   readonly lateMs?: number;
 }

@@ -232,6 +232,18 @@ describe('netem plan in network namespaces', { skip }, () => {
     assert.equal(await dropped('p4'), d1, 'nothing dropped once healed');
     const filters = await runChecked(inNetns(nsOf('p4'), ['tc', 'filter', 'show', 'dev', DEV]));
     assert.equal(filters.match(/flowid/g)?.length, 3, `p5's filter went with the heal: ${filters}`);
+
+    // One way: p1's sends to p4 are cut, p4's to p1 still go.
+    assert.equal(await controls.cut(['p1'], ['p4'], true, true), true);
+    const p1Before = await dropped('p1');
+    await sendUdp('p1', addr('p4'), 4);
+    assert.ok((await dropped('p1')) - p1Before >= 4, 'p1 drops what it sends p4');
+    const oneWay = await statsOf('p4');
+    const p4Before = await dropped('p4');
+    await sendUdp('p4', addr('p1'), 5);
+    await waitForStats('p4', (s) => (delta(s, oneWay).get(fnal) ?? 0) >= 5, 'p4 still reaching p1 through fnal’s class');
+    assert.equal(await dropped('p4'), p4Before, 'p4 drops nothing it sends p1');
+    assert.equal(await controls.cut(['p1'], ['p4'], false, true), true);
   });
 
   it('probes for netem: unavailable here with an actionable reason, or else a netem plan applies', async () => {

@@ -9,6 +9,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/run-cli.js';
 
+/** What made each run of a night's suite not pass: its verdict and its violated checks. */
+async function whyNot(suiteDir: string): Promise<string> {
+  try {
+    const suite = JSON.parse(await readFile(join(suiteDir, 'suite.json'), 'utf8')) as {
+      cells: { runs: { verdict: string; dir: string }[] }[];
+    };
+    const lines: string[] = [];
+    for (const run of suite.cells.flatMap((c) => c.runs).filter((r) => r.verdict !== 'passed')) {
+      const res = JSON.parse(await readFile(join(suiteDir, run.dir, 'result.json'), 'utf8')) as {
+        errors?: string[];
+        selfCheck?: { violations?: string[] };
+      };
+      lines.push(
+        `${run.dir}: ${run.verdict}; violations: ${(res.selfCheck?.violations ?? []).join('; ') || 'none'}; errors: ${(res.errors ?? []).join('; ') || 'none'}`,
+      );
+    }
+    return lines.join('\n');
+  } catch (err) {
+    return `(no suite outputs to say why: ${String(err)})`;
+  }
+}
+
 function nightly(env: Record<string, string>): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) =>
     execFile(join(ROOT, 'scripts', 'nightly.sh'), { env: { ...process.env, ...env } }, (err, _out, stderr) =>
@@ -43,7 +65,7 @@ test(
         OUT: join(dir, 'night1'),
         GITHUB_STEP_SUMMARY: stepSummary,
       });
-      assert.equal(first.code, 0, first.stderr);
+      assert.equal(first.code, 0, `${first.stderr}\n${await whyNot(join(dir, 'night1', 'suite'))}`);
       const summary1 = await readFile(join(dir, 'night1', 'summary.md'), 'utf8');
       assert.match(summary1, /every run passed/);
       assert.match(summary1, /No baseline/);
@@ -61,7 +83,11 @@ test(
       // Two single runs: whether noise crossed a 10 % rule is the comparison's to say; the script's
       // exit code must agree with it.
       const regressed = !compared.includes('**No regression**');
-      assert.equal(second.code, regressed ? 1 : 0, `${second.stderr}\n${compared}`);
+      assert.equal(
+        second.code,
+        regressed ? 1 : 0,
+        `${second.stderr}\n${compared}\n${await whyNot(join(dir, 'night2', 'suite'))}`,
+      );
       assert.match(compared, /\| e2e-2dc \| latency\.east\.before\.mean \|/);
       const bench = JSON.parse(await readFile(join(dir, 'night2', 'benchmark.json'), 'utf8')) as {
         name: string;

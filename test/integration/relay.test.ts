@@ -97,6 +97,15 @@ function nextEvent(
   });
 }
 
+/** Until the first route holds one byte in `way` (a cut's), bounded like until(). */
+async function heldIn(relay: DelayRelay, way: 'forward' | 'backward', what: string): Promise<void> {
+  const deadline = performance.now() + 3000;
+  while ((await relay.stats()).routes[0]![way].queuedBytes !== 1) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function until(cond: () => boolean, what: string | (() => string), ms = 3000): Promise<void> {
   const deadline = performance.now() + ms;
   while (!cond()) {
@@ -660,6 +669,39 @@ describe('delay relay', () => {
         );
       }
       await untilNoConnections(relay);
+    } finally {
+      await relay.close();
+      server.close();
+    }
+  });
+
+  it('a one-way cut holds one direction only: the other crosses, and the held bytes follow once restored', async () => {
+    // An echo server: what it hears from the dialler, it says back.
+    const server = createServer((s) => s.on('data', (b: Buffer) => s.write(b)));
+    const port = await listen(server);
+    const relay = await DelayRelay.start({ seed: 9, routes: [route('one', port, fixed(5))] });
+    try {
+      const c = await open(relay.port('one'));
+      let heard = '';
+      c.on('data', (b: Buffer) => (heard += b.toString()));
+      c.write('a');
+      await until(() => heard === 'a', () => `the echo before the cut (heard '${heard}')`);
+      // The answers cut: the dialler's bytes still reach the server, whose echo is held.
+      await relay.block(['one'], true, 'backward');
+      c.write('b');
+      await heldIn(relay, 'backward', 'the echo held');
+      assert.equal(heard, 'a');
+      assert.ok((await relay.stats()).routes[0]!.forward.bytes >= 2, 'the dialler reached the server');
+      await relay.block(['one'], false, 'backward');
+      await until(() => heard === 'ab', () => `the held echo after the restore (heard '${heard}')`);
+      // The dialler cut: nothing reaches the server, so nothing comes back; restored, both follow.
+      await relay.block(['one'], true, 'forward');
+      c.write('c');
+      await heldIn(relay, 'forward', 'the write held');
+      assert.equal(heard, 'ab');
+      await relay.block(['one'], false, 'both');
+      await until(() => heard === 'abc', () => `the echo after the restore (heard '${heard}')`);
+      c.destroy();
     } finally {
       await relay.close();
       server.close();

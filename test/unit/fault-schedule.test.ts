@@ -59,6 +59,7 @@ test('a link change strikes on time behind a slow restart; a kill behind it wait
   const c: ChaosContext = {
     rt,
     topology: t,
+    seed: 1,
     loadStart: start,
     phases: { current: 'before', switchTo: () => undefined },
     sleepUntil: (wall) => new Promise((r) => setTimeout(r, Math.max(0, wall - Date.now()))),

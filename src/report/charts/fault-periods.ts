@@ -10,7 +10,7 @@ export interface FaultPeriod {
   readonly toS: number;
   /** e.g. "kill p5", "partition caltech". */
   readonly label: string;
-  /** What kind of fault, for the colour: node (kill, pause), network (partition, isolate), link (delay). */
+  /** What kind of fault, for the colour: node (kill, pause), network (partition, isolate, oneway, bridge, ring), link (delay). */
   readonly kind: 'node' | 'network' | 'link';
 }
 
@@ -52,7 +52,16 @@ export function faultPeriods(
         break;
       case 'partition':
       case 'isolate':
-        periods.push({ fromS: f.atS, toS: until((g) => g.action === 'heal'), label, kind: 'network' });
+      case 'oneway':
+      case 'bridge':
+      case 'ring':
+        // Until a heal of every cut, or of this fault's own.
+        periods.push({
+          fromS: f.atS,
+          toS: until((g) => g.action === 'heal' && (g.undoes === undefined || g.undoes === f.ref)),
+          label,
+          kind: 'network',
+        });
         break;
       case 'link':
         if (restores(f)) break;
@@ -66,6 +75,7 @@ export function faultPeriods(
       case 'restart':
       case 'resume':
       case 'heal':
+      case 'roll':
         break;
     }
   });

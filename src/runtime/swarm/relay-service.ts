@@ -6,7 +6,7 @@
 // DelayRelay they act on lives in the task.
 import type { Socket } from 'node:net';
 import { DelayRelay, type DelayRelayOptions, type RelayStats } from '../../shaping/relay/delay-relay.js';
-import type { RouteDelayChange } from '../../shaping/relay/relay-protocol.js';
+import type { RouteDelayChange, RouteDirection } from '../../shaping/relay/relay-protocol.js';
 import { measurePairDelays, type DcPairDelay, type RelayHandle } from '../../shaping/relay/relay-shaping.js';
 import type { PairReadings } from '../../vocabulary/names.js';
 import { serveRpc, type TaskRpc } from './task-rpc.js';
@@ -25,7 +25,8 @@ export async function serveRelay(socket: Socket): Promise<void> {
       return Object.fromEntries(o.routes.map((r) => [r.name, relay!.port(r.name)]));
     },
     change: async (changes: RouteDelayChange[]) => started().change(changes),
-    block: async (a: { names: string[]; blocked: boolean }) => started().block(a.names, a.blocked),
+    block: async (a: { names: string[]; blocked: boolean; direction?: RouteDirection }) =>
+      started().block(a.names, a.blocked, a.direction),
     stats: async () => started().stats(),
     measure: (a: { pairs: DcPairDelay[]; seed: number; samples: number }) =>
       measurePairDelays(a.pairs, a.seed, a.samples),
@@ -51,7 +52,7 @@ export async function startRemoteRelay(rpc: TaskRpc, o: DelayRelayOptions): Prom
       return p;
     },
     change: async (changes) => void (await rpc.call('change', changes)),
-    block: async (names, blocked) => void (await rpc.call('block', { names, blocked })),
+    block: async (names, blocked, direction) => void (await rpc.call('block', { names, blocked, direction })),
     stats: () => rpc.call<RelayStats>('stats'),
     close: () =>
       (closed ??= rpc

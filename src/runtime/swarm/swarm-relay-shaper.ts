@@ -2,6 +2,7 @@
 // (startNodeRelay) on a relay that runs as a service on the run's overlay (relay-service.ts),
 // its delays measured by that service on its own machine.
 import type { Topology } from '../../topology/topology.js';
+import { MEMBER_CUTS } from '../../topology/topology-schema.js';
 import type { Dial, Shaper } from '../../shaping/shaper.js';
 import { relayControls } from '../../shaping/relay/relay-shaper.js';
 import {
@@ -38,7 +39,7 @@ export function swarmRelayShaper(
         ...(req.plan.retryConnectMs ? { retryConnectMs: req.plan.retryConnectMs } : {}),
         listenHost: '0.0.0.0',
         advertiseHost: await o.relayAddress(),
-        withinDc: t.scenario.faults.some((f) => f.action === 'isolate'),
+        withinDc: t.scenario.faults.some((f) => MEMBER_CUTS.includes(f.action)),
         startRelay: (ro) => startRemoteRelay(rpc, ro),
       });
       return relay.dial;

@@ -67,13 +67,14 @@ export function netemControls(
   };
   return {
     change: () => Promise.resolve(false),
-    async cut(a, b, cut) {
+    async cut(a, b, cut, oneWay = false) {
       const tr = trees();
       if (!tr) return false;
       const ends = new Map<NodeId, NodeId[]>();
+      // Each member's filters drop what it sends: a one-way cut is the a side's egress alone.
       for (const [from, to] of [
         ...a.flatMap((x) => b.map((y) => [x, y] as const)),
-        ...b.flatMap((y) => a.map((x) => [y, x] as const)),
+        ...(oneWay ? [] : b.flatMap((y) => a.map((x) => [y, x] as const))),
       ]) {
         if (from === to) continue;
         if (cut) cuts.add(key(from, to));

@@ -12,6 +12,7 @@ import type {
   RelayStats,
   RelayWorkerInit,
   RouteDelayChange,
+  RouteDirection,
   RouteStats,
 } from './relay-protocol.js';
 
@@ -112,11 +113,11 @@ export class DelayRelay {
   }
 
   /**
-   * Cuts the named routes (`blocked`: a partition; connections stall, nothing is reset) or
-   * restores them (what they held goes on in order).
+   * Cuts the named routes in `direction` (`blocked`: a partition; connections stall, nothing is
+   * reset) or restores them (what they held goes on in order).
    */
-  async block(names: readonly string[], blocked: boolean): Promise<void> {
-    await this.request({ op: 'block', names, blocked });
+  async block(names: readonly string[], blocked: boolean, direction: RouteDirection = 'both'): Promise<void> {
+    await this.request({ op: 'block', names, blocked, direction });
   }
 
   /**
@@ -159,7 +160,7 @@ export class DelayRelay {
       | { op: 'add'; routes: readonly RelayRoute[] }
       | { op: 'change'; changes: readonly RouteDelayChange[] }
       | { op: 'stats' }
-      | { op: 'block'; names: readonly string[]; blocked: boolean }
+      | { op: 'block'; names: readonly string[]; blocked: boolean; direction: RouteDirection }
       | { op: 'stall'; ms: number }
       | { op: 'close' },
   ) {

@@ -91,6 +91,9 @@ export interface RouteDelayChange {
   readonly backward: LinkDelay;
 }
 
+/** Which way of a route a cut holds: forward is what the dialler sends, backward its answers. */
+export type RouteDirection = 'forward' | 'backward' | 'both';
+
 export type RelayRequest =
   | { readonly id: number; readonly op: 'add'; readonly routes: readonly RelayRoute[] }
   | { readonly id: number; readonly op: 'change'; readonly changes: readonly RouteDelayChange[] }
@@ -100,6 +103,7 @@ export type RelayRequest =
       readonly op: 'block';
       readonly names: readonly string[];
       readonly blocked: boolean;
+      readonly direction: RouteDirection;
     }
   | { readonly id: number; readonly op: 'stall'; readonly ms: number }
   | { readonly id: number; readonly op: 'close' };

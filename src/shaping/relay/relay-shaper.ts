@@ -5,6 +5,7 @@
 // relay-shaping.ts), changed in place for the floor's calibration, measured through routes of the
 // same delays to an echo server, and its threads' CPU in the self-check.
 import type { Topology } from '../../topology/topology.js';
+import { MEMBER_CUTS } from '../../topology/topology-schema.js';
 import type { Dial, Shaper } from '../shaper.js';
 import { measureRelayLinks, startNodeRelay, type NodeRelay } from './relay-shaping.js';
 
@@ -21,9 +22,9 @@ export function relayShaper(t: Topology, o: { seed: number; reason: string }): S
         ...(req.plan.listenAt ? { listenAt: req.plan.listenAt } : {}),
         ...(req.plan.retryConnectMs ? { retryConnectMs: req.plan.retryConnectMs } : {}),
         ...(req.listenHost ? { listenHost: req.listenHost } : {}),
-        // Isolating a node cuts its links inside its data center too: those go through the
-        // relay (with no delay) only when the scenario isolates a node.
-        withinDc: t.scenario.faults.some((f) => f.action === 'isolate'),
+        // Isolating a node (or a one-way cut, a bridge, a ring) cuts links inside a data center
+        // too: those go through the relay (with no delay) only when the scenario has such a fault.
+        withinDc: t.scenario.faults.some((f) => MEMBER_CUTS.includes(f.action)),
       });
       return relay.dial;
     },
@@ -52,10 +53,10 @@ export function relayControls(
       await relay.setWanDelays(mode);
       return true;
     },
-    async cut(a, b, cut) {
+    async cut(a, b, cut, oneWay) {
       const relay = current();
       if (!relay) return false;
-      await relay.cut(a, b, cut);
+      await relay.cut(a, b, cut, oneWay);
       return true;
     },
     async setRtt(dcA, dcB, rttMs) {

@@ -25,8 +25,11 @@ export interface NodeRelay {
    */
   readonly dial: (from: NodeId, to: NodeId, port?: string) => Address;
   readonly setWanDelays: (mode: WanDelays) => Promise<void>;
-  /** Cuts or restores every route between a member of `a` and one of `b`, both ways. */
-  readonly cut: (a: readonly NodeId[], b: readonly NodeId[], cut: boolean) => Promise<void>;
+  /**
+   * Cuts or restores every route between a member of `a` and one of `b`: both ways, or with
+   * `oneWay` only what `a`'s members send to `b`'s.
+   */
+  readonly cut: (a: readonly NodeId[], b: readonly NodeId[], cut: boolean, oneWay?: boolean) => Promise<void>;
   /** A new RTT between two data centers (jitter as the topology says it), until changed again. */
   readonly setRtt: (dcA: string, dcB: string, rttMs: number) => Promise<void>;
   /** CPU ms of the relay's two threads so far (null where /proc is not available), its chunks and wake-ups. */
@@ -136,13 +139,24 @@ export async function startNodeRelay(
           };
         }),
       ),
-    cut: async (a, b, blocked) => {
+    cut: async (a, b, blocked, oneWay = false) => {
       const inA = new Set(a);
       const inB = new Set(b);
-      const names = [...ends]
-        .filter(([, e]) => (inA.has(e.from) && inB.has(e.to)) || (inB.has(e.from) && inA.has(e.to)))
-        .map(([name]) => name);
-      if (names.length > 0) await relay.block(names, blocked);
+      // A route's forward way is what its dialler (from) sends: a's sends are forward where a
+      // dials, backward where b does.
+      const names = (fromA: boolean): string[] =>
+        [...ends]
+          .filter(([, e]) => (fromA ? inA.has(e.from) && inB.has(e.to) : inB.has(e.from) && inA.has(e.to)))
+          .map(([name]) => name);
+      const aDials = names(true);
+      const bDials = names(false);
+      if (!oneWay) {
+        const both = [...aDials, ...bDials];
+        if (both.length > 0) await relay.block(both, blocked, 'both');
+        return;
+      }
+      if (aDials.length > 0) await relay.block(aDials, blocked, 'forward');
+      if (bDials.length > 0) await relay.block(bDials, blocked, 'backward');
     },
     setRtt: async (dcA, dcB, rttMs) => {
       const changes = [...ends]

@@ -41,6 +41,7 @@ import type {
   RelayStats,
   RelayWorkerInit,
   RouteDelayChange,
+  RouteDirection,
   RouteStats,
 } from './relay-protocol.js';
 
@@ -290,7 +291,7 @@ class Direction {
     const at = Math.max(this.lastAt, this.scheduler.arrivalTime() + this.sample());
     this.lastAt = at;
     const wasEmpty = this.empty;
-    if (wasEmpty && !this.conn.blocked) {
+    if (wasEmpty && !this.conn.blocked(this.counters)) {
       // Due already (no delay, or less than the wake-up taken off the arrival): out at once. Through
       // the scheduler it would wait for a round trip through the clock thread (two wake-ups, ~0.3 ms
       // on the 2-core VM) that a delayed chunk never pays, as the clock fires ahead of its due time.
@@ -333,7 +334,7 @@ class Direction {
    * restored).
    */
   releaseDue(now: number, until = now): boolean {
-    if (this.conn.blocked) return false;
+    if (this.conn.blocked(this.counters)) return false;
     while (!this.empty && this.queue[this.head]!.at <= until) {
       const chunk = this.queue[this.head]!;
       this.queue[this.head++] = undefined as unknown as Chunk; // let the buffer go
@@ -756,8 +757,11 @@ class RouteState {
   /** The delays now in force (the route's own until a change), and how many changes so far. */
   delays: { forward: LinkDelay; backward: LinkDelay };
   changes = 0;
-  /** Cut (a partition): nothing is released in either direction until it is restored. */
-  blocked = false;
+  /**
+   * Cut (a partition): nothing is released in a cut direction until it is restored. One direction
+   * alone is a one-way cut: the dialler's bytes get through and the answers wait, or the reverse.
+   */
+  readonly blocked = { forward: false, backward: false };
 
   constructor(
     readonly route: RelayRoute,
@@ -956,8 +960,9 @@ class Connection {
     });
   }
 
-  get blocked(): boolean {
-    return this.state.blocked;
+  /** Whether the direction counted by `counters` (the route's forward or backward) is cut. */
+  blocked(counters: DirectionCounters): boolean {
+    return counters === this.state.forward ? this.state.blocked.forward : this.state.blocked.backward;
   }
 
   /** The route was restored: each direction that holds chunks is scheduled again. */
@@ -1150,18 +1155,22 @@ function runRelay(opts: RelayWorkerInit): void {
   }
 
   /**
-   * Cuts routes (blocked) or restores them. A cut route holds what it has and what arrives, and
-   * holds new connections before they reach the target, the way a partition stalls TCP: nothing
-   * is reset, and the sockets' buffers fill until the senders stop. Restored, it releases what
-   * it held in order, at once where its delay has passed.
+   * Cuts routes (blocked) or restores them, in `direction` (forward: what the dialler sends). A cut
+   * direction holds what it has and what arrives, and a cut forward direction holds new
+   * connections before they reach the target, the way a partition stalls TCP: nothing is reset,
+   * and the sockets' buffers fill until the senders stop. Restored, it releases what it held in
+   * order, at once where its delay has passed.
    */
-  function block(names: readonly string[], blocked: boolean): void {
+  function block(names: readonly string[], blocked: boolean, direction: RouteDirection): void {
     for (const n of names) if (!routes.has(n)) throw new Error(`no relay route '${n}' to cut or restore`);
     for (const n of names) {
       const state = routes.get(n)!;
-      if (state.blocked === blocked) continue;
-      state.blocked = blocked;
-      if (!blocked) for (const conn of state.connections) conn.unblocked();
+      const was = { ...state.blocked };
+      if (direction !== 'backward') state.blocked.forward = blocked;
+      if (direction !== 'forward') state.blocked.backward = blocked;
+      const restored =
+        (was.forward && !state.blocked.forward) || (was.backward && !state.blocked.backward);
+      if (restored) for (const conn of state.connections) conn.unblocked();
     }
   }
 
@@ -1216,7 +1225,7 @@ function runRelay(opts: RelayWorkerInit): void {
       case 'stats':
         return { id: req.id, ok: true, stats: stats() };
       case 'block':
-        block(req.names, req.blocked);
+        block(req.names, req.blocked, req.direction);
         return { id: req.id, ok: true };
       case 'stall': {
         // Fault injection: this thread busy for `ms`, answering nothing (a stuck relay thread).
