@@ -19,7 +19,12 @@ const ELECTION_TIMEOUT_MS = 30_000;
  * begins settleMs later (unless `opensAfter` is false: an election after a later fault). Rejects
  * when none is within the bound.
  */
-export function awaitElection(c: ChaosContext, gone: NodeId, since: number, opensAfter = true): Promise<void> {
+export function awaitElection(
+  c: ChaosContext,
+  gone: NodeId,
+  since: number,
+  opensAfter = true,
+): Promise<void> {
   const electing = c.rt
     .waitFor(
       (e) => e.ev === 'elected' && e.node === e.leader && e.t >= since && e.node !== gone,

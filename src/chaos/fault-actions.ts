@@ -11,7 +11,13 @@ import type { Cut, ResolvedFault } from './fault-target.js';
  * or the links it cut. Resolves with when it took effect: for a kill, once the processes are gone.
  * A roll is the schedule's own (it runs a kill and a restart per member).
  */
-export async function carryOut(rt: Runtime, f: FaultSpec, r: ResolvedFault, book: FaultBook, at: number): Promise<number> {
+export async function carryOut(
+  rt: Runtime,
+  f: FaultSpec,
+  r: ResolvedFault,
+  book: FaultBook,
+  at: number,
+): Promise<number> {
   switch (f.action) {
     case 'kill': {
       const gone = await Promise.all(r.nodes.map((n) => rt.kill(n)));

@@ -94,7 +94,12 @@ export function resolveFault(t: Topology, f: FaultSpec, m: FaultMoment): Resolve
     }
     case 'ring': {
       const order = f.nodes ?? members;
-      return done(order.join(','), [], ringCuts(order).map(([a, b]) => ({ a: [a], b: [b] })), []);
+      return done(
+        order.join(','),
+        [],
+        ringCuts(order).map(([a, b]) => ({ a: [a], b: [b] })),
+        [],
+      );
     }
     case 'kill':
     case 'pause':

@@ -41,7 +41,10 @@ function drawn(ops: readonly Op[]): string[] {
   const label = (o: Op): string =>
     `line ${o.line}  p ${o.process}  ${described(o)}${o.status === 'info' ? ' (info)' : ''}`;
   const width = Math.max(...ops.map((o) => label(o).length));
-  return ops.map((o) => `    ${label(o).padEnd(width)}  ${timelineBar(o.call, o.ret === Infinity ? null : o.ret, from, to)}`);
+  return ops.map(
+    (o) =>
+      `    ${label(o).padEnd(width)}  ${timelineBar(o.call, o.ret === Infinity ? null : o.ret, from, to)}`,
+  );
 }
 
 /**
@@ -55,6 +58,10 @@ export function timelineBar(start: number, end: number | null, from: number, to:
   const b = end === null ? WIDTH - 1 : scale(end);
   return (
     ' '.repeat(a) +
-    (end === null ? '├' + '─'.repeat(Math.max(0, b - a - 1)) + '>' : b > a ? '├' + '─'.repeat(b - a - 1) + '┤' : '│')
+    (end === null
+      ? '├' + '─'.repeat(Math.max(0, b - a - 1)) + '>'
+      : b > a
+        ? '├' + '─'.repeat(b - a - 1) + '┤'
+        : '│')
   );
 }

@@ -82,7 +82,10 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
   const paused = new Map<NodeId, number>();
   // The faults that take members out, and those that bring them back, each by its own kind.
   const outBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = { kill: killed, pause: paused };
-  const backBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = { restart: killed, resume: paused };
+  const backBy: Partial<Record<FaultMark['action'], Map<NodeId, number>>> = {
+    restart: killed,
+    resume: paused,
+  };
   let cuts: CutInForce[] = [];
   const rtts = new Map<string, number>();
   const linkSpecs = t.scenario.faults.filter((f) => f.action === 'link');
@@ -95,7 +98,8 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
     const cut = { ref: f.ref, atS: f.atS };
     if (f.action === 'partition') cuts.push({ ...cut, dcs: nodes });
     else if (f.action === 'isolate') cuts.push({ ...cut, out: { node: f.node, why: 'isolated' } });
-    else if (f.action === 'oneway') cuts.push({ ...cut, out: { node: f.node, why: 'hearing no one (a one-way cut)' } });
+    else if (f.action === 'oneway')
+      cuts.push({ ...cut, out: { node: f.node, why: 'hearing no one (a one-way cut)' } });
     else if (f.action === 'bridge') {
       const [x, y] = bridgeHalves(members, f.node);
       cuts.push({ ...cut, pairs: x.flatMap((a) => y.map((b) => [a, b] as const)) });
@@ -115,8 +119,12 @@ function stateAt(t: Topology, applied: readonly FaultMark[]): ClusterState {
   for (const c of cuts) if (c.out) down.set(c.out.node, `${c.out.why} at ${at(c.atS)}`);
   for (const [n, s] of paused) down.set(n, `paused at ${at(s)}`);
   for (const [n, s] of killed) down.set(n, `killed at ${at(s)}`);
-  const parted = new Set(cuts.flatMap((c) => (c.pairs ?? []).flatMap(([a, b]) => [`${a}|${b}`, `${b}|${a}`])));
-  const described = cuts.filter((c) => c.pairs).map((c) => `${c.pairs!.map(([a, b]) => `${a}–${b}`).join(', ')} parted`);
+  const parted = new Set(
+    cuts.flatMap((c) => (c.pairs ?? []).flatMap(([a, b]) => [`${a}|${b}`, `${b}|${a}`])),
+  );
+  const described = cuts
+    .filter((c) => c.pairs)
+    .map((c) => `${c.pairs!.map(([a, b]) => `${a}–${b}`).join(', ')} parted`);
   return { down, cuts: cuts.flatMap((c) => (c.dcs ? [c.dcs] : [])), parted, partedText: described, rtts };
 }
 

@@ -81,7 +81,12 @@ export interface ScenarioInfo {
    */
   readonly faults?: readonly ScheduledFault[];
   /** The nemesis that drew the schedule's drawn faults, where one did. */
-  readonly nemesis?: { readonly mix: readonly string[]; readonly everyS: number; readonly forS: number; readonly seed: number };
+  readonly nemesis?: {
+    readonly mix: readonly string[];
+    readonly everyS: number;
+    readonly forS: number;
+    readonly seed: number;
+  };
 }
 
 /** One fault of the schedule as planned. */

@@ -50,7 +50,11 @@ function drawnWithFaults(ops: readonly CxOp[], periods: readonly FaultPeriod[]):
   const to = Math.max(...ops.map((o) => o.completedMs ?? o.invokedMs));
   const live = periods.filter((p) => p.fromS * 1000 <= to && p.toS * 1000 >= from);
   const rows = [
-    ...ops.map((o) => ({ label: `${o.process}  ${o.f} ${o.value ?? 'nothing'}`, a: o.invokedMs, b: o.completedMs })),
+    ...ops.map((o) => ({
+      label: `${o.process}  ${o.f} ${o.value ?? 'nothing'}`,
+      a: o.invokedMs,
+      b: o.completedMs,
+    })),
     ...live.map((p) => ({
       label: `fault: ${p.label} (${p.fromS.toFixed(1)}-${p.toS.toFixed(1)} s)`,
       a: Math.max(from, p.fromS * 1000),

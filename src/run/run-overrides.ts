@@ -69,7 +69,9 @@ export function parseShareFlag(text: string): Record<string, number> {
  */
 function faultsWithin(spec: TopologyFile, durationMs: number, n: NemesisSpec | undefined): FaultSpec[] {
   const written = spec.scenario.faults.filter((f) => f.drawn !== true);
-  const kept = written.filter((f) => (f.everyMs === undefined && f.undoes === undefined) || f.atMs < durationMs);
+  const kept = written.filter(
+    (f) => (f.everyMs === undefined && f.undoes === undefined) || f.atMs < durationMs,
+  );
   const refs = new Set(kept.map((f) => f.ref).filter((r) => r !== undefined));
   const drawn = n
     ? drawNemesis(
@@ -84,7 +86,9 @@ function faultsWithin(spec: TopologyFile, durationMs: number, n: NemesisSpec | u
         Math.max(0, ...written.map((f) => f.ref ?? 0)),
       )
     : [];
-  return [...kept.filter((f) => f.undoes === undefined || refs.has(f.undoes)), ...drawn].sort((a, b) => a.atMs - b.atMs);
+  return [...kept.filter((f) => f.undoes === undefined || refs.has(f.undoes)), ...drawn].sort(
+    (a, b) => a.atMs - b.atMs,
+  );
 }
 
 /** The file's nemesis, with the seed --nemesis-seed gives; exit 2 where the file has none. */
@@ -94,7 +98,10 @@ function nemesisOf(file: string, spec: TopologyFile, o: RunOverrides): NemesisSp
   if (n === undefined)
     throw flag('--nemesis-seed', `${file} has no scenario.nemesis to draw faults with this seed`);
   if (o.killAt !== undefined || o.noFaults)
-    throw flag('--nemesis-seed', `${o.killAt !== undefined ? '--kill-at' : '--no-faults'} replaces the nemesis's faults`);
+    throw flag(
+      '--nemesis-seed',
+      `${o.killAt !== undefined ? '--kill-at' : '--no-faults'} replaces the nemesis's faults`,
+    );
   return { ...n, seed: o.nemesisSeed };
 }
 

@@ -131,7 +131,10 @@ function checkFault(
           : 'a link change needs its new rtt, e.g. {at: 30s, link: [a, b], rtt: 120ms}',
     });
   if (f.at >= s.duration)
-    issues.push({ path: at('at'), message: `${fmt(f.at)} is not inside the run (duration ${fmt(s.duration)})` });
+    issues.push({
+      path: at('at'),
+      message: `${fmt(f.at)} is not inside the run (duration ${fmt(s.duration)})`,
+    });
   else if (f.at <= s.warmup)
     issues.push({
       path: at('at'),
@@ -184,7 +187,10 @@ function dcFault(
       message: `${unknown.map((d) => JSON.stringify(d)).join(', ')} is not a data center (data centers: ${[...dcNames].join(', ')})`,
     });
   else if (action === 'partition' && new Set(dcs).size >= dcNames.size)
-    issues.push({ path: at(action), message: 'cuts every data center off: leave at least one on the other side' });
+    issues.push({
+      path: at(action),
+      message: 'cuts every data center off: leave at least one on the other side',
+    });
   else if (action === 'link' && dcs[0] === dcs[1])
     issues.push({ path: at(action), message: 'a link joins two different data centers' });
   return {
@@ -206,19 +212,24 @@ function ringFault(
   const byDc = raw.datacenters.map((d) => d.nodes.map((n) => (typeof n === 'string' ? n : n.name)));
   const order = f.ring === 'auto' || f.ring === undefined ? interleaved(byDc) : f.ring;
   if (nodeIds.size < 4)
-    issues.push({ path: at('ring'), message: `a ring of majorities needs 4 members or more (there are ${nodeIds.size})` });
+    issues.push({
+      path: at('ring'),
+      message: `a ring of majorities needs 4 members or more (there are ${nodeIds.size})`,
+    });
   else if (f.ring !== 'auto') {
     const unknown = order.filter((n) => !nodeIds.has(n));
     const missing = [...nodeIds].filter((n) => !order.includes(n));
     if (unknown.length > 0 || missing.length > 0 || new Set(order).size !== order.length)
       issues.push({
         path: at('ring'),
-        message: `names every member once, in ring order (${[
-          unknown.length > 0 ? `not members: ${unknown.join(', ')}` : '',
-          missing.length > 0 ? `missing: ${missing.join(', ')}` : '',
-        ]
-          .filter(Boolean)
-          .join('; ') || 'a member is named twice'})`,
+        message: `names every member once, in ring order (${
+          [
+            unknown.length > 0 ? `not members: ${unknown.join(', ')}` : '',
+            missing.length > 0 ? `missing: ${missing.join(', ')}` : '',
+          ]
+            .filter(Boolean)
+            .join('; ') || 'a member is named twice'
+        })`,
       });
   }
   return { atMs: f.at, action: 'ring', target: order.join(','), nodes: order };

@@ -3,7 +3,7 @@
 // neighbours only, a different majority each), and a minority. Pure and shared: the nemesis cuts
 // the links these name, and the report's model takes the same ones out of a leader's quorum.
 import type { NodeId } from '../vocabulary/names.js';
-import { Random } from '../util/random.js';
+import type { Random } from '../util/random.js';
 
 /** The smallest majority of `n` members. */
 export const majorityOf = (n: number): number => Math.floor(n / 2) + 1;

@@ -6,7 +6,14 @@
 import type { NodeId } from '../vocabulary/names.js';
 import { Random } from '../util/random.js';
 import { drawMinority, shuffled } from './fault-shapes.js';
-import { LEADER, MINORITY, UNDONE_BY, type FaultSpec, type NemesisKind, type NemesisSpec } from './topology-schema.js';
+import {
+  LEADER,
+  MINORITY,
+  UNDONE_BY,
+  type FaultSpec,
+  type NemesisKind,
+  type NemesisSpec,
+} from './topology-schema.js';
 
 /** What a draw needs of the run: its members and data centers in the topology's order, its span. */
 export interface NemesisGround {

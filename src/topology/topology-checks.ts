@@ -7,7 +7,6 @@ import type { NodeId } from '../vocabulary/names.js';
 import { createOracle } from '../node/core/oracles/registry.js';
 import { formatDuration } from '../util/duration.js';
 import { InputError } from '../util/input-error.js';
-import { FAULT_ACTIONS } from '../vocabulary/names.js';
 import { parseThreshold } from '../vocabulary/thresholds.js';
 import {
   KILLED,
@@ -15,7 +14,6 @@ import {
   MINORITY,
   type ClusterSpec,
   type DatacenterSpec,
-  type FaultSpec,
   type NodeSpec,
   type OneWayDelay,
   type RawTopology,
@@ -89,7 +87,8 @@ function checkDatacenters(raw: RawTopology, issues: TopologyIssue[]): Datacenter
         [KILLED]: 'faults use it for the node the latest kill took down',
         [MINORITY]: 'faults use it for a minority drawn when they strike',
       } as Record<string, string>;
-      if (Object.hasOwn(reserved, id)) issues.push({ path: namePath, message: `"${id}" is reserved (${reserved[id]})` });
+      if (Object.hasOwn(reserved, id))
+        issues.push({ path: namePath, message: `"${id}" is reserved (${reserved[id]})` });
       const owner = idOwner.get(id);
       if (owner !== undefined)
         issues.push({ path: namePath, message: `duplicate node ${id} (also ${owner})` });

@@ -291,20 +291,29 @@ const fault = z
     rtt: duration.optional().describe('link: its new round-trip time'),
     oneway: faultTarget
       .optional()
-      .describe('cuts what every other member sends to it; it still sends (a leader that talks but cannot hear)'),
+      .describe(
+        'cuts what every other member sends to it; it still sends (a leader that talks but cannot hear)',
+      ),
     bridge: faultTarget
       .optional()
-      .describe("splits the other members into two halves (by server id) cut from each other; it alone sees both"),
+      .describe(
+        'splits the other members into two halves (by server id) cut from each other; it alone sees both',
+      ),
     ring: z
       .union([z.literal('auto'), z.array(name).min(1)])
       .optional()
       .describe(
         'a ring of majorities over the members in this order (auto: the data centers interleaved): each keeps only its nearest neighbours, a different majority each',
       ),
-    roll: z.literal('all').optional().describe('restarts every member one by one (by server id), each once the one before is back'),
+    roll: z
+      .literal('all')
+      .optional()
+      .describe('restarts every member one by one (by server id), each once the one before is back'),
     for: duration
       .optional()
-      .describe('undoes the fault this long after it: restarts what it killed, resumes what it paused, heals its cuts'),
+      .describe(
+        'undoes the fault this long after it: restarts what it killed, resumes what it paused, heals its cuts',
+      ),
     every: duration
       .optional()
       .describe('repeats the fault at at, at + every, … while inside the run (a soak)'),
@@ -432,13 +441,25 @@ export const rawTopologySchema = z
         faults: z.array(fault).default([]),
         nemesis: z
           .strictObject({
-            mix: z.array(z.enum(NEMESIS_KINDS)).min(1).describe('the kinds of fault drawn from, each as likely'),
+            mix: z
+              .array(z.enum(NEMESIS_KINDS))
+              .min(1)
+              .describe('the kinds of fault drawn from, each as likely'),
             every: duration.describe('one fault drawn every so often, from the warmup on'),
-            for: duration.optional().describe('how long each lasts before it is undone (default: half of every)'),
-            seed: z.number().int().min(0).default(1).describe('draws the schedule: the same seed, the same faults'),
+            for: duration
+              .optional()
+              .describe('how long each lasts before it is undone (default: half of every)'),
+            seed: z
+              .number()
+              .int()
+              .min(0)
+              .default(1)
+              .describe('draws the schedule: the same seed, the same faults'),
           })
           .optional()
-          .describe('faults drawn by a seed from a mix of kinds, printed in the report so that a run can be replayed'),
+          .describe(
+            'faults drawn by a seed from a mix of kinds, printed in the report so that a run can be replayed',
+          ),
         settle: duration
           .prefault('10s')
           .describe('the "after" window starts this long after the new leader is elected'),

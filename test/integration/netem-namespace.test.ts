@@ -241,7 +241,11 @@ describe('netem plan in network namespaces', { skip }, () => {
     const oneWay = await statsOf('p4');
     const p4Before = await dropped('p4');
     await sendUdp('p4', addr('p1'), 5);
-    await waitForStats('p4', (s) => (delta(s, oneWay).get(fnal) ?? 0) >= 5, 'p4 still reaching p1 through fnal’s class');
+    await waitForStats(
+      'p4',
+      (s) => (delta(s, oneWay).get(fnal) ?? 0) >= 5,
+      'p4 still reaching p1 through fnal’s class',
+    );
     assert.equal(await dropped('p4'), p4Before, 'p4 drops nothing it sends p1');
     assert.equal(await controls.cut(['p1'], ['p4'], false, true), true);
   });

@@ -685,7 +685,10 @@ describe('delay relay', () => {
       let heard = '';
       c.on('data', (b: Buffer) => (heard += b.toString()));
       c.write('a');
-      await until(() => heard === 'a', () => `the echo before the cut (heard '${heard}')`);
+      await until(
+        () => heard === 'a',
+        () => `the echo before the cut (heard '${heard}')`,
+      );
       // The answers cut: the dialler's bytes still reach the server, whose echo is held.
       await relay.block(['one'], true, 'backward');
       c.write('b');
@@ -693,14 +696,20 @@ describe('delay relay', () => {
       assert.equal(heard, 'a');
       assert.ok((await relay.stats()).routes[0]!.forward.bytes >= 2, 'the dialler reached the server');
       await relay.block(['one'], false, 'backward');
-      await until(() => heard === 'ab', () => `the held echo after the restore (heard '${heard}')`);
+      await until(
+        () => heard === 'ab',
+        () => `the held echo after the restore (heard '${heard}')`,
+      );
       // The dialler cut: nothing reaches the server, so nothing comes back; restored, both follow.
       await relay.block(['one'], true, 'forward');
       c.write('c');
       await heldIn(relay, 'forward', 'the write held');
       assert.equal(heard, 'ab');
       await relay.block(['one'], false, 'both');
-      await until(() => heard === 'abc', () => `the echo after the restore (heard '${heard}')`);
+      await until(
+        () => heard === 'abc',
+        () => `the echo after the restore (heard '${heard}')`,
+      );
       c.destroy();
     } finally {
       await relay.close();

@@ -20,7 +20,11 @@ const at = (action: FaultSpec['action'], target: string, more: Partial<FaultSpec
   target,
   ...more,
 });
-const moment = (leader: string | undefined, lastDown?: string, more: Partial<FaultMoment> = {}): FaultMoment => ({
+const moment = (
+  leader: string | undefined,
+  lastDown?: string,
+  more: Partial<FaultMoment> = {},
+): FaultMoment => ({
   leader,
   lastDown,
   ...more,
@@ -65,11 +69,21 @@ describe('resolveFault', () => {
       cutOff: ['p4', 'p5'],
       takesLeaderOut: true,
     });
-    const other = resolveFault(t, at('partition', 'fnal,slac', { datacenters: ['fnal', 'slac'] }), moment('p5', 'p1'));
+    const other = resolveFault(
+      t,
+      at('partition', 'fnal,slac', { datacenters: ['fnal', 'slac'] }),
+      moment('p5', 'p1'),
+    );
     // The leader's side keeps 2 of 5: it lost its quorum though its own data center was not cut off.
-    assert.deepEqual([other.target, other.cutOff, other.takesLeaderOut], ['fnal,slac', ['p1', 'p2', 'p3'], true]);
+    assert.deepEqual(
+      [other.target, other.cutOff, other.takesLeaderOut],
+      ['fnal,slac', ['p1', 'p2', 'p3'], true],
+    );
     // On the side of 4 of 5, the leader keeps its quorum.
-    assert.equal(resolveFault(t, at('partition', 'fnal', { datacenters: ['fnal'] }), moment('p5')).takesLeaderOut, false);
+    assert.equal(
+      resolveFault(t, at('partition', 'fnal', { datacenters: ['fnal'] }), moment('p5')).takesLeaderOut,
+      false,
+    );
     assert.throws(
       () => resolveFault(t, at('partition', 'leader', { datacenters: ['leader'] }), moment(undefined)),
       /no serving leader whose data center to partition at 15 s/,
@@ -91,7 +105,11 @@ describe('resolveFault', () => {
       takesLeaderOut: false,
     });
     const link = at('link', 'caltech-slac', { datacenters: ['caltech', 'slac'], rttMs: 80 });
-    assert.deepEqual(resolveFault(t, link, moment('p5')), { ...plain, target: 'caltech-slac', takesLeaderOut: false });
+    assert.deepEqual(resolveFault(t, link, moment('p5')), {
+      ...plain,
+      target: 'caltech-slac',
+      takesLeaderOut: false,
+    });
   });
 
   it('a one-way cut of the leader cuts what the others send it, one way, and takes it out', () => {
@@ -124,7 +142,11 @@ describe('resolveFault', () => {
     assert.deepEqual(a.nodes, b.nodes);
     assert.equal(a.target, a.nodes.join(','));
     assert.equal(a.takesLeaderOut, a.nodes.includes('p5'));
-    const resume = resolveFault(t, at('resume', 'minority', { undoes: 1 }), moment('p4', undefined, { undoing: a }));
+    const resume = resolveFault(
+      t,
+      at('resume', 'minority', { undoes: 1 }),
+      moment('p4', undefined, { undoing: a }),
+    );
     assert.deepEqual(resume.nodes, a.nodes);
     assert.equal(resume.takesLeaderOut, false);
     assert.throws(

@@ -541,7 +541,8 @@ describe('loadTopology', () => {
       // The soak runs below saturation for half an hour (topologies/soak.yaml says why), and so do
       // the recovery experiments, whose snapshots cost the nodes' event loops time of their own;
       // the nemesis restarts members and checks every read, on every target.
-      const rate = f === 'soak.yaml' || f.startsWith('paper-fig8') ? 200 : f === 'paper-2dc-nemesis.yaml' ? 300 : 1000;
+      const rate =
+        f === 'soak.yaml' || f.startsWith('paper-fig8') ? 200 : f === 'paper-2dc-nemesis.yaml' ? 300 : 1000;
       assert.equal(t.workload.rate, rate);
       assert.equal(t.workload.size, 1024);
     }

@@ -51,7 +51,8 @@ describe('fault shapes', () => {
       const order = Array.from({ length: n }, (_, i) => `p${i + 1}`);
       const views = ringViews(order);
       const seen = [...views.values()].map((v) => [...v].sort().join(','));
-      for (const v of views.values()) assert.ok(v.length >= majorityOf(n) && v.length < n, `${n}: ${v.join(',')}`);
+      for (const v of views.values())
+        assert.ok(v.length >= majorityOf(n) && v.length < n, `${n}: ${v.join(',')}`);
       assert.equal(new Set(seen).size, n, `${n} members: ${seen.join(' | ')}`);
     }
     assert.deepEqual(ringCuts(['p1', 'p2', 'p3']), []);
@@ -68,7 +69,13 @@ describe('fault shapes', () => {
   });
 
   it('interleaves data centers, and draws a minority the same way from the same seed', () => {
-    assert.deepEqual(interleaved([['p1', 'p2'], ['p3', 'p4', 'p5']]), ['p1', 'p3', 'p2', 'p4', 'p5']);
+    assert.deepEqual(
+      interleaved([
+        ['p1', 'p2'],
+        ['p3', 'p4', 'p5'],
+      ]),
+      ['p1', 'p3', 'p2', 'p4', 'p5'],
+    );
     const members = ['p1', 'p2', 'p3', 'p4', 'p5'];
     assert.deepEqual(drawMinority(members, new Random(3)), drawMinority(members, new Random(3)));
     assert.equal(drawMinority(members, new Random(3)).length, 2);
@@ -124,8 +131,14 @@ describe('topology: the faults leader election fears', () => {
     const wrong = fails(file('  faults:\n    - { at: 10s, ring: [p1, p2, p3, p4, p9] }'));
     assert.match(wrong.problem, /not members: p9; missing: p5/);
     assert.equal(wrong.line, 11);
-    assert.match(fails(file('  faults:\n    - { at: 10s, bridge: p9 }')).problem, /"p9" is neither "leader" nor a node/);
-    assert.match(fails(file('  faults:\n    - { at: 10s, roll: all }').replace('p1, p2', 'minority, p2')).problem, /"minority" is reserved/);
+    assert.match(
+      fails(file('  faults:\n    - { at: 10s, bridge: p9 }')).problem,
+      /"p9" is neither "leader" nor a node/,
+    );
+    assert.match(
+      fails(file('  faults:\n    - { at: 10s, roll: all }').replace('p1, p2', 'minority, p2')).problem,
+      /"minority" is reserved/,
+    );
   });
 
   it('a nemesis draws the same schedule from the same seed, another from another, each fault undone inside the run', () => {
@@ -172,7 +185,8 @@ describe('topology: the faults leader election fears', () => {
     writeFileSync(path, file('  nemesis: { mix: [kill-leader, bridge], every: 10s, seed: 4 }'));
     const long = loadTopologyForRun(path, { duration: '120s' });
     const short = loadTopologyForRun(path, { duration: '30s' });
-    const starts = (t: typeof long): number[] => t.scenario.faults.filter((f) => f.undoes === undefined).map((f) => f.atMs);
+    const starts = (t: typeof long): number[] =>
+      t.scenario.faults.filter((f) => f.undoes === undefined).map((f) => f.atMs);
     assert.deepEqual(starts(short), [15_000]);
     assert.equal(starts(long).length, 10);
     assert.deepEqual(long.scenario.faults.slice(0, 2), short.scenario.faults);
@@ -182,7 +196,12 @@ describe('topology: the faults leader election fears', () => {
 
 describe('the model over a split cluster', () => {
   const t = parseTopology('n.yaml', file('  faults:\n    - { at: 10s, bridge: p3, for: 2s }'));
-  const mark = (atS: number, action: FaultMark['action'], node: string, more: Partial<FaultMark> = {}): FaultMark => ({
+  const mark = (
+    atS: number,
+    action: FaultMark['action'],
+    node: string,
+    more: Partial<FaultMark> = {},
+  ): FaultMark => ({
     atS,
     action,
     node,

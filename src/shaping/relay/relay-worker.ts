@@ -1168,8 +1168,7 @@ function runRelay(opts: RelayWorkerInit): void {
       const was = { ...state.blocked };
       if (direction !== 'backward') state.blocked.forward = blocked;
       if (direction !== 'forward') state.blocked.backward = blocked;
-      const restored =
-        (was.forward && !state.blocked.forward) || (was.backward && !state.blocked.backward);
+      const restored = (was.forward && !state.blocked.forward) || (was.backward && !state.blocked.backward);
       if (restored) for (const conn of state.connections) conn.unblocked();
     }
   }

@@ -1,0 +1,112 @@
+// The faults leader election fears, end to end on the process runtime with the relay: a leader
+// cut off one way (it sends, it hears no one), a bridge, a ring of majorities, a minority paused
+// and every member restarted one by one, then a schedule drawn by a nemesis's seed; each run ends
+// with nothing acknowledged lost, its reads checked, and the schedule it ran in its report.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from '../../src/report/result.js';
+import { loadTopologyForRun } from '../../src/run/run-overrides.js';
+import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+
+test('a one-way cut of the leader deposes it; a bridge, a ring and a paused minority are survived; a roll restarts all', async () => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-fears-'));
+  try {
+    const r = await runCli([
+      'run',
+      join(ROOT, 'test', 'fixtures', 'fears-2dc.yaml'),
+      '--runtime',
+      'process',
+      '--seed',
+      '11',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assertRunExit(r, 0);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.writes.lost, 0);
+    assert.ok(result.writes.acked > 3000, `${result.writes.acked} acknowledged`);
+    const marks = result.timeline.faults;
+    const of = (action: string): string[] => marks.filter((m) => m.action === action).map((m) => m.node);
+    // The leader it cut off one way was the first leader, and that cut took it out.
+    assert.deepEqual(of('oneway'), ['p5']);
+    assert.equal(result.leaders.cause?.action, 'oneway');
+    assert.equal(result.leaders.cause?.leader, 'p5');
+    assert.equal(result.elections.list[0]?.cause.action, 'oneway');
+    assert.ok(result.elections.list[0]?.elected !== 'p5', 'a member that hears no one is not elected again');
+    // Each cut healed by its own undoing, the ring over the data centers interleaved.
+    assert.deepEqual(of('bridge'), ['p3']);
+    assert.deepEqual(of('ring'), ['p1,p3,p2,p4,p5']);
+    assert.deepEqual(
+      marks.filter((m) => m.action === 'heal').map((m) => m.undoes),
+      [1, 2, 3],
+    );
+    // A minority of two, drawn by the run's seed, paused and resumed together.
+    const [paused] = of('pause');
+    assert.equal(paused?.split(',').length, 2);
+    assert.deepEqual(of('resume'), [paused]);
+    // The roll: every member killed and restarted, in the order of their ids, one at a time.
+    const roll = marks.slice(marks.findIndex((m) => m.action === 'roll') + 1);
+    assert.deepEqual(
+      roll.map((m) => `${m.action} ${m.node}`),
+      ['p1', 'p2', 'p3', 'p4', 'p5'].flatMap((n) => [`kill ${n}`, `restart ${n}`]),
+    );
+    // Every election a fault caused ended with a leader serving.
+    assert.equal(result.elections.incomplete, 0, JSON.stringify(result.elections.list));
+    // The reads were checked; the report prints the schedule it ran, and the safety it found.
+    assert.ok(result.safety && result.safety.models[0]!.ops > 500);
+    const report = await readFile(join(out, 'report.md'), 'utf8');
+    assert.match(report, /\| 4\.0 s \| oneway \| leader \| #1 \| written \|/);
+    assert.match(report, /\| 21\.0 s \| roll \| all \|  \| written \|/);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
+test('a nemesis draws its schedule from --nemesis-seed, and the run carries out and prints exactly that', async () => {
+  const out = await mkdtemp(join(tmpdir(), 'pole-bench-nemesis-'));
+  const file = join(ROOT, 'topologies', 'paper-2dc-nemesis.yaml');
+  try {
+    const args = ['--duration', '30s', '--nemesis-seed', '5'];
+    const r = await runCli([
+      'run',
+      file,
+      '--runtime',
+      'process',
+      '--rate',
+      '150',
+      ...args,
+      '--seed',
+      '2',
+      '--out',
+      out,
+      '--json',
+    ]);
+    assertRunExit(r, 0);
+    const result = JSON.parse(r.stdout) as RunResult;
+    assert.equal(result.writes.lost, 0);
+    const planned = loadTopologyForRun(file, { duration: '30s', nemesisSeed: 5 }).scenario.faults;
+    assert.ok(planned.length >= 4);
+    assert.deepEqual(
+      result.scenario.faults?.map((f) => `${f.atS} ${f.action}`),
+      planned.map((f) => `${f.atMs / 1000} ${f.action}`),
+    );
+    assert.equal(result.scenario.nemesis?.seed, 5);
+    // Each drawn fault struck when the schedule says (a roll marks its steps besides; a fault may
+    // wait for the election the one before it caused).
+    for (const f of planned)
+      assert.ok(
+        result.timeline.faults.some(
+          (m) => m.action === f.action && m.atS >= f.atMs / 1000 - 0.05 && m.atS < f.atMs / 1000 + 3,
+        ),
+        `${f.action} at ${f.atMs} ms struck: ${JSON.stringify(result.timeline.faults)}`,
+      );
+    const report = await readFile(join(out, 'report.md'), 'utf8');
+    assert.match(report, /drawn faults by the nemesis: .*, seed 5\)/);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
