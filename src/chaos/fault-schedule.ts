@@ -15,6 +15,9 @@ import { Random } from '../util/random.js';
 
 export type { ChaosContext, LoadPhases } from './chaos-context.js';
 
+/** How long a roll waits for the leader after a member it took down to serve. */
+const ROLL_SERVING_MS = 30_000;
+
 /** How late a fault may strike before its mark says so (a timer on a busy event loop is a few ms late). */
 const LATE_MS = 100;
 
@@ -128,8 +131,13 @@ async function roll(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<voi
         c.phases.switchTo(FAULT_PHASE, at);
         book.setCause(leader, gone, c.loadStart + f.atMs, mark);
       }
-      // The next member goes down only once the cluster has a leader again.
+      // The next member goes down only once the cluster has a leader serving again (its own
+      // `serving`, which names no leader), so that no election of the roll is cut short by the next.
       await awaitElection(c, leader, gone, cause);
+      await c.rt.waitFor(
+        (e) => e.ev === 'serving' && e.leader === undefined && e.node !== leader && e.t >= gone,
+        ROLL_SERVING_MS,
+      );
     }
     const back = wallNowMs();
     book.marks.push({ atS: (back - c.loadStart) / 1000, action: 'restart', node });

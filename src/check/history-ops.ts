@@ -29,6 +29,8 @@ export interface Op {
   /** When it completed; Infinity for an `info` (it may take effect at any time after call, or never). */
   readonly ret: number;
   readonly status: 'ok' | 'info';
+  /** The connection it went over, where the history says (HistoryEvent.session). */
+  readonly session?: string;
 }
 
 /** An event and the line it came from. */
@@ -101,6 +103,7 @@ export function pairOperations(events: Iterable<SourcedEvent>): Op[] {
       call: inv.event.time,
       ret: e.type === 'ok' ? e.time : Infinity,
       status: e.type === 'ok' ? 'ok' : 'info',
+      ...(inv.event.session !== undefined ? { session: inv.event.session } : {}),
     };
   }
   // Still open at the end: in doubt, as an info would be (a read of those constrains nothing).

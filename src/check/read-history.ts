@@ -38,6 +38,7 @@ const eventSchema = z
     value: z.union([registerValue, z.tuple([registerValue, registerValue])]),
     time: z.number().finite(),
     error: z.string().optional(),
+    session: z.string().min(1).optional(),
   })
   .strict();
 

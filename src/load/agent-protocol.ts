@@ -237,11 +237,24 @@ export const doneMessageSchema = z.object({
   traces: z.array(z.tuple([count, z.string(), z.number(), z.number(), z.number()])).default([]),
   /**
    * With reads (LoadSpec.reads), every operation: [id, f (r, w), key, invoked, completed or
-   * null (in doubt), value], wall ms; a write's value is its tag, a read's what it returned
-   * (null: nothing written there).
+   * null (in doubt), value, session], wall ms; a write's value is its tag, a read's what it
+   * returned (null: nothing written there); a read's session names the connection it went over.
    */
   history: z
-    .array(z.tuple([z.string(), z.enum(['r', 'w']), z.string(), ms, ms.nullable(), z.string().nullable()]))
+    .array(
+      z.union([
+        z.tuple([z.string(), z.enum(['r', 'w']), z.string(), ms, ms.nullable(), z.string().nullable()]),
+        z.tuple([
+          z.string(),
+          z.enum(['r', 'w']),
+          z.string(),
+          ms,
+          ms.nullable(),
+          z.string().nullable(),
+          z.string(),
+        ]),
+      ]),
+    )
     .optional(),
 });
 

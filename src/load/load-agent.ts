@@ -332,18 +332,29 @@ export class LoadAgent {
     const server = this.pool.route(Math.floor(this.pick.next() * this.pool.size));
     const invoked = wall(now);
     let timer: NodeJS.Timeout | undefined;
+    const client = this.pool.client(server);
+    // The connection the read goes over: what a session model holds the reads of to their order.
+    const session = `${s.dc}-${server}.${this.pool.connectionOf(server)}`;
     const done = Promise.race([
-      this.pool.client(server).then((c) => c.read(key, s.readMode ?? 'default')),
+      client.then((c) => c.read(key, s.readMode ?? 'default')),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('TIMEOUT')), s.requestTimeoutMs);
       }),
     ])
       .then(
         (r) => {
-          this.history!.push([id, 'r', key, invoked, wall(mono()), r === undefined ? null : tagOf(r.data)]);
+          this.history!.push([
+            id,
+            'r',
+            key,
+            invoked,
+            wall(mono()),
+            r === undefined ? null : tagOf(r.data),
+            session,
+          ]);
         },
         () => {
-          this.history!.push([id, 'r', key, invoked, null, null]);
+          this.history!.push([id, 'r', key, invoked, null, null, session]);
         },
       )
       .finally(() => {
@@ -549,7 +560,9 @@ function round2(v: number): number {
 }
 
 /** One row of `done.history` (agent-protocol.ts). */
-type HistoryRow = [string, 'r' | 'w', string, number, number | null, string | null];
+type HistoryRow =
+  | [string, 'r' | 'w', string, number, number | null, string | null]
+  | [string, 'r' | 'w', string, number, number | null, string | null, string];
 
 /** A write's tag: what a read of it returns. */
 export function writeTag(clientId: string, seq: number): string {

@@ -39,6 +39,9 @@ const DOWN_MAX_MS = 2_000;
  */
 export class EndpointPool {
   private readonly clients = new Map<number, Promise<WriteClient>>();
+  /** Each endpoint's connection now, by the number it was opened with (the pool's count). */
+  private readonly connections = new Map<number, number>();
+  private opened = 0;
   private readonly downUntil = new Map<number, number>();
   private readonly downFor = new Map<number, number>();
 
@@ -72,6 +75,7 @@ export class EndpointPool {
     if (!c) {
       const ep = this.endpoints[i % this.endpoints.length]!;
       c = this.connect(ep, { requestTimeoutMs: this.requestTimeoutMs });
+      this.connections.set(i, ++this.opened);
       // A failed connect must not stay cached: the next call dials again.
       c.then(
         () => this.markUp(i),
@@ -83,6 +87,14 @@ export class EndpointPool {
       this.clients.set(i, c);
     }
     return c;
+  }
+
+  /**
+   * The number of the connection to `i` that client(i) gave last (0: none yet): a new connection,
+   * after the last one failed or was dropped, gets a new number.
+   */
+  connectionOf(i: number): number {
+    return this.connections.get(i) ?? 0;
   }
 
   /** The connection to `i` is dead: close it, and send no new writes there for a while. */

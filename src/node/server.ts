@@ -199,6 +199,7 @@ export class NodeServer {
           this.input({ type: 'write', now: performance.now(), handle, ...req });
         },
         read: (path) => {
+          if (this.core.clientReadable === undefined) return 'NOT_SERVING';
           const z = this.core.read(path);
           return z ? { zxid: z.zxid, version: z.version, data: z.data } : undefined;
         },

@@ -76,7 +76,7 @@ export interface ScenarioInfo {
   readonly settleMs: number;
   /**
    * The fault schedule as planned, before the run resolved "leader" or a minority (the timeline
-   * holds what each did): enough, with the seed, to replay it (added within result@7: absent from
+   * holds what each did): enough, with the seed, to replay it (added within result@8: absent from
    * older files).
    */
   readonly faults?: readonly ScheduledFault[];
@@ -385,30 +385,39 @@ export interface Timeline {
 export interface SafetyResult {
   /** The history's file beside result.json. */
   readonly history: string;
-  /** Keys violated under a model the target promises (the verdict holds it to 0). */
+  /**
+   * Keys violated under a model the target promises, and pairs of a connection and a key whose
+   * reads went back in time (every read path promises that much): the verdict holds it to 0.
+   */
   readonly broken: number;
   /** Keys a promised model's check left undecided (its time ran out; also held to 0). */
   readonly undecided: number;
   readonly models: readonly SafetyModelResult[];
 }
 
+/** One operation of a counterexample, ms from the load's start. */
+export interface SafetyOp {
+  /** Its process, and the connection it went over where the history names one. */
+  readonly process: string;
+  readonly f: 'read' | 'write' | 'cas';
+  readonly value: string | null;
+  readonly invokedMs: number;
+  readonly completedMs: number | null;
+}
+
+/**
+ * One model the history was checked against. linearizable: keys, each a register; session: pairs
+ * of a connection and a key (`keys`), and the reads among them (`ops`), held to never going back in
+ * time (added within result@8).
+ */
 export interface SafetyModelResult extends CheckCounts {
-  readonly model: 'linearizable';
+  readonly model: 'linearizable' | 'session';
   /** The target's read path the reads took (Target.reads). */
   readonly readMode: string;
   /** Whether the target promises this model for that read path: then the verdict holds it. */
   readonly promised: boolean;
   /** The first violated key's shortest counterexample, ms from the load's start. */
-  readonly counterexample: {
-    readonly key: string;
-    readonly ops: ReadonlyArray<{
-      readonly process: string;
-      readonly f: 'read' | 'write' | 'cas';
-      readonly value: string | null;
-      readonly invokedMs: number;
-      readonly completedMs: number | null;
-    }>;
-  } | null;
+  readonly counterexample: { readonly key: string; readonly ops: readonly SafetyOp[] } | null;
 }
 
 export interface ThresholdResult {

@@ -18,15 +18,23 @@ function modelLines(m: SafetyModelResult, history: string, periods: readonly Fau
   const promise = m.promised
     ? `${r(m.readMode)} promises it: the verdict holds the run to it`
     : `${r(m.readMode)} does not promise it: shown for what it is, not held`;
-  const lines = [
-    `**${m.model}**, ${m.ops.toLocaleString('en-US')} operations over ${m.keys.toLocaleString('en-US')} keys in \`${history}\` (${promise}): ` +
-      `${m.ok} linearizable, ${m.violated} violated, ${m.unknown} unknown (checked in ${m.seconds.toFixed(2)} s).`,
-  ];
+  const lines =
+    m.model === 'linearizable'
+      ? [
+          `**linearizable**, ${m.ops.toLocaleString('en-US')} operations over ${m.keys.toLocaleString('en-US')} keys in \`${history}\` (${promise}): ` +
+            `${m.ok} linearizable, ${m.violated} violated, ${m.unknown} unknown (checked in ${m.seconds.toFixed(2)} s).`,
+        ]
+      : [
+          `**session** (one connection's reads of a key never go back in time), ${m.ops.toLocaleString('en-US')} reads over ${m.keys.toLocaleString('en-US')} pairs of a connection and a key (${promise}): ` +
+            `${m.ok} in order, ${m.violated} with a read back in time (checked in ${m.seconds.toFixed(2)} s).`,
+        ];
   const cx = m.counterexample;
   if (!cx) return lines;
   lines.push(
     '',
-    `Key \`${cx.key}\`, the shortest stretch of its operations that no order explains (ms from the load's start; \`pole-bench check\` shows every violated key):`,
+    m.model === 'linearizable'
+      ? `Key \`${cx.key}\`, the shortest stretch of its operations that no order explains (ms from the load's start; \`pole-bench check\` shows every violated key):`
+      : `Key \`${cx.key}\`: a read that saw one write, then a later read on the same connection that saw an older one (ms from the load's start):`,
     '',
     '| operation | what | invoked | completed |',
     '|---|---|---|---|',

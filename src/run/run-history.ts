@@ -2,9 +2,10 @@
 // wall clock (vocabulary/history.ts; history.jsonl beside result.json), and what the checker finds
 // in it against what the target promises of its read path (Target.reads).
 import { checkCounts, checkHistory } from '../check/check-history.js';
-import { pairOperations } from '../check/history-ops.js';
+import { pairOperations, type Op } from '../check/history-ops.js';
+import { checkSessionReads } from '../check/session-reads.js';
 import type { DoneMessage } from '../load/agent-protocol.js';
-import type { SafetyResult } from '../report/result.js';
+import type { SafetyModelResult, SafetyOp, SafetyResult } from '../report/result.js';
 import type { Target } from '../targets/target.js';
 import type { HistoryEvent } from '../vocabulary/history.js';
 
@@ -25,8 +26,9 @@ const CHECK_BUDGET_MS = 60_000;
 export function runHistory(dones: Iterable<DoneMessage>): HistoryEvent[] {
   const events: HistoryEvent[] = [];
   for (const d of dones)
-    for (const [id, f, key, invoked, completed, value] of d.history ?? []) {
+    for (const [id, f, key, invoked, completed, value, session] of d.history ?? []) {
       const op = f === 'r' ? 'read' : 'write';
+      const on = session !== undefined ? { session } : {};
       events.push({
         type: 'invoke',
         process: id,
@@ -34,18 +36,31 @@ export function runHistory(dones: Iterable<DoneMessage>): HistoryEvent[] {
         key,
         value: op === 'write' ? value : null,
         time: invoked,
+        ...on,
       });
       events.push(
         completed === null
-          ? { type: 'info', process: id, f: op, key, value: op === 'write' ? value : null, time: invoked }
-          : { type: 'ok', process: id, f: op, key, value, time: completed },
+          ? {
+              type: 'info',
+              process: id,
+              f: op,
+              key,
+              value: op === 'write' ? value : null,
+              time: invoked,
+              ...on,
+            }
+          : { type: 'ok', process: id, f: op, key, value, time: completed, ...on },
       );
     }
   // Stable: an operation's invoke stays before a completion stamped at the same instant.
   return events.sort((a, b) => a.time - b.time);
 }
 
-/** The history against linearizability, and whether the target promised it for its reads. */
+/**
+ * The history against linearizability and against the session model (a connection's reads never
+ * go back in time), each held where the target promises it for its read path (linearizable
+ * promises the session model too).
+ */
 export function checkRunHistory(
   events: readonly HistoryEvent[],
   target: Target,
@@ -58,29 +73,50 @@ export function checkRunHistory(
   const c = checkHistory(ops, { model: 'register', budgetMs: CHECK_BUDGET_MS });
   const first = c.problems.find((p) => p.counterexample);
   const promised = mode.promises === 'linearizable';
+  const s = checkSessionReads(ops);
+  const at = (t: number): number => Math.round((t - loadStart) * 1000) / 1000;
+  const shown = (o: Op): SafetyOp => ({
+    process: o.session !== undefined ? `${o.process} on ${o.session}` : o.process,
+    f: o.f,
+    value: o.f === 'read' ? o.output : (o.input as string | null),
+    invokedMs: at(o.call),
+    completedMs: o.ret === Infinity ? null : at(o.ret),
+  });
+  const readModeText = `${readMode}: ${mode.describe}`;
+  const linearizable: SafetyModelResult = {
+    model: 'linearizable',
+    readMode: readModeText,
+    promised,
+    ...checkCounts(c),
+    counterexample: first ? { key: first.key, ops: first.counterexample!.ops.map(shown) } : null,
+  };
+  const session: SafetyModelResult = {
+    model: 'session',
+    readMode: readModeText,
+    // Linearizable reads are in order on every connection too.
+    promised: true,
+    ops: s.reads,
+    keys: s.pairs,
+    ok: s.pairs - s.violatedPairs,
+    violated: s.violatedPairs,
+    unknown: 0,
+    seconds: Math.round(s.seconds * 1000) / 1000,
+    counterexample: s.first
+      ? {
+          key: s.first.key,
+          ops: [s.first.earlierWrite, s.first.earlier, s.first.laterWrite, s.first.later]
+            .filter((o): o is Op => o !== undefined)
+            .sort((a, b) => a.call - b.call)
+            .map(shown),
+        }
+      : null,
+  };
+  // A history with no connection named (none of its reads completed) has no session to hold.
+  const models = s.reads > 0 ? [linearizable, session] : [linearizable];
   return {
     history: HISTORY_FILE,
-    broken: promised ? c.violated : 0,
+    broken: (promised ? c.violated : 0) + (s.reads > 0 ? s.violatedPairs : 0),
     undecided: promised ? c.unknown : 0,
-    models: [
-      {
-        model: 'linearizable',
-        readMode: `${readMode}: ${mode.describe}`,
-        promised,
-        ...checkCounts(c),
-        counterexample: first
-          ? {
-              key: first.key,
-              ops: first.counterexample!.ops.map((o) => ({
-                process: o.process,
-                f: o.f,
-                value: o.f === 'read' ? o.output : (o.input as string | null),
-                invokedMs: Math.round((o.call - loadStart) * 1000) / 1000,
-                completedMs: o.ret === Infinity ? null : Math.round((o.ret - loadStart) * 1000) / 1000,
-              })),
-            }
-          : null,
-      },
-    ],
+    models,
   };
 }

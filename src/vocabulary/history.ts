@@ -28,4 +28,9 @@ export interface HistoryEvent {
   readonly time: number;
   /** Why it failed or is in doubt (fail, info), in the client's words. */
   readonly error?: string;
+  /**
+   * The connection it went over, where the history says (a run's: one agent's connection to one
+   * member): a session model holds the reads of one connection to their order.
+   */
+  readonly session?: string;
 }

@@ -55,6 +55,9 @@ const faultMark = z.object({
   atS: z.number(),
   action: z.enum(FAULT_ACTIONS),
   node: z.string(),
+  // Added within result@8 (the faults leader election fears): absent from older files.
+  ref: count.optional(),
+  undoes: count.optional(),
   lateMs: ms().optional(),
 });
 const minMedianMaxMs = z.object({ median: ms(), min: ms(), max: ms() });
@@ -102,7 +105,28 @@ export const runResultSchema = z
       // Added within result@8 (2026-11-28): absent where every write is a new key.
       keys: count.optional(),
     }),
-    scenario: z.object({ durationMs: ms().min(0), warmupMs: ms().min(0), settleMs: ms().min(0) }),
+    scenario: z.object({
+      durationMs: ms().min(0),
+      warmupMs: ms().min(0),
+      settleMs: ms().min(0),
+      // Added within result@8 (the faults leader election fears): absent from older files.
+      faults: z
+        .array(
+          z.object({
+            atS: z.number(),
+            action: z.string(),
+            target: z.string(),
+            ref: count.optional(),
+            undoes: count.optional(),
+            rttMs: z.number().optional(),
+            drawn: z.boolean().optional(),
+          }),
+        )
+        .optional(),
+      nemesis: z
+        .object({ mix: z.array(z.string()), everyS: z.number(), forS: z.number(), seed: count })
+        .optional(),
+    }),
     seed: z.number().int(),
     startedAt: isoTime,
     finishedAt: isoTime,
@@ -501,7 +525,7 @@ export const runResultSchema = z
         undecided: count,
         models: z.array(
           z.object({
-            model: z.literal('linearizable'),
+            model: z.enum(['linearizable', 'session']),
             readMode: z.string(),
             promised: z.boolean(),
             ops: count,

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { compareZxid, type Zxid } from '../../src/vocabulary/zxid.js';
-import { PoleClient } from '../../src/node/net/client.js';
+import { PoleClient, PoleError } from '../../src/node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../src/load/retrying-writer.js';
 import { ProcessCluster } from '../../src/bench/process-cluster.js';
 
@@ -67,7 +67,11 @@ async function waitApplied(id: string, path: string, z: Zxid): Promise<void> {
   try {
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const r = await client.read(path);
+      // A member not yet synced with a leader answers no reads (NOT_SERVING): not caught up yet.
+      const r = await client.read(path).catch((err: unknown) => {
+        if (err instanceof PoleError && err.code === 'NOT_SERVING') return undefined;
+        throw err;
+      });
       if (r && compareZxid(r.zxid, z) >= 0) return;
       assert.ok(Date.now() < deadline, `${id} did not catch up to ${z.epoch}:${z.counter}`);
       await new Promise((res) => setTimeout(res, 20));

@@ -65,6 +65,10 @@ test('POLE with 20 % reads: the history, its check beside the writes, not held (
     const m = s.models[0]!;
     assert.equal(m.promised, false);
     assert.equal(s.broken, 0, 'what POLE does not promise is not held against it');
+    // What it does promise, a connection's reads in order, is held, and holds.
+    const session = s.models[1]!;
+    assert.deepEqual([session.model, session.promised, session.violated], ['session', true, 0]);
+    assert.ok(session.ops > 500 && session.keys > 300, `${session.ops} reads over ${session.keys} pairs`);
     // 20 s at 200 operations/s: about 4,000, a fifth of them reads; every key of both data centers.
     assert.ok(m.ops > 3_500 && m.ops <= 4_000, `${m.ops} ops`);
     assert.equal(m.unknown, 0);

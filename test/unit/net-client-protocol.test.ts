@@ -33,6 +33,7 @@ test('status codes are the wire values the protocol fixes', () => {
     BAD_FRAME: 4,
     LEADER_LOST: 5,
     NOT_FOUND: 6,
+    NOT_SERVING: 7,
   });
   assert.equal(statusName(5), 'LEADER_LOST');
   assert.equal(statusName(99), undefined);

@@ -3,7 +3,7 @@
 // shapes they cut; and the model's view of a cluster they split.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTopology } from '../../src/topology/topology.js';
@@ -179,8 +179,9 @@ describe('topology: the faults leader election fears', () => {
     assert.match(roomless.problem, /no fault fits/);
   });
 
-  it('--duration draws the nemesis again over the run it gives, from the same seed', () => {
+  it('--duration draws the nemesis again over the run it gives, from the same seed', (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'pole-bench-nemesis-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'n.yaml');
     writeFileSync(path, file('  nemesis: { mix: [kill-leader, bridge], every: 10s, seed: 4 }'));
     const long = loadTopologyForRun(path, { duration: '120s' });

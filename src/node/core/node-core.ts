@@ -316,6 +316,15 @@ export class NodeCore {
   read(path: string): ReturnType<DataTree['get']> {
     return this.tree.get(path);
   }
+  /**
+   * The state a client's READ is answered from now (what this member has applied), or undefined
+   * while it answers none: only while it serves (the leader, or a follower synced with it). Before
+   * its sync a member's tree may be its last snapshot alone (a restarted member's logged tail is
+   * confirmed only by the next leader's sync), older than what it answered before it went down.
+   */
+  get clientReadable(): Zxid | undefined {
+    return this.phaseName === 'serving' ? this.tree.lastApplied : undefined;
+  }
   /** Logged txns after the snapshot point (for checkers and tests). */
   loggedTxns(): readonly Txn[] {
     return this.history.slice(this.history.base);

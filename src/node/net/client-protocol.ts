@@ -20,7 +20,10 @@ export { DecodeError };
 export const ClientOp = { WRITE: 1, READ: 2, STATUS: 3 } as const;
 export type ClientOpCode = (typeof ClientOp)[keyof typeof ClientOp];
 
-/** Reply status codes: WriteErrorCode's names plus OK and NOT_FOUND. Part of the wire protocol. */
+/**
+ * Reply status codes: WriteErrorCode's names plus OK, NOT_FOUND, and NOT_SERVING (a READ to a
+ * member not synced with a leader). Part of the wire protocol.
+ */
 export const ClientStatus = {
   OK: 0,
   NOT_LEADER_YET: 1,
@@ -29,7 +32,8 @@ export const ClientStatus = {
   BAD_FRAME: 4,
   LEADER_LOST: 5,
   NOT_FOUND: 6,
-} as const satisfies Record<WriteErrorCode | 'OK' | 'NOT_FOUND', number>;
+  NOT_SERVING: 7,
+} as const satisfies Record<WriteErrorCode | 'OK' | 'NOT_FOUND' | 'NOT_SERVING', number>;
 
 export type ClientStatusName = keyof typeof ClientStatus;
 export type ClientErrorName = Exclude<ClientStatusName, 'OK'>;

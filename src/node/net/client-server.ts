@@ -38,7 +38,8 @@ export type WriteOutcome =
 export interface ClientApiHandler {
   /** `reply` may be called later (after the write commits); calls after the first are ignored. */
   write(req: ClientWrite, reply: (outcome: WriteOutcome) => void): void;
-  read(path: string): ReadResult | undefined;
+  /** The value at `path`, undefined where there is none, NOT_SERVING where this member answers no reads now. */
+  read(path: string): ReadResult | undefined | 'NOT_SERVING';
   /** Must be JSON-serialisable. */
   status(): unknown;
 }
@@ -220,7 +221,14 @@ export class ClientApiServer {
       }
       case ClientOp.READ: {
         const result = this.handler.read(req.path);
-        this.send(c, result ? encodeReadOk(req.tag, result) : encodeErrorReply(req.tag, 'NOT_FOUND'));
+        this.send(
+          c,
+          result === 'NOT_SERVING'
+            ? encodeErrorReply(req.tag, 'NOT_SERVING')
+            : result
+              ? encodeReadOk(req.tag, result)
+              : encodeErrorReply(req.tag, 'NOT_FOUND'),
+        );
         break;
       }
       case ClientOp.STATUS:

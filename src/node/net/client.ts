@@ -139,7 +139,10 @@ export class PoleClient {
     throw this.replyError(reply);
   }
 
-  /** The committed value at `path` on the server this client talks to, or undefined if none. */
+  /**
+   * The committed value at `path` on the server this client talks to, or undefined if none. Throws
+   * NOT_SERVING where that member answers no reads now (not synced with a leader).
+   */
   async read(path: string): Promise<ReadResult | undefined> {
     const reply = await this.request({ op: ClientOp.READ, tag: 0, path });
     if (reply.ok && reply.op === ClientOp.READ) return reply.result;

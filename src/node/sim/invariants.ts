@@ -27,6 +27,8 @@ export class InvariantChecker {
   private readonly position = new Map<string, number>();
   /** Per node: index in `sequence` of the next txn it must apply. */
   private readonly next = new Map<NodeId, number>();
+  /** The newest state each member could answer a read from so far. */
+  private readonly readFrom = new Map<NodeId, Zxid>();
   private readonly timerSpins = new Map<NodeId, { at: number; count: number }>();
   /** Per node: start times of its elections in the last second. */
   private readonly electionStarts = new Map<NodeId, number[]>();
@@ -125,6 +127,7 @@ export class InvariantChecker {
   }
 
   afterStep(now: number, cores: ReadonlyMap<NodeId, NodeCore>): void {
+    for (const [id, core] of cores) this.readsForward(id, core);
     for (const [id, core] of cores) {
       const epoch = core.servingLeaderEpoch;
       if (epoch === undefined) continue;
@@ -141,6 +144,22 @@ export class InvariantChecker {
         this.checkAcksIn(id, core);
       }
     }
+  }
+
+  /**
+   * Reads never go back in time on one member, across its restarts: whatever a client's READ would
+   * be answered from now (core.clientReadable) is at least as new as anything it could be answered
+   * from before. Checked after every step, so at every moment a read could arrive.
+   */
+  private readsForward(id: NodeId, core: NodeCore): void {
+    const z = core.clientReadable;
+    if (z === undefined) return;
+    const before = this.readFrom.get(id);
+    if (before && compareZxid(z, before) < 0)
+      this.fail(
+        `reads go forward: ${id} would answer a read from ${formatZxid(z)} after answering from ${formatZxid(before)}`,
+      );
+    else this.readFrom.set(id, z);
   }
 
   /**

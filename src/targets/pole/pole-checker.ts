@@ -4,7 +4,7 @@
 // write missing then is lost, not late. It speaks the node's own client, hence it lives here.
 import type { Zxid } from '../../vocabulary/zxid.js';
 import { compareZxid } from '../../vocabulary/zxid.js';
-import { PoleClient } from '../../node/net/client.js';
+import { PoleClient, PoleError } from '../../node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../load/retrying-writer.js';
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
 
@@ -64,7 +64,7 @@ export async function checkAckedWrites(opts: {
         const worker = async (): Promise<void> => {
           while (next < entries.length) {
             const [path, want] = entries[next++]!;
-            const r = await client.read(path);
+            const r = await readServed(client, path);
             if (!r || compareZxid(r.zxid, want.zxid) < 0 || r.version + 1 < want.count)
               lost.push(`${path}@${node.id}`);
           }
@@ -78,10 +78,29 @@ export async function checkAckedWrites(opts: {
   return { checked: last.size, writes: opts.acked.length, lost };
 }
 
+/**
+ * A read the member answers: one that is not serving now (an election after the load, say) is
+ * asked again until it is, for 15 s at most.
+ */
+async function readServed(
+  client: PoleClient,
+  path: string,
+): Promise<Awaited<ReturnType<PoleClient['read']>>> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await client.read(path);
+    } catch (err) {
+      if (!(err instanceof PoleError && err.code === 'NOT_SERVING') || Date.now() > deadline) throw err;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+  }
+}
+
 async function waitApplied(client: PoleClient, z: Zxid): Promise<void> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const r = await client.read(FENCE);
+    const r = await readServed(client, FENCE);
     if (r && compareZxid(r.zxid, z) >= 0) return;
     if (Date.now() > deadline) throw new Error('a node did not apply the fence write within 15 s');
     await new Promise((res) => setTimeout(res, 20));
