@@ -41,10 +41,11 @@ export function awaitElection(
 }
 
 /**
- * After link fault `f` (struck at `at`, marked `mark`) under `leader`: the first election that
- * follows before the next fault, if any, is this fault's. Never rejects: no election is an outcome.
+ * After fault `f` (struck at `at`, marked `mark`) that left `leader` in place (a link change, a
+ * cut or a pause that spared its quorum): the first election that follows before the next fault,
+ * if any, is this fault's. Never rejects: no election is an outcome.
  */
-export function watchLinkElection(
+export function watchLaterElection(
   c: ChaosContext,
   book: FaultBook,
   f: FaultSpec,

@@ -5,7 +5,7 @@ import type { FaultMark } from '../vocabulary/names.js';
 
 import { LEADER, type FaultSpec } from '../topology/topology-schema.js';
 import { currentLeader } from './current-leader.js';
-import { awaitElection, watchLinkElection } from './election-watch.js';
+import { awaitElection, watchLaterElection } from './election-watch.js';
 import { carryOut, healCuts } from './fault-actions.js';
 import type { FaultBook } from './fault-book.js';
 import { resolveFault } from './fault-target.js';
@@ -103,7 +103,7 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
   // quorum) some seconds later: the first election that follows, before the next fault, is this
   // fault's.
   else if (f.action === 'link' || r.cuts.length > 0 || f.action === 'pause')
-    book.watchers.push(watchLinkElection(c, book, f, mark, leaderBefore, at));
+    book.watchers.push(watchLaterElection(c, book, f, mark, leaderBefore, at));
   if (deposes) {
     book.setCause(leaderBefore, when, c.loadStart + f.atMs, mark);
     book.electing = awaitElection(c, leaderBefore, when);

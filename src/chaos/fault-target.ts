@@ -77,6 +77,7 @@ export function resolveFault(t: Topology, f: FaultSpec, m: FaultMoment): Resolve
         withoutQuorum(members, cuts, leaderBefore));
     return { target, nodes, cuts: tagged, cutOff, takesLeaderOut };
   };
+  const onOne = (node: NodeId): ResolvedFault => done(node, [node], [], []);
   switch (f.action) {
     case 'heal':
     case 'roll':
@@ -103,15 +104,14 @@ export function resolveFault(t: Topology, f: FaultSpec, m: FaultMoment): Resolve
     }
     case 'kill':
     case 'pause':
+    case 'restart':
+    case 'resume':
       if (f.target === MINORITY) {
         if (!f.nodes && !m.random) throw new Error(`no seed to draw the minority to ${f.action} ${when}`);
         const nodes = [...(f.nodes ?? drawMinority(members, m.random!))];
         return done(nodes.join(','), nodes, [], []);
       }
-      return done(one(), [one()], [], []);
-    case 'restart':
-    case 'resume':
-      return done(one(), [one()], [], []);
+      return onOne(one());
     case 'isolate': {
       const node = one();
       return done(node, [], [{ a: [node], b: rest(members, [node]) }], [node]);

@@ -28,28 +28,18 @@ export function runHistory(dones: Iterable<DoneMessage>): HistoryEvent[] {
   for (const d of dones)
     for (const [id, f, key, invoked, completed, value, session] of d.history ?? []) {
       const op = f === 'r' ? 'read' : 'write';
-      const on = session !== undefined ? { session } : {};
-      events.push({
-        type: 'invoke',
+      // The invoke, and an in-doubt completion at its time, carry what was written (a read: null).
+      const invoke = {
         process: id,
         f: op,
         key,
         value: op === 'write' ? value : null,
         time: invoked,
-        ...on,
-      });
+        ...(session !== undefined ? { session } : {}),
+      } as const;
+      events.push({ type: 'invoke', ...invoke });
       events.push(
-        completed === null
-          ? {
-              type: 'info',
-              process: id,
-              f: op,
-              key,
-              value: op === 'write' ? value : null,
-              time: invoked,
-              ...on,
-            }
-          : { type: 'ok', process: id, f: op, key, value, time: completed, ...on },
+        completed === null ? { type: 'info', ...invoke } : { type: 'ok', ...invoke, value, time: completed },
       );
     }
   // Stable: an operation's invoke stays before a completion stamped at the same instant.

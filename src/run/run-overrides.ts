@@ -121,11 +121,12 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       '--duration',
       `the run (${durationMs} ms) must be longer than its warm-up (${spec.scenario.warmupMs} ms)`,
     );
+  const nemesis = nemesisOf(file, spec, o);
   const faults = o.noFaults
     ? []
     : o.killAt !== undefined
       ? [{ atMs: ms('--kill-at', o.killAt), action: 'kill' as const, target: LEADER }]
-      : faultsWithin(spec, durationMs, nemesisOf(file, spec, o));
+      : faultsWithin(spec, durationMs, nemesis);
   for (const f of faults) {
     if (f.atMs <= spec.scenario.warmupMs || f.atMs >= durationMs)
       throw flag(
@@ -161,7 +162,7 @@ export function loadTopologyForRun(file: string, o: RunOverrides): Topology {
       ...(share !== undefined ? { share } : {}),
     },
     scenario: {
-      ...withNemesis(spec.scenario, nemesisOf(file, spec, o), o.noFaults === true || o.killAt !== undefined),
+      ...withNemesis(spec.scenario, nemesis, o.noFaults === true || o.killAt !== undefined),
       durationMs,
       faults,
       ...(preloadBytes !== undefined ? { preloadBytes } : {}),

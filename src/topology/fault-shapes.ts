@@ -37,12 +37,6 @@ export function ringCuts(order: readonly NodeId[]): [NodeId, NodeId][] {
   return pairs;
 }
 
-/** The members that each sees in a ring (itself included), by member: for the report and tests. */
-export function ringViews(order: readonly NodeId[]): Map<NodeId, NodeId[]> {
-  const cut = new Set(ringCuts(order).flatMap(([a, b]) => [`${a}|${b}`, `${b}|${a}`]));
-  return new Map(order.map((a) => [a, order.filter((b) => a === b || !cut.has(`${a}|${b}`))]));
-}
-
 /**
  * The ring order a topology gets when the file names none: the data centers interleaved (one
  * member of each in turn), so that neighbours sit in different data centers where they can.

@@ -15,7 +15,6 @@ import {
   interleaved,
   majorityOf,
   ringCuts,
-  ringViews,
 } from '../../src/topology/fault-shapes.js';
 import { membersWith, statesOver } from '../../src/report/cluster-as-it-stands.js';
 import { Random } from '../../src/util/random.js';
@@ -44,6 +43,12 @@ function fails(text: string): InputError {
 
 const row = (f: { atMs: number; action: string; target: string; ref?: number; undoes?: number }): string =>
   `${f.atMs / 1000} ${f.action} ${f.target}${f.ref ? ` #${f.ref}` : ''}${f.undoes ? ` undoes #${f.undoes}` : ''}`;
+
+/** The members each sees in a ring (itself included): the cuts' complement, member by member. */
+function ringViews(order: readonly string[]): Map<string, string[]> {
+  const cut = new Set(ringCuts(order).flatMap(([a, b]) => [`${a}|${b}`, `${b}|${a}`]));
+  return new Map(order.map((a) => [a, order.filter((b) => a === b || !cut.has(`${a}|${b}`))]));
+}
 
 describe('fault shapes', () => {
   it('a ring of majorities: each member sees a majority, no two the same, and under 4 members there is none', () => {
