@@ -5,7 +5,8 @@
 // Unit and simulation tests first; then, before the integration tests, what they need besides Node
 // (ZooKeeper, PostgreSQL) is installed where it can be (scripts/test-prerequisites.js); the tests
 // that need what could not be installed skip, and say so, as the lines printed here do.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ensureTestPrerequisites } from './test-prerequisites.js';
@@ -48,18 +49,44 @@ const batches = [
 ];
 let status = 0;
 let skipped = [];
+// Each batch's failures, written by scripts/failure-reporter.js beside the TAP on stdout.
+const failuresDir = mkdtempSync(join(tmpdir(), 'pole-bench-test-failures-'));
+const failureReporter = new URL('./failure-reporter.js', import.meta.url).pathname;
+const failureFiles = [];
 for (const batch of batches) {
   if (batch.files.length === 0) continue;
   // Only the process-runtime integration tests need ZooKeeper and PostgreSQL on this machine.
   if (batch.prerequisites && batch.files.some((f) => f.startsWith(join(root, 'integration'))))
     skipped = await ensureTestPrerequisites();
+  const failures = join(failuresDir, `batch-${failureFiles.length + 1}.txt`);
+  failureFiles.push(failures);
   const result = spawnSync(
     process.execPath,
-    ['--enable-source-maps', '--test', `--test-concurrency=${batch.concurrency}`, ...batch.files],
+    [
+      '--enable-source-maps',
+      '--test',
+      `--test-concurrency=${batch.concurrency}`,
+      '--test-reporter=tap',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${failureReporter}`,
+      `--test-reporter-destination=${failures}`,
+      ...batch.files,
+    ],
     { stdio: 'inherit' },
   );
   if (result.status !== 0) status = result.status ?? 1;
 }
-// Said again at the end, where it is read: what did not run, and why.
+// Said again at the end, where it is read: what failed and why, what did not run and why.
+const failed = failureFiles
+  .map((f) => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  })
+  .join('');
+rmSync(failuresDir, { recursive: true, force: true });
+if (failed) console.log(`== failed tests, again:\n${failed}`);
 for (const line of skipped) console.log(`test prerequisites: ${line}`);
 process.exit(status);

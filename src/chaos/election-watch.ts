@@ -41,6 +41,41 @@ export function awaitElection(
 }
 
 /**
+ * After fault `f` (carried out at `at`, marked `mark`) that took `leader` out while it lasts (a
+ * pause, a cut that leaves it no majority or no way out): it deposed the leader if another member
+ * is elected before the next fault other than its own undo, and then it is the cause unless one
+ * came before it; the clients' gap is timed from the fault. Undone before anyone stood, it deposed
+ * no one: its writes were held up, which "degraded" (where it struck) shows. Never rejects.
+ */
+export function watchDeposition(
+  c: ChaosContext,
+  book: FaultBook,
+  f: FaultSpec,
+  mark: FaultMark,
+  leader: NodeId,
+  at: number,
+): Promise<void> {
+  const sc = c.topology.scenario;
+  const later = sc.faults.filter((g) => g.atMs > f.atMs && (f.ref === undefined || g.undoes !== f.ref));
+  const untilAt = Math.min(sc.durationMs, ...later.map((g) => g.atMs));
+  const left = Math.max(0, c.loadStart + untilAt - wallNowMs());
+  return (
+    c.rt
+      .waitFor((e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leader, left)
+      .then((elected) => {
+        book.depositions.push({ at, mark, leader });
+        if (book.hasCause) return;
+        book.setCause(leader, at, c.loadStart + f.atMs, mark);
+        c.phases.switchTo(FAULT_PHASE, at);
+        c.progress('recovering', { leader: elected.node });
+        c.phases.switchTo('after', elected.t + sc.settleMs);
+      })
+      // Said in the run's events: the leader was taken out and nobody replaced it.
+      .catch(() => c.note('not-deposed', { leader, action: f.action, atS: mark.atS }))
+  );
+}
+
+/**
  * After fault `f` (struck at `at`, marked `mark`) that left `leader` in place (a link change, a
  * cut or a pause that spared its quorum): the first election that follows before the next fault,
  * if any, is this fault's. Never rejects: no election is an outcome.

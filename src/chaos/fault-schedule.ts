@@ -5,7 +5,7 @@ import type { FaultMark } from '../vocabulary/names.js';
 
 import { LEADER, type FaultSpec } from '../topology/topology-schema.js';
 import { currentLeader } from './current-leader.js';
-import { awaitElection, watchLaterElection } from './election-watch.js';
+import { awaitElection, watchDeposition, watchLaterElection } from './election-watch.js';
 import { carryOut, healCuts } from './fault-actions.js';
 import type { FaultBook } from './fault-book.js';
 import { resolveFault } from './fault-target.js';
@@ -57,8 +57,11 @@ export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void>
 
 async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<void> {
   // A fault aimed at "the leader" needs the one elected after the last leader was taken out;
-  // any other goes ahead (restarting the members that election needs to reach a quorum).
-  if (book.electing && (f.target === LEADER || f.datacenters?.includes(LEADER) === true)) await book.electing;
+  // any other goes ahead (restarting the members that election needs to reach a quorum), and so
+  // does the undo of an earlier fault: its members were resolved when that one struck, and a
+  // `for` that waited for an election would hold the leader out longer than it says.
+  const aimsAtLeader = f.target === LEADER || f.datacenters?.includes(LEADER) === true;
+  if (book.electing && aimsAtLeader && f.undoes === undefined) await book.electing;
   c.progress('load', { leader: currentLeader(c.rt) ?? '?' });
   const leaderBefore = currentLeader(c.rt);
   const r = resolveFault(c.topology, f, {
@@ -69,9 +72,12 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
     random: new Random((c.seed * 1_000_003 + Math.round(f.atMs)) >>> 0),
   });
   if (f.ref !== undefined) book.undoable.set(f.ref, r);
-  // The first fault that takes the serving leader out (killed, paused, cut off) is the one the
-  // recovery phases are measured from.
-  const deposes = !book.hasCause && r.takesLeaderOut;
+  // The first fault that takes the serving leader out is the one the recovery phases are measured
+  // from. A kill takes it out for good; a pause or a cut only while it lasts, and deposes it only
+  // if another member is elected meanwhile (watchDeposition): a leader back before anyone stood
+  // was held up, not replaced, and an outage timed to some later election would be a wrong figure.
+  const kills = r.takesLeaderOut && f.action === 'kill';
+  const deposes = !book.hasCause && kills;
   const at = wallNowMs();
   if (deposes) c.phases.switchTo(FAULT_PHASE, at);
   // Any other fault ends the steady state the model describes (and "before" with it).
@@ -98,7 +104,13 @@ async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise
     ...(f.rttMs !== undefined ? { rttMs: f.rttMs } : {}),
   });
   if (leaderBefore === undefined) return;
-  if (r.takesLeaderOut) book.depositions.push({ at: when, mark, leader: leaderBefore });
+  if (kills) book.depositions.push({ at: when, mark, leader: leaderBefore });
+  else if (r.takesLeaderOut) {
+    const watching = watchDeposition(c, book, f, mark, leaderBefore, when);
+    book.watchers.push(watching);
+    // A later fault aimed at "the leader" waits for the one this election may bring.
+    if (!book.hasCause) book.electing = watching;
+  }
   // A link that changes or a cut that leaves the leader in place may make it resign (or lose its
   // quorum) some seconds later: the first election that follows, before the next fault, is this
   // fault's.

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
 import { checkPaper2dcEtcdRun } from '../support/etcd-run-checks.js';
-import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCliOnAQuietMachine } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
@@ -20,25 +20,29 @@ test('paper-2dc on etcd in containers: p5 killed, another elected, latency over 
   if (skip) return t.skip(skip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-docker-'));
   try {
-    const r = await runCli([
-      'run',
-      PAPER_2DC,
-      '--target',
-      'etcd',
-      '--runtime',
-      'docker',
-      '--rate',
-      '50',
-      '--duration',
-      '40s',
-      '--kill-at',
-      '15s',
-      '--seed',
-      '7',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const r = await runCliOnAQuietMachine(
+      [
+        'run',
+        PAPER_2DC,
+        '--target',
+        'etcd',
+        '--runtime',
+        'docker',
+        '--rate',
+        '50',
+        '--duration',
+        '40s',
+        '--kill-at',
+        '15s',
+        '--seed',
+        '7',
+        '--out',
+        out,
+        '--json',
+      ],
+      process.env,
+      console.log,
+    );
     assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.runtime, 'docker');

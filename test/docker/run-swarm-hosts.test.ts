@@ -20,7 +20,7 @@ import { parse, stringify } from 'yaml';
 import type Docker from 'dockerode';
 import { engineAt, findSwarmResources } from '../../src/runtime/swarm/local/dind-host.js';
 import type { SwarmUpResult } from '../../src/runtime/swarm/local/local-swarm.js';
-import { ROOT, RUN_JS, runCli } from '../support/run-cli.js';
+import { ROOT, RUN_JS, runCli, runCliOnAQuietMachine } from '../support/run-cli.js';
 import type { RunResult } from '../../src/report/result.js';
 import { CHECKS } from '../../src/report/self-check.js';
 import { assertSelfCheckClean } from '../support/self-check-clean.js';
@@ -87,7 +87,11 @@ test('paper-3dc-deployment-1 on a 3-host local swarm, a data center per host: p5
     const swarm = JSON.parse(up.stdout) as SwarmUpResult;
     /** `pole-bench run ARGS --runtime swarm` against this swarm's manager. */
     const swarmRun = (args: string[]): ReturnType<typeof runCli> =>
-      runCli(['run', ...args, '--runtime', 'swarm'], { ...env, DOCKER_HOST: swarm.dockerHost });
+      runCliOnAQuietMachine(
+        ['run', ...args, '--runtime', 'swarm'],
+        { ...env, DOCKER_HOST: swarm.dockerHost },
+        console.log,
+      );
     /** paper-3dc-deployment-1 on `target` at 200 writes/s for 25 s, p5 killed at 10 s: the passed result. */
     const p5KilledOn = async (target: string, out: string): Promise<RunResult> => {
       const r = await swarmRun([

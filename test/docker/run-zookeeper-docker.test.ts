@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { cpuLabels, dockerLeftovers, dockerRunThatCannotStart, dockerSkipReason } from './docker-env.js';
-import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCliOnAQuietMachine } from '../support/run-cli.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
@@ -27,28 +27,32 @@ test('paper-2dc on ZooKeeper in containers: p5 killed, another elected, latency 
   if (skip) return t.skip(skip);
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-docker-'));
   try {
-    const r = await runCli([
-      'run',
-      PAPER_2DC,
-      '--target',
-      'zookeeper',
-      '--runtime',
-      'docker',
-      // 100 writes/s, not 200: on the 2-core VM of 2026-11-26 the five JVMs, the relay and the two
-      // agents kept the machine 78 % busy at 200/s (tud's mean before the kill 8-10 ms over model +
-      // floor in two runs, queueing for the CPU) and 49-56 % at 100/s (3.3-3.4 ms over, allowed 5.7-5.8).
-      '--rate',
-      '100',
-      '--duration',
-      '40s',
-      '--kill-at',
-      '20s',
-      '--seed',
-      '7',
-      '--out',
-      out,
-      '--json',
-    ]);
+    const r = await runCliOnAQuietMachine(
+      [
+        'run',
+        PAPER_2DC,
+        '--target',
+        'zookeeper',
+        '--runtime',
+        'docker',
+        // 100 writes/s, not 200: on the 2-core VM of 2026-11-26 the five JVMs, the relay and the two
+        // agents kept the machine 78 % busy at 200/s (tud's mean before the kill 8-10 ms over model +
+        // floor in two runs, queueing for the CPU) and 49-56 % at 100/s (3.3-3.4 ms over, allowed 5.7-5.8).
+        '--rate',
+        '100',
+        '--duration',
+        '40s',
+        '--kill-at',
+        '20s',
+        '--seed',
+        '7',
+        '--out',
+        out,
+        '--json',
+      ],
+      process.env,
+      console.log,
+    );
     assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;
     assert.equal(result.runtime, 'docker');

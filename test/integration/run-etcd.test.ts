@@ -13,7 +13,7 @@ import { checkKillRun, checkPaper2dcEtcdRun, recoveryLine } from '../support/etc
 import { parseTopology } from '../../src/topology/topology.js';
 import { etcdMissing, etcdSkip } from '../support/prerequisites.js';
 import { processesUnder } from '../support/processes.js';
-import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli, runCliOnAQuietMachine } from '../support/run-cli.js';
 
 /** etcd processes whose data dir lives under `dir` (this test's own TMPDIR). */
 const etcdsUnder = (dir: string): string[] => processesUnder(dir, 'etcd');
@@ -26,7 +26,11 @@ async function runEtcd(
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-e2e-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-etcd-e2e-tmp-'));
   try {
-    const r = await runCli([...args, '--out', out], { ...process.env, TMPDIR: tmp, ...env });
+    const r = await runCliOnAQuietMachine(
+      [...args, '--out', out],
+      { ...process.env, TMPDIR: tmp, ...env },
+      console.log,
+    );
     assert.deepEqual(etcdsUnder(tmp), [], 'no etcd left running');
     assert.deepEqual(await readdir(tmp), [], 'the run removed its temp dirs');
     return { ...r, out };

@@ -8,33 +8,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result.js';
 import { etcdSkip } from '../support/prerequisites.js';
-import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli, runCliOnAQuietMachine } from '../support/run-cli.js';
 
 const TOPOLOGY = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
 async function runWithReads(target: string): Promise<{ result: RunResult; out: string }> {
   const out = await mkdtemp(join(tmpdir(), `pole-bench-reads-${target}-`));
-  const r = await runCli([
-    'run',
-    TOPOLOGY,
-    '--target',
-    target,
-    '--runtime',
-    'process',
-    '--rate',
-    '200',
-    '--duration',
-    '20s',
-    '--kill-at',
-    '8s',
-    '--reads',
-    '0.2',
-    '--seed',
-    '31',
-    '--out',
-    out,
-    '--json',
-  ]);
+  const r = await runCliOnAQuietMachine(
+    [
+      'run',
+      TOPOLOGY,
+      '--target',
+      target,
+      '--runtime',
+      'process',
+      '--rate',
+      '200',
+      '--duration',
+      '20s',
+      '--kill-at',
+      '8s',
+      '--reads',
+      '0.2',
+      '--seed',
+      '31',
+      '--out',
+      out,
+      '--json',
+    ],
+    process.env,
+    console.log,
+  );
   assertRunExit(r, 0);
   return { result: JSON.parse(await readFile(join(out, 'result.json'), 'utf8')) as RunResult, out };
 }

@@ -11,7 +11,7 @@ import { REPORT_SECTIONS } from '../../src/report/markdown-report.js';
 import { checkPaper2dcZkRun } from '../support/zk-run-checks.js';
 import { zookeeperSkip } from '../support/prerequisites.js';
 import { processesUnder } from '../support/processes.js';
-import { assertRunExit, ROOT, runCli } from '../support/run-cli.js';
+import { assertRunExit, ROOT, runCli, runCliOnAQuietMachine } from '../support/run-cli.js';
 
 const PAPER_2DC = join(ROOT, 'topologies', 'paper-2dc.yaml');
 
@@ -23,7 +23,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
   const out = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-'));
   const tmp = await mkdtemp(join(tmpdir(), 'pole-bench-zk-e2e-tmp-'));
   try {
-    const r = await runCli(
+    const r = await runCliOnAQuietMachine(
       [
         'run',
         PAPER_2DC,
@@ -50,6 +50,7 @@ test('paper-2dc on ZooKeeper: p5 killed, another elected, phases in order, laten
         '--json',
       ],
       { ...process.env, TMPDIR: tmp },
+      console.log,
     );
     assertRunExit(r, 0);
     const result = JSON.parse(r.stdout) as RunResult;

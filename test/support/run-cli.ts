@@ -2,8 +2,10 @@
 // resolves once its load has started (the progress line says so), and exposes its exit.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import assert from 'node:assert/strict';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHECKS } from '../../src/report/self-check.js';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const RUN_JS = join(ROOT, 'bin', 'run.js');
@@ -90,4 +92,42 @@ export function assertRunExit(
     why = r.stdout.slice(-2000);
   }
   assert.equal(r.code, code, `exit ${r.code}, not ${code}\n${why}\n${r.stderr.slice(-4000)}`);
+}
+
+/**
+ * `pole-bench run ARGS --json` like runCli, taken once more when its verdict was suspect for one
+ * reason alone: every calibration of the floor was held up by other work on the machine
+ * (calibratedFloorQuiet). That is the state of the machine the test ran on (a CI box with a Docker
+ * daemon and a JVM's collector beside it), not of what the test asks of the run; the second run
+ * is held to everything, that check included. `--out`, where given, is emptied before it.
+ */
+export async function runCliOnAQuietMachine(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  say: (line: string) => void = () => undefined,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const first = await runCli(args, env);
+  const held = heldUpOnly(first);
+  if (!held) return first;
+  say(`run taken again: its verdict was suspect only for ${held}`);
+  const outAt = args.indexOf('--out');
+  const out = outAt >= 0 ? args[outAt + 1] : undefined;
+  if (out) {
+    await rm(out, { recursive: true, force: true });
+    await mkdir(out, { recursive: true });
+  }
+  return runCli(args, env);
+}
+
+/** The violation, where a run exited 4 (suspect) with calibratedFloorQuiet as its only one. */
+function heldUpOnly(r: { code: number; stdout: string }): string | undefined {
+  if (r.code !== 4) return undefined;
+  try {
+    const res = JSON.parse(r.stdout) as { errors?: string[]; selfCheck?: { violations?: string[] } };
+    const v = res.selfCheck?.violations ?? [];
+    const only = v.length === 1 && (res.errors ?? []).length === 0 ? v[0] : undefined;
+    return only?.startsWith(CHECKS.calibratedFloorQuiet) ? only : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,6 +8,8 @@ import { FaultBook } from '../../src/chaos/fault-book.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { parseTopology } from '../../src/topology/topology.js';
 import type { ClusterEvent } from '../../src/vocabulary/node-events.js';
+import { EventBook } from '../../src/runtime/event-book.js';
+import { DEGRADED_PHASE, FAULT_PHASE } from '../../src/load/agent-protocol.js';
 
 const YAML = `
 name: schedule
@@ -88,4 +90,112 @@ test('a link change strikes on time behind a slow restart; a kill behind it wait
   ]);
   const kill = book.marks.find((m) => m.action === 'kill')!;
   assert.ok(kill.lateMs! >= RESTART_MS - 300 - 20 && kill.lateMs! < RESTART_MS, `late ${kill.lateMs} ms`);
+});
+
+// A leader paused for 600 ms: a kill takes a leader out for good, a pause only while it lasts.
+const PAUSE_YAML = `
+name: pause
+datacenters:
+  - { name: a, nodes: [p1, p2] }
+  - { name: b, nodes: [p3] }
+links:
+  - { between: [a, b], rtt: 10ms }
+scenario:
+  duration: 3s
+  warmup: 100ms
+  settle: 500ms
+  faults:
+    - { at: 200ms, pause: leader, for: 600ms }
+`;
+
+/** runFaults over PAUSE_YAML with p1 serving; `electAfterMs` after the pause, p2 is elected (or never). */
+async function pauseTheLeader(electAfterMs: number | null): Promise<{
+  book: FaultBook;
+  calls: Array<{ what: string; at: number }>;
+  phases: Array<{ name: string; at: number }>;
+  notes: string[];
+  start: number;
+}> {
+  const t = parseTopology('pause.yaml', PAUSE_YAML);
+  const start = Date.now();
+  const book = new EventBook();
+  book.push({ ev: 'serving', node: 'p1', t: start } as ClusterEvent);
+  const calls: Array<{ what: string; at: number }> = [];
+  const rt = {
+    events: book.events,
+    isRunning: () => true,
+    waitFor: (pred: (e: ClusterEvent) => boolean, ms: number) => book.waitFor(pred, ms),
+    pause: (id: string) => {
+      calls.push({ what: `pause ${id}`, at: Date.now() - start });
+      if (electAfterMs !== null)
+        setTimeout(() => {
+          const t = Date.now();
+          book.push({ ev: 'elected', node: 'p2', leader: 'p2', t } as ClusterEvent);
+          book.push({ ev: 'serving', node: 'p2', t } as ClusterEvent);
+        }, electAfterMs);
+    },
+    resume: (id: string) => calls.push({ what: `resume ${id}`, at: Date.now() - start }),
+  } as unknown as Runtime;
+  const phases: Array<{ name: string; at: number }> = [];
+  const notes: string[] = [];
+  const c: ChaosContext = {
+    rt,
+    topology: t,
+    seed: 1,
+    loadStart: start,
+    phases: {
+      get current() {
+        return phases.at(-1)?.name ?? 'before';
+      },
+      switchTo: (name, at) => phases.push({ name, at }),
+    },
+    sleepUntil: (wall) => new Promise((r) => setTimeout(r, Math.max(0, wall - Date.now()))),
+    note: (ev) => notes.push(ev),
+    progress: () => undefined,
+  };
+  const faults = new FaultBook();
+  await runFaults(c, faults);
+  return { book: faults, calls, phases, notes, start };
+}
+
+test('a leader paused and resumed before anyone is elected was not deposed: no cause, its resume on time', async () => {
+  const { book, calls, phases, notes } = await pauseTheLeader(null);
+  assert.deepEqual(
+    calls.map((x) => x.what),
+    ['pause p1', 'resume p1'],
+  );
+  // The resume is the pause's own undo: it does not wait for an election that never comes.
+  const resume = calls.find((x) => x.what === 'resume p1')!;
+  assert.ok(resume.at < 800 + 80, JSON.stringify(calls));
+  assert.equal(book.hasCause, false);
+  assert.deepEqual(book.depositions, []);
+  // Its writes were held up: "degraded", never "during" or "after".
+  assert.deepEqual(
+    phases.map((p) => p.name),
+    [DEGRADED_PHASE],
+  );
+  assert.ok(notes.includes('not-deposed'), notes.join(', '));
+});
+
+test('a leader paused while another is elected was deposed: the cause, timed from the pause', async () => {
+  const { book, calls, phases, start } = await pauseTheLeader(300);
+  assert.deepEqual(
+    calls.map((x) => x.what),
+    ['pause p1', 'resume p1'],
+  );
+  const paused = start + calls[0]!.at;
+  assert.equal(book.killed, 'p1');
+  assert.ok(book.killAt !== null && Math.abs(book.killAt - paused) < 20, `${book.killAt} vs ${paused}`);
+  assert.equal(book.depositions.length, 1);
+  assert.equal(book.cause?.action, 'pause');
+  // "degraded" as it struck, then "during" from the pause itself, then "after" a settle past p2's election.
+  assert.deepEqual(
+    phases.map((p) => p.name),
+    [DEGRADED_PHASE, FAULT_PHASE, 'after'],
+  );
+  assert.equal(phases[1]!.at, book.killAt);
+  assert.ok(
+    phases[2]!.at >= paused + 300 + 500 && phases[2]!.at < paused + 300 + 500 + 80,
+    JSON.stringify(phases),
+  );
 });
