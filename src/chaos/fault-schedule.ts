@@ -42,6 +42,8 @@ export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void>
     await c.sleepUntil(c.loadStart + f.atMs);
     if (failure) throw failure.error;
     if (f.action !== 'link') await settleAll();
+    // An undo holds its fault as long as `for` says from when that one struck, late or not.
+    if (f.undoes !== undefined) await c.sleepUntil(heldUntil(c, book, f));
     const p = runFault(c, book, f);
     // Observed at once, so a rejection is never unhandled while the schedule sleeps; rethrown
     // at the next fault (or the end) by settleAll.
@@ -53,6 +55,18 @@ export async function runFaults(c: ChaosContext, book: FaultBook): Promise<void>
   await Promise.all(book.watchers);
   await healCuts(c.rt, book);
   c.progress('load', { leader: currentLeader(c.rt) ?? '?' });
+}
+
+/**
+ * When undo `f` may strike (wall ms): its fault's own strike plus its `for` (the two faults' times
+ * as planned). A fault that struck late (behind a roll, an election) is held the whole of it; a
+ * `for` cut short would be a fault the report names and the run never made.
+ */
+function heldUntil(c: ChaosContext, book: FaultBook, f: FaultSpec): number {
+  const planned = c.topology.scenario.faults.find((g) => g.ref === f.undoes);
+  const struck = book.marks.find((m) => m.ref === f.undoes);
+  if (!planned || !struck) return c.loadStart + f.atMs;
+  return c.loadStart + struck.atS * 1000 + (f.atMs - planned.atMs);
 }
 
 async function runFault(c: ChaosContext, book: FaultBook, f: FaultSpec): Promise<void> {

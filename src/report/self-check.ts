@@ -22,6 +22,7 @@ import { zkTookTime } from './checks/zk-took-time.js';
 import { nodeTunables } from './checks/node-tunables.js';
 import { relayCpu } from './checks/relay-cpu.js';
 import { noNegative } from './checks/no-negative.js';
+import { faultsAsPlanned } from './checks/faults-as-planned.js';
 
 export type { Check, CheckedResult } from './checks/check-kit.js';
 export {
@@ -48,6 +49,7 @@ const ALL = [
   longestDuringOutage,
   longestSilence,
   oneLeaderBefore,
+  faultsAsPlanned,
   oneKernelOneClock,
   phasesInOrder,
   tracedFloor,

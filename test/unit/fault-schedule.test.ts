@@ -199,3 +199,51 @@ test('a leader paused while another is elected was deposed: the cause, timed fro
     JSON.stringify(phases),
   );
 });
+
+test('a fault that strikes late behind a slow restart is held its whole for: its undo moves with it', async () => {
+  const t = parseTopology(
+    'late.yaml',
+    PAUSE_YAML.replace(
+      '    - { at: 200ms, pause: leader, for: 600ms }',
+      '    - { at: 150ms, restart: p3 }\n    - { at: 200ms, pause: p2, for: 300ms }',
+    ),
+  );
+  const start = Date.now();
+  const calls: Array<{ what: string; at: number }> = [];
+  const book = new EventBook();
+  book.push({ ev: 'serving', node: 'p1', t: start } as ClusterEvent);
+  const rt = {
+    events: book.events,
+    isRunning: () => true,
+    waitFor: (pred: (e: ClusterEvent) => boolean, ms: number) => book.waitFor(pred, ms),
+    restart: async (id: string) => {
+      calls.push({ what: `restart ${id}`, at: Date.now() - start });
+      await new Promise((r) => setTimeout(r, RESTART_MS));
+    },
+    pause: (id: string) => calls.push({ what: `pause ${id}`, at: Date.now() - start }),
+    resume: (id: string) => calls.push({ what: `resume ${id}`, at: Date.now() - start }),
+  } as unknown as Runtime;
+  const faults = new FaultBook();
+  await runFaults(
+    {
+      rt,
+      topology: t,
+      seed: 1,
+      loadStart: start,
+      phases: { current: 'before', switchTo: () => undefined },
+      sleepUntil: (wall) => new Promise((r) => setTimeout(r, Math.max(0, wall - Date.now()))),
+      note: () => undefined,
+      progress: () => undefined,
+    },
+    faults,
+  );
+  assert.deepEqual(
+    calls.map((x) => x.what),
+    ['restart p3', 'pause p2', 'resume p2'],
+  );
+  const [, pause, resume] = calls;
+  // The pause waits for the restart (150 + 600 ms), then is held 300 ms, not until 500 ms as written.
+  assert.ok(pause!.at >= 150 + RESTART_MS - 20, JSON.stringify(calls));
+  assert.ok(resume!.at - pause!.at >= 300 - 5, JSON.stringify(calls));
+  assert.ok(resume!.at - pause!.at < 300 + 80, JSON.stringify(calls));
+});

@@ -61,6 +61,28 @@ const ROWS: Record<CheckId, Row> = {
       r.elections.unprovoked = [{ atS: 2.3, leader: 'p9' }];
     },
   },
+  faultsAsPlanned: {
+    // p2 paused at 8 s for 2 s before the kill of p5.
+    setUp: (r) => {
+      r.scenario = {
+        ...r.scenario,
+        faults: [
+          { atS: 8, action: 'pause', target: 'p2', ref: 1 },
+          { atS: 10, action: 'resume', target: 'p2', undoes: 1 },
+          { atS: 15, action: 'kill', target: 'leader' },
+        ],
+      };
+      r.timeline.faults = [
+        { atS: 8.002, action: 'pause', node: 'p2', ref: 1 },
+        { atS: 10.003, action: 'resume', node: 'p2', undoes: 1 },
+        ...r.timeline.faults,
+      ];
+    },
+    // The resume on time, the pause 1.5 s late behind something else: held 0.5 s of its 2.
+    perturb: (r) => {
+      r.timeline.faults[0] = { ...r.timeline.faults[0]!, atS: 9.5, lateMs: 1500 };
+    },
+  },
   oneKernelOneClock: {
     setUp: (r) => {
       r.clocks = {
