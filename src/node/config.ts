@@ -10,6 +10,7 @@ import type { Member, NodeId } from './core/types.js';
 import type { CatchUpFrom } from './core/node-core.js';
 import type { ElectionWaitFor } from './core/election.js';
 import { TRACE_EVERY } from './trace/write-tracer.js';
+import { majorityOf } from '../util/majority.js';
 
 export interface ListenConfig {
   readonly host: string;
@@ -346,7 +347,7 @@ function checkMembers(
       path: ['peers'],
       message:
         `a cluster of ${n} server${n === 1 ? '' : 's'} cannot survive losing its leader ` +
-        `(a quorum of ${Math.floor(n / 2) + 1} needs every server): list at least 2 peers`,
+        `(a quorum of ${majorityOf(n)} needs every server): list at least 2 peers`,
     });
   }
 }

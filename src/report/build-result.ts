@@ -152,10 +152,11 @@ export function buildResult(s: ResultSetting, x: CollectedRun): RunResult {
     environment: withTunablesSeen(s.environment, nodeTunablesSeen(ev)),
   };
   // The topology's own thresholds (a soak's), checked when it was loaded, then the command line's.
+  const asked = [...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'), ...s.thresholds];
+  // The target's promises after them, each once: a user's own "writes.lost == 0" is the same one.
   const all = [
-    ...parseThresholds(t.scenario.thresholds, 'scenario.thresholds'),
-    ...s.thresholds,
-    ...promisedThresholds(x.safety),
+    ...asked,
+    ...promisedThresholds(x.safety).filter((p) => !asked.some((a) => a.expr === p.expr)),
   ];
   const partial = { ...checked, selfCheck: selfCheck(checked) };
   const thresholds = evaluateThresholds(all, partial);
@@ -441,11 +442,16 @@ function failedCodes(dones: readonly DoneMessage[]): Record<string, number> {
 }
 
 /**
- * What the target promised of its reads, held as thresholds every such run has: no key violated
- * under a model it promises, none left undecided (the check ran out of time: the promise was then
- * not shown to hold).
+ * What the target promised, held as thresholds every run has. Every target here acknowledges a
+ * write only once a quorum holds it, so none may be lost, with or without a threshold of the
+ * user's. Of its reads: no key violated under a model it promises, none left undecided (the check
+ * ran out of time: the promise was then not shown to hold).
  */
 function promisedThresholds(safety: SafetyResult | undefined): Threshold[] {
-  if (!safety?.models.some((m) => m.promised)) return [];
-  return parseThresholds(['safety.broken == 0', 'safety.undecided == 0'], 'the target’s promise');
+  const writes = parseThresholds(['writes.lost == 0'], 'the target’s promise');
+  if (!safety?.models.some((m) => m.promised)) return writes;
+  return [
+    ...writes,
+    ...parseThresholds(['safety.broken == 0', 'safety.undecided == 0'], 'the target’s promise'),
+  ];
 }

@@ -16,6 +16,7 @@
 // receiver). Everything is pure: tested on made-up stamps.
 import type { AgentTrace } from '../load/agent-protocol.js';
 import type { TraceEventFields } from '../vocabulary/node-events.js';
+import { majorityOf } from '../util/majority.js';
 
 export interface AgentTraceSet {
   readonly dc: string;
@@ -200,7 +201,7 @@ function decisiveVote(
   decided: number,
   members: number,
 ): { decisive: [string, number]; viaLeader: boolean } | undefined {
-  const quorum = Math.floor(members / 2) + 1;
+  const quorum = majorityOf(members);
   const votes: [string, number][] = [
     [leader.node, durable],
     ...Object.entries(leader.acks ?? {}).filter(([, t]) => t <= decided + ORDER_SLACK_MS),

@@ -4,9 +4,7 @@
 // the links these name, and the report's model takes the same ones out of a leader's quorum.
 import type { NodeId } from '../vocabulary/names.js';
 import type { Random } from '../util/random.js';
-
-/** The smallest majority of `n` members. */
-export const majorityOf = (n: number): number => Math.floor(n / 2) + 1;
+import { majorityOf } from '../util/majority.js';
 
 /**
  * The two halves a bridge on `bridge` splits the others into, in the order given (server ids): the first half

@@ -280,7 +280,12 @@ describe('buildResult on a recorded paper-2dc run', () => {
     assert.ok(r.selfCheck.checked.length >= 5, r.selfCheck.checked.join('; '));
     assert.deepEqual(r.selfCheck.violations, []);
     assert.equal(r.verdict, 'passed');
-    assert.deepEqual(r.thresholds, []);
+    // What every target here promises, held without a threshold of the user's.
+    assert.deepEqual(r.thresholds, [{ expr: 'writes.lost == 0', ok: true, actual: 0 }]);
+    // An acknowledged write the final read did not find fails the run.
+    const lost = buildResult(setting(), collected({ lostList: ['/pb/cern/741@p4'] }));
+    assert.deepEqual(lost.thresholds, [{ expr: 'writes.lost == 0', ok: false, actual: 1 }]);
+    assert.equal(lost.verdict, 'threshold-failed');
 
     // cern's longest write of the fault's window shorter than its outage: no write can have been.
     const off = buildResult(

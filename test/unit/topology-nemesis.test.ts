@@ -9,13 +9,8 @@ import { join } from 'node:path';
 import { parseTopology } from '../../src/topology/topology.js';
 import { loadTopologyForRun } from '../../src/run/run-overrides.js';
 import { InputError } from '../../src/util/input-error.js';
-import {
-  bridgeHalves,
-  drawMinority,
-  interleaved,
-  majorityOf,
-  ringCuts,
-} from '../../src/topology/fault-shapes.js';
+import { bridgeHalves, drawMinority, interleaved, ringCuts } from '../../src/topology/fault-shapes.js';
+import { majorityOf } from '../../src/util/majority.js';
 import { membersWith, statesOver } from '../../src/report/cluster-as-it-stands.js';
 import { Random } from '../../src/util/random.js';
 import type { FaultMark } from '../../src/vocabulary/names.js';

@@ -29,6 +29,7 @@ import { TxnHistory } from './txn-history.js';
 import type { Member, NodeId, Score, Txn } from './types.js';
 import type { EpochRange, PeerMessage, SyncPlan, ZabMessage } from './zab-messages.js';
 import { compareZxid, formatZxid, maxZxid, ZERO_ZXID, type Zxid } from '../../vocabulary/zxid.js';
+import { majorityOf } from '../../util/majority.js';
 
 /** `join-failing` is said at most this often per node, however often joining fails. */
 const JOIN_FAILING_EVENT_EVERY_MS = 1000;
@@ -258,7 +259,7 @@ export class NodeCore {
     this.cfg = cfg;
     this.self = cfg.self.id;
     this.n = cfg.members.length;
-    this.quorum = Math.floor(this.n / 2) + 1;
+    this.quorum = majorityOf(this.n);
     this.acceptedEpoch = recovered.acceptedEpoch;
     this.acceptedLeader = recovered.acceptedLeader;
     this.currentEpoch = recovered.currentEpoch;

@@ -31,6 +31,7 @@ import { DEBIAN_ZK_JARS, findZookeeper } from './zk-install.js';
 import { zkLogTranslator } from './zk-log-events.js';
 import { LOG4J_PROPERTIES, extraConfigLines, zooCfg, type ZkServerLine } from './zoo-cfg.js';
 import type { Topology } from '../../topology/topology.js';
+import { majorityOf } from '../../util/majority.js';
 
 /**
  * How long a relay route keeps a connecting member waiting while the target refuses (a leader
@@ -49,7 +50,7 @@ export function startOrder(
   if (initialLeader === undefined) return { first: members.map((m) => m.id), then: [] };
   const leader = members.find((m) => m.id === initialLeader);
   if (!leader) throw new Error(`initialLeader ${initialLeader} is not a member`);
-  const quorum = Math.floor(members.length / 2) + 1;
+  const quorum = majorityOf(members.length);
   const lower = members.filter((m) => m.sid < leader.sid).sort((a, b) => a.sid - b.sid);
   if (lower.length < quorum - 1)
     throw new Error(

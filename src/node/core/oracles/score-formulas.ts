@@ -9,6 +9,7 @@
 // - `clusterSize` is |N|, the configured membership: a quorum is ⌊|N|/2⌋ + 1 of *all* servers,
 //   however many are alive.
 import type { NodeId } from '../types.js';
+import { majorityOf } from '../../../util/majority.js';
 
 /** One candidate's view: RTT to every server it counts (N'), and every server's θr (F_i). */
 export interface ScoreView {
@@ -29,7 +30,7 @@ export interface MeasuredScores {
 }
 
 export function quorumSize(clusterSize: number): number {
-  return Math.floor(clusterSize / 2) + 1;
+  return majorityOf(clusterSize);
 }
 
 /**
