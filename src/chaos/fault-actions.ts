@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { FaultSpec } from '../topology/topology-schema.js';
 import type { FaultBook } from './fault-book.js';
 import type { Cut, ResolvedFault } from './fault-target.js';
+import { wallNowMs } from '../util/wall-clock.js';
 
 /**
  * Carries out `f` on its resolved target, struck at wall ms `at`, and books the nodes it took down
@@ -49,7 +50,9 @@ export async function carryOut(
         await cutLinks(rt, c, true, f.action);
         book.cuts.push(c);
       }
-      return at;
+      // Carried out once every cut is in place (a kill, once its process is gone): the writes a
+      // leader acknowledged while the shaping was still cutting are not part of its outage.
+      return r.cuts.length > 0 ? Math.max(at, wallNowMs()) : at;
     case 'heal':
       await healCuts(rt, book, f.undoes);
       return at;
