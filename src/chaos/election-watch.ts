@@ -5,6 +5,7 @@
 import { FAULT_PHASE } from '../load/agent-protocol.js';
 import type { NodeId } from '../vocabulary/names.js';
 import type { FaultMark } from '../vocabulary/names.js';
+import type { ClusterEvent } from '../vocabulary/node-events.js';
 
 import type { FaultSpec } from '../topology/topology-schema.js';
 import type { FaultBook } from './fault-book.js';
@@ -61,14 +62,12 @@ export function watchDeposition(
   const left = Math.max(0, c.loadStart + untilAt - wallNowMs());
   return (
     c.rt
-      .waitFor((e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leader, left)
+      .waitFor(electedOtherThan(leader, at), left)
       .then((elected) => {
         book.depositions.push({ at, mark, leader });
         if (book.hasCause) return;
-        book.setCause(leader, at, c.loadStart + f.atMs, mark);
         c.phases.switchTo(FAULT_PHASE, at);
-        c.progress('recovering', { leader: elected.node });
-        c.phases.switchTo('after', elected.t + sc.settleMs);
+        becomeCause(c, book, f, mark, leader, at, elected);
       })
       // Said in the run's events: the leader was taken out and nobody replaced it.
       .catch(() => c.note('not-deposed', { leader, action: f.action, atS: mark.atS }))
@@ -100,16 +99,31 @@ export function watchLaterElection(
       book.depositions.push({ at, mark, leader });
       // The clients' gap starts when the leader stops serving.
       if (!book.hasCause) c.phases.switchTo(FAULT_PHASE, gone.t);
-      return c.rt.waitFor(
-        (e) => e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leader,
-        left(),
-      );
+      return c.rt.waitFor(electedOtherThan(leader, at), left());
     })
     .then((elected) => {
-      if (book.hasCause) return;
-      book.setCause(leader, at, c.loadStart + f.atMs, mark);
-      c.progress('recovering', { leader: elected.node });
-      c.phases.switchTo('after', elected.t + sc.settleMs);
+      if (!book.hasCause) becomeCause(c, book, f, mark, leader, at, elected);
     })
     .catch(() => undefined);
+}
+
+/** An election won by a member other than `leader`, at `at` or later. */
+const electedOtherThan =
+  (leader: NodeId, at: number) =>
+  (e: ClusterEvent): boolean =>
+    e.ev === 'elected' && e.node === e.leader && e.t >= at && e.node !== leader;
+
+/** Fault `f`, which took `leader` out at `at`, is the cause: "after" starts a settle past `elected`. */
+function becomeCause(
+  c: ChaosContext,
+  book: FaultBook,
+  f: FaultSpec,
+  mark: FaultMark,
+  leader: NodeId,
+  at: number,
+  elected: ClusterEvent,
+): void {
+  book.setCause(leader, at, c.loadStart + f.atMs, mark);
+  c.progress('recovering', { leader: elected.node });
+  c.phases.switchTo('after', elected.t + c.topology.scenario.settleMs);
 }
