@@ -1,6 +1,7 @@
 // The nemesis's schedule, drawn from its seed when the file is read: one fault of the mix every
 // `every` from the warmup on, each undone `for` later (a roll undoes itself), the last one with
-// room after it for the settle time and its undoing. Drawn before the run,
+// room after it for the settle time and its undoing; a roll gets room for every member's restart
+// before the next one. Drawn before the run,
 // not during it, so that the report prints the whole schedule and the same seed replays it exactly;
 // only "leader" is left to the moment, as a hand-written fault leaves it.
 import type { NodeId } from '../vocabulary/names.js';
@@ -14,6 +15,16 @@ import {
   type NemesisKind,
   type NemesisSpec,
 } from './topology-schema.js';
+
+/**
+ * The room a roll gets per member before the next fault is drawn. A roll restarts the members one
+ * at a time, each awaited until it announces itself (and a new leader where it led), and the faults
+ * after it wait for it: ZooKeeper's members took about 5 s each under the nemesis's load here, so a
+ * roll drawn with no room pushed the later faults past the end of the load, where they measured
+ * nothing (faultsAsPlanned). One figure for every target, so that a seed draws one schedule
+ * whichever target runs it; a faster target's roll leaves the cluster quiet for the rest.
+ */
+export const ROLL_ROOM_PER_MEMBER_MS = 6_000;
 
 /** What a draw needs of the run: its members and data centers in the topology's order, its span. */
 export interface NemesisGround {
@@ -33,9 +44,24 @@ export function drawNemesis(g: NemesisGround, n: NemesisSpec, refsBefore: number
   let ref = refsBefore;
   if (n.everyMs <= 0 || n.forMs <= 0 || n.forMs >= n.everyMs) return out;
   const last = g.durationMs - Math.max(n.forMs, g.settleMs);
+  const rollRoom = members.length * ROLL_ROOM_PER_MEMBER_MS;
+  const rest = n.mix.filter((k) => k !== 'roll');
   for (let at = g.warmupMs + n.everyMs; at < last; at += n.everyMs) {
-    const fault = { ...drawOne(random.pick(n.mix), members, dcs, random), atMs: at, drawn: true };
-    const undo = fault.action === 'roll' ? undefined : UNDONE_BY[fault.action];
+    // A roll that would not be over before the end gives way to another kind (none: no fault).
+    let kind = random.pick(n.mix);
+    if (kind === 'roll' && at + rollRoom > g.durationMs - g.settleMs) {
+      if (rest.length === 0) continue;
+      kind = random.pick(rest);
+    }
+    const fault = { ...drawOne(kind, members, dcs, random), atMs: at, drawn: true };
+    if (fault.action === 'roll') {
+      out.push(fault);
+      // The next fault at the first of its instants the roll leaves room before.
+      const over = at + rollRoom;
+      while (at + n.everyMs < over) at += n.everyMs;
+      continue;
+    }
+    const undo = UNDONE_BY[fault.action];
     if (undo === undefined) {
       out.push(fault);
       continue;

@@ -170,6 +170,31 @@ describe('topology: the faults leader election fears', () => {
     });
   });
 
+  it('a drawn roll gets room for every member to restart before the next fault, and the end', () => {
+    const draw = (seed: number, mix: string): ReturnType<typeof parseTopology>['scenario']['faults'] =>
+      parseTopology(
+        'n.yaml',
+        file(`  duration: 120s\n  nemesis: { mix: [${mix}], every: 8s, for: 3s, seed: ${seed} }`).replace(
+          '  duration: 60s\n',
+          '',
+        ),
+      ).scenario.faults;
+    // Five members, 6 s each: 30 s after a roll before anything else, and 30 s before the settle.
+    let rolls = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const faults = draw(seed, 'roll, kill, pause-minority');
+      faults.forEach((f, i) => {
+        if (f.action !== 'roll') return;
+        rolls++;
+        assert.ok(f.atMs + 30_000 <= 120_000 - 10_000, `seed ${seed}: ${row(f)} ends before the settle`);
+        const next = faults[i + 1];
+        if (next) assert.ok(next.atMs >= f.atMs + 30_000, `seed ${seed}: ${row(next)} after ${row(f)}`);
+      });
+    }
+    assert.ok(rolls >= 10, `the seeds drew ${rolls} rolls`);
+    // A mix of rolls alone: one every 32 s (the first 8 s instant past 30 s of room) while one fits.
+    assert.deepEqual(draw(1, 'roll').map(row), ['13 roll all', '45 roll all', '77 roll all']);
+  });
   it('a nemesis whose faults outlast their period, or that has no room, is refused at its field', () => {
     const long = fails(file('  nemesis: { mix: [kill-leader], every: 5s, for: 5s }'));
     assert.equal(long.field, 'scenario.nemesis.for');
