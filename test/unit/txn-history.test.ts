@@ -196,13 +196,8 @@ test('ranges kept as txns are appended agree with a walk over the log, through t
       const last = held[held.length - 1] ?? base;
       const roll = rng.next();
       if (roll < 0.8) {
-        // Mostly the next counter; sometimes a gap, sometimes a new epoch.
-        const z =
-          roll < 0.05
-            ? zxid(last.epoch + 1, 1)
-            : roll < 0.1
-              ? zxid(last.epoch, last.counter + 3)
-              : zxid(last.epoch, last.counter + 1);
+        // Mostly the next counter, sometimes a new epoch (a hole is refused: the test below).
+        const z = roll < 0.05 ? zxid(last.epoch + 1, 1) : zxid(last.epoch, last.counter + 1);
         h.append(txn(z.epoch, z.counter));
         held.push(z);
       } else if (roll < 0.88 && held.length > 0) {
@@ -267,4 +262,22 @@ test('the newest txns kept in memory: cut in steps, never past what is applied; 
     snap.txns.map((t) => t.zxid.counter),
     run(91, 10),
   );
+});
+
+test('a txn that does not follow the log is refused: the next of its epoch, or a newer epoch from 1', () => {
+  const h = history(zxid(2, 40), [
+    [2, 41],
+    [2, 42],
+  ]);
+  assert.throws(() => h.append(txn(2, 44)), /log append with a hole: 2:44 after 2:42/);
+  assert.throws(() => h.append(txn(3, 2)), /log append with a hole: 3:2 after 2:42/);
+  assert.throws(() => h.append(txn(2, 42)), /out of order/);
+  h.append(txn(2, 43));
+  h.append(txn(5, 1));
+  h.append(txn(5, 2));
+  assert.deepEqual(h.last, zxid(5, 2));
+  // After a snapshot's point, as after a recovery from one.
+  const fresh = new TxnHistory(zxid(3, 7));
+  assert.throws(() => fresh.append(txn(3, 9)), /hole/);
+  fresh.append(txn(3, 8));
 });

@@ -233,6 +233,11 @@ export class NodeCore {
   private readonly monitor: HeartbeatMonitor | undefined;
   /** The latest `now` seen: scores are computed from measurements as of then. */
   private lastNow = 0;
+  /**
+   * How long this node did nothing before the current step. Its own timer wakes it every half
+   * tick while it leads, so a longer gap is a stall (a frozen process, a long pause of its loop).
+   */
+  private idleMs = 0;
   /** The follower that has scored better than this leader, and for how many checks in a row. */
   private resignStreak: { id: NodeId; checks: number } | undefined;
   private fallbackAnnounced = false;
@@ -403,6 +408,7 @@ export class NodeCore {
   }
 
   step(input: CoreInput): void {
+    this.idleMs = input.now - this.lastNow;
     this.lastNow = Math.max(this.lastNow, input.now);
     switch (input.type) {
       case 'tick':
@@ -1260,6 +1266,15 @@ export class NodeCore {
     const t = this.cfg.timers;
     const ls = this.leaderState;
     if (ls) {
+      // Frozen for longer than a follower waits to hear from its leader, a leader still gathering
+      // its quorum cannot tell which of the ACKEPOCHs and ACKNEWLEADERs queued meanwhile come from
+      // followers that have given it up since: counted, they made it serve an epoch a newer one had
+      // already replaced (a pause of the leader in the simulator's fears). Serving, it finds out
+      // below: every follower was last heard before the stall.
+      if (this.phaseName !== 'serving' && this.idleMs > t.syncLimit * t.tickMs) {
+        this.stepDown(now, `stalled:${this.phaseName}`);
+        return;
+      }
       if (this.phaseName !== 'serving' && now >= ls.since + t.initLimit * t.tickMs) {
         this.stepDown(now, `no-quorum-within-initLimit:${this.phaseName}`);
         return;

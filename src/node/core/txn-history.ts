@@ -34,10 +34,22 @@ export class TxnHistory {
     return this.txns.length;
   }
 
+  /**
+   * Appends the next txn. A log holds every txn of each epoch it has from its first on, without a
+   * hole: a leader numbers its epoch's txns 1, 2, 3… and a sync or a PROPOSAL only ever continues
+   * a log. A txn that does not follow is refused, loudly: appended, the hole would be a committed
+   * write this member never applies while it applies the ones after it (the fence of the final
+   * read included), and no sync would see it, since a sync compares logs by their last txns.
+   */
   append(txn: Txn): void {
     if (compareZxid(txn.zxid, this.last) <= 0) {
       throw new Error(
         `log append out of order: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.last.epoch}:${this.last.counter}`,
+      );
+    }
+    if (!follows(this.last, txn.zxid)) {
+      throw new Error(
+        `log append with a hole: ${txn.zxid.epoch}:${txn.zxid.counter} after ${this.last.epoch}:${this.last.counter}`,
       );
     }
     this.txns.push(txn);
@@ -200,4 +212,9 @@ export class TxnHistory {
     const txns = this.slice(common);
     return zxidEquals(common, last) ? { txns } : { truncateTo: common, txns };
   }
+}
+
+/** Whether `next` may come right after `last` in a log: the next of its epoch, or a newer epoch's first. */
+function follows(last: Zxid, next: Zxid): boolean {
+  return next.epoch === last.epoch ? next.counter === last.counter + 1 : next.counter === 1;
 }

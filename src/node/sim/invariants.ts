@@ -1,7 +1,11 @@
 // The safety properties the simulator checks after every event:
 // 1. at most one node serves as leader in any epoch;
 // 2. every write acknowledged to a client is, at the same zxid, in the history of every leader
-//    that serves after the acknowledgement (checked when each leader starts serving, and at the end);
+//    that serves after the acknowledgement in its epoch or a newer one (checked when each leader
+//    starts serving, and at the end). A leader of an older epoch can still come to serve late, on
+//    acknowledgements that waited in a cut or behind its own pause while a quorum moved on (as a
+//    ZooKeeper leader can): it commits nothing more, since that quorum no longer answers its
+//    epoch, and it steps down within syncLimit ticks; until then its reads are a deposed leader's;
 // 3. all nodes apply one and the same sequence of txns (their committed logs are prefixes of one
 //    another), checked txn by txn as each node applies, including after snapshots and restarts;
 // 4. the same request is never acknowledged at two different zxids (retries apply once);
@@ -187,6 +191,7 @@ export class InvariantChecker {
     for (const t of core.loggedTxns()) logged.set(formatZxid(t.zxid), requestKey(t.clientId, t.requestId));
     const base = core.logBase;
     for (const [key, zxid] of this.acks) {
+      if (zxid.epoch > core.epoch) continue; // acknowledged in an epoch that deposed this leader
       if (compareZxid(zxid, base) <= 0) {
         // Compacted into the snapshot: the position check (3) shows the leader applied it in order.
         continue;

@@ -13,6 +13,7 @@ import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core
 import { createOracle } from '../core/oracles/registry.js';
 import type { Member, NodeId } from '../core/types.js';
 import type { Zxid } from '../../vocabulary/zxid.js';
+import { majorityOf } from '../../util/majority.js';
 import { Random } from '../../util/random.js';
 import { EventQueue } from './event-queue.js';
 import { InvariantChecker } from './invariants.js';
@@ -62,6 +63,14 @@ export interface SimOptions {
   readonly fsyncMs?: number;
   /** Mean gap between client writes while the load runs, ms (default: per seed, one of 10, 25, 50). */
   readonly writeEveryMs?: number;
+  /**
+   * Half the random faults are the ones leader election fears (default false): a node or the
+   * leader paused, a one-way cut, a partition, a bridge or a ring of majorities. Their cuts hold
+   * what crosses them, as the harness's relay does (and a network that drops packets under TCP),
+   * and deliver it in order once restored; the connections stay up. The other faults break the
+   * connections, so what was in flight is gone.
+   */
+  readonly fears?: boolean;
 }
 
 /**
@@ -166,7 +175,9 @@ type SimEvent =
   | { kind: 'script'; step: ScriptStep }
   | { kind: 'disconnect-notice'; node: NodeId; peer: NodeId }
   | { kind: 'check-rejoined' }
-  | { kind: 'flushed'; node: NodeId; gen: number };
+  | { kind: 'flushed'; node: NodeId; gen: number }
+  | { kind: 'unhold'; dirs: readonly string[] }
+  | { kind: 'resume'; node: NodeId };
 
 export class Simulation {
   private readonly rng: Random;
@@ -175,6 +186,8 @@ export class Simulation {
   private readonly links = new Map<string, Link>();
   /** Partition groups: nodes in different groups cannot talk. Empty = no partition. */
   private partition = new Map<NodeId, number>();
+  /** Directions (`from>to`) a fear's cut holds, and what each holds, in order, with its link's gen. */
+  private readonly holding = new Map<string, Array<{ gen: number; msg: PeerMessage }>>();
   private readonly checker: InvariantChecker;
   private readonly timers: CoreTimers;
   private readonly members: Member[];
@@ -466,7 +479,13 @@ export class Simulation {
     const l = this.linkOf(a, b);
     l.connecting = false;
     if (l.up) return;
-    if (!this.canTalk(a, b) || this.nodes.get(a)!.paused || this.nodes.get(b)!.paused) {
+    if (
+      !this.canTalk(a, b) ||
+      this.nodes.get(a)!.paused ||
+      this.nodes.get(b)!.paused ||
+      this.holding.has(`${a}>${b}`) ||
+      this.holding.has(`${b}>${a}`)
+    ) {
       // Like a dialer that keeps retrying (a frozen node accepts nothing): try again later.
       this.scheduleConnect(a, b, 50);
       return;
@@ -511,10 +530,39 @@ export class Simulation {
     const l = this.linkOf(from, to);
     if (!l.up) return; // no connection: the message is never sent
     if (this.opts.trace) this.sendLog.push({ at: this.now, from, to, type: msg.type });
+    const held = this.holding.get(`${from}>${to}`);
+    if (held) held.push({ gen: l.gen, msg });
+    else this.deliverLater(from, to, l.gen, msg);
+  }
+
+  private deliverLater(from: NodeId, to: NodeId, gen: number, msg: PeerMessage): void {
+    const l = this.linkOf(from, to);
     const delay = 0.2 + this.rng.next() * this.maxDelayMs;
     const at = Math.max(this.now + delay, l.lastDeliver.get(from) ?? 0);
     l.lastDeliver.set(from, at);
-    this.queue.push(at, { kind: 'deliver', from, to, gen: l.gen, msg });
+    this.queue.push(at, { kind: 'deliver', from, to, gen, msg });
+  }
+
+  /** A fear's cut: what crosses `dirs` from now on waits for unhold(). */
+  private hold(dirs: readonly string[], forMs: number): void {
+    const fresh = dirs.filter((d) => !this.holding.has(d));
+    for (const d of fresh) this.holding.set(d, []);
+    this.trace(`hold ${fresh.join(' ')}`);
+    this.queue.push(this.now + forMs, { kind: 'unhold', dirs: fresh });
+  }
+
+  /** Restored: what each direction held goes on, in order, on the connection it was sent on. */
+  private unhold(dirs: readonly string[]): void {
+    for (const d of dirs) {
+      const held = this.holding.get(d);
+      if (!held) continue;
+      this.holding.delete(d);
+      const [from, to] = d.split('>') as [NodeId, NodeId];
+      for (const h of held) this.deliverLater(from, to, h.gen, h.msg);
+      const l = this.linkOf(from, to);
+      if (!l.up) this.scheduleConnect(from, to, 1);
+    }
+    if (dirs.length > 0) this.trace(`unhold ${dirs.join(' ')}`);
   }
 
   // ------------------------------------------------------------------ clients
@@ -564,6 +612,7 @@ export class Simulation {
   // ------------------------------------------------------------------ faults
 
   private injectFault(): void {
+    if (this.opts.fears && this.rng.chance(0.5)) return this.injectFear();
     const ids = this.members.map((m) => m.id);
     const roll = this.rng.next();
     const dead = [...this.nodes.values()].filter((n) => !n.core);
@@ -592,7 +641,68 @@ export class Simulation {
     // else: a quiet period
   }
 
+  /**
+   * One of the faults leader election fears, on the leader more often than not, for 100 ms to 2 s.
+   * Cuts hold in both directions unless one-way; a bridge leaves one node talking to both halves,
+   * a ring each node talking to its two neighbours either side (a majority of five).
+   */
+  private injectFear(): void {
+    const live = [...this.nodes.values()].filter((n) => n.core && !n.paused);
+    if (live.length === 0) return;
+    const leader = live.find((n) => n.core!.role === 'leading');
+    const victim = (leader && this.rng.chance(0.6) ? leader : this.rng.pick(live)).member.id;
+    const ids = this.members.map((m) => m.id);
+    const forMs = this.rng.int(100, 2000);
+    const both = (a: NodeId, b: NodeId): string[] => [`${a}>${b}`, `${b}>${a}`];
+    const kind = this.rng.pick(['pause', 'oneway', 'partition', 'bridge', 'ring'] as const);
+    this.trace(`fear ${kind} ${victim} for ${forMs}`);
+    switch (kind) {
+      case 'pause':
+        this.nodes.get(victim)!.paused = true;
+        this.queue.push(this.now + forMs, { kind: 'resume', node: victim });
+        return;
+      case 'oneway': {
+        // Its sends held (it still hears), or what it hears held (it still sends).
+        const out = this.rng.chance(0.5);
+        const others = ids.filter((id) => id !== victim);
+        return this.hold(
+          others.map((o) => (out ? `${victim}>${o}` : `${o}>${victim}`)),
+          forMs,
+        );
+      }
+      case 'partition': {
+        const side = new Set(ids.filter((id) => id === victim || this.rng.chance(0.4)));
+        const dirs: string[] = [];
+        for (const a of side) for (const b of ids) if (!side.has(b)) dirs.push(...both(a, b));
+        return this.hold(dirs, forMs);
+      }
+      case 'bridge': {
+        const rest = ids.filter((id) => id !== victim);
+        const half = new Set(rest.filter(() => this.rng.chance(0.5)));
+        const dirs: string[] = [];
+        for (const a of half) for (const b of rest) if (!half.has(b)) dirs.push(...both(a, b));
+        return this.hold(dirs, forMs);
+      }
+      case 'ring': {
+        const order = [...ids];
+        for (let i = order.length - 1; i > 0; i--) {
+          const j = this.rng.int(0, i);
+          [order[i], order[j]] = [order[j]!, order[i]!];
+        }
+        // Each node keeps the k nearest either side: itself and 2k make a majority.
+        const n = order.length;
+        const k = Math.ceil((majorityOf(n) - 1) / 2);
+        const dirs: string[] = [];
+        for (let i = 0; i < n; i++)
+          for (let j = i + 1; j < n; j++)
+            if (Math.min(j - i, n - (j - i)) > k) dirs.push(...both(order[i]!, order[j]!));
+        return this.hold(dirs, forMs);
+      }
+    }
+  }
+
   private heal(): void {
+    this.unhold([...this.holding.keys()]);
     this.partition = new Map();
     for (const a of this.members)
       for (const b of this.members) if (a.sid < b.sid) this.scheduleConnect(a.id, b.id, this.rng.int(1, 20));
@@ -666,6 +776,10 @@ export class Simulation {
         this.drive(node);
         return;
       }
+      case 'unhold':
+        return this.unhold(ev.dirs);
+      case 'resume':
+        return this.resume(this.nodes.get(ev.node)!);
       case 'check-rejoined': {
         // A resignation in the calm period is a change of leader like a fault: allow it the bound too.
         const due = this.rejoinDueAt();
