@@ -393,6 +393,11 @@ export interface SafetyResult {
   /** Keys a promised model's check left undecided (its time ran out; also held to 0). */
   readonly undecided: number;
   readonly models: readonly SafetyModelResult[];
+  /**
+   * The history's writes, sent and completed: the agents count the same writes apart (their
+   * totals), and self-check historyAgrees holds the two to each other. Absent from older files.
+   */
+  readonly writes?: { readonly sent: number; readonly ok: number };
 }
 
 /** One operation of a counterexample, ms from the load's start. */

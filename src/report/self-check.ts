@@ -23,6 +23,7 @@ import { nodeTunables } from './checks/node-tunables.js';
 import { relayCpu } from './checks/relay-cpu.js';
 import { noNegative } from './checks/no-negative.js';
 import { faultsAsPlanned } from './checks/faults-as-planned.js';
+import { historyAgrees } from './checks/history-agrees.js';
 
 export type { Check, CheckedResult } from './checks/check-kit.js';
 export {
@@ -58,6 +59,7 @@ const ALL = [
   relayLateness,
   calibratedFloorQuiet,
   finalReadCoverage,
+  historyAgrees,
   zkBestVote,
   zkTookTime,
   nodeTunables,

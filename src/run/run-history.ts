@@ -103,10 +103,12 @@ export function checkRunHistory(
   };
   // A history with no connection named (none of its reads completed) has no session to hold.
   const models = s.reads > 0 ? [linearizable, session] : [linearizable];
+  const writes = ops.filter((o) => o.f === 'write');
   return {
     history: HISTORY_FILE,
     broken: (promised ? c.violated : 0) + (s.reads > 0 ? s.violatedPairs : 0),
     undecided: promised ? c.unknown : 0,
     models,
+    writes: { sent: writes.length, ok: writes.filter((o) => o.ret !== Infinity).length },
   };
 }

@@ -523,6 +523,7 @@ export const runResultSchema = z
         history: z.string(),
         broken: count,
         undecided: count,
+        writes: z.object({ sent: count, ok: count }).optional(),
         models: z.array(
           z.object({
             model: z.enum(['linearizable', 'session']),

@@ -167,6 +167,25 @@ const ROWS: Record<CheckId, Row> = {
       r.writes = { ...r.writes, finalRead: { ...r.writes.finalRead!, writes: 29_000 } };
     },
   },
+  historyAgrees: {
+    // A history of the fixture's writes, every one completed, no reads.
+    setUp: (r) => {
+      r.safety = {
+        history: 'history.jsonl',
+        broken: 0,
+        undecided: 0,
+        models: [],
+        writes: {
+          sent: r.writes.attempted - (r.writes.failedCodes?.OVERFLOW ?? 0),
+          ok: r.writes.acked,
+        },
+      };
+    },
+    // One acknowledged write that the history holds as in doubt.
+    perturb: (r) => {
+      r.safety = { ...r.safety!, writes: { ...r.safety!.writes!, ok: r.safety!.writes!.ok - 1 } };
+    },
+  },
   zkBestVote: {
     setUp: (r) => {
       r.leaders.oracle = 'zookeeper-fle';

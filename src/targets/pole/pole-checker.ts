@@ -3,7 +3,7 @@
 // first; once a node has applied the fence it has applied everything committed before it, so a
 // write missing then is lost, not late. It speaks the node's own client, hence it lives here.
 import type { Zxid } from '../../vocabulary/zxid.js';
-import { compareZxid } from '../../vocabulary/zxid.js';
+import { compareZxid, formatZxid } from '../../vocabulary/zxid.js';
 import { PoleClient, PoleError } from '../../node/net/client.js';
 import { EndpointPool, writeWithRetry } from '../../load/retrying-writer.js';
 import type { AckedWrite, Address, CheckResult } from '../../vocabulary/names.js';
@@ -65,8 +65,14 @@ export async function checkAckedWrites(opts: {
           while (next < entries.length) {
             const [path, want] = entries[next++]!;
             const r = await readServed(client, path);
-            if (!r || compareZxid(r.zxid, want.zxid) < 0 || r.version + 1 < want.count)
-              lost.push(`${path}@${node.id}`);
+            if (!r || compareZxid(r.zxid, want.zxid) < 0 || r.version + 1 < want.count) {
+              // What was there against what was acknowledged: a write never applied and a path
+              // written fewer times than acknowledged point to different faults.
+              const found = r ? `${formatZxid(r.zxid)}, ${r.version + 1} writes` : 'absent';
+              lost.push(
+                `${path}@${node.id} (read ${found}; acknowledged up to ${formatZxid(want.zxid)}, ${want.count} writes)`,
+              );
+            }
           }
         };
         await Promise.all(Array.from({ length: Math.min(width, entries.length) }, worker));
