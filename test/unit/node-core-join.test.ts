@@ -172,6 +172,32 @@ test('a serving leader told that a member promised a newer epoch re-elects above
   assert.equal(core.servingLeaderEpoch, undefined);
 });
 
+test('a leader that steps down in the turn it proposed still logs what it proposed', () => {
+  const core = leaderOfEpoch1(true);
+  // One turn of the server: a client's write, then a refusal that makes the leader step down,
+  // before the turn's effects are taken (ready()).
+  core.step({
+    type: 'write',
+    now: 210,
+    handle: 1,
+    clientId: 'c',
+    requestId: 1,
+    path: '/a',
+    data: new Uint8Array([1]),
+  });
+  core.step({
+    type: 'message',
+    now: 210,
+    from: 'p2',
+    msg: { type: 'REJECT', epoch: 1, acceptedEpoch: 3, reason: 'stale-epoch' },
+  });
+  const r = core.ready();
+  assert.equal(named(r.events, 'stepped-down')[0]?.reason, 'member-ahead:p2@3');
+  const appended = r.persist.flatMap((op) => (op.op === 'append' ? op.txns.map((t) => t.zxid) : []));
+  assert.deepEqual(appended, [{ epoch: 1, counter: 1 }], 'the txn in the history must reach the disk');
+  assert.deepEqual(core.lastZxid, { epoch: 1, counter: 1 });
+});
+
 test('a leader ignores a refusal from a member that voted elsewhere in its own epoch', () => {
   const core = leaderOfEpoch1(false);
   // Not established yet, so p2, which voted for someone else in epoch 1, refused: it retries later.

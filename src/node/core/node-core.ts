@@ -650,6 +650,12 @@ export class NodeCore {
 
   /** Leave the current role: pending client requests get an explicit error. */
   private abandonRole(_now: number): void {
+    // Proposed this turn and not yet flushed (flushBatches runs at ready()): in the history, so
+    // logged as every txn there is. Dropped with the role, a leader that stepped down in the turn
+    // it proposed kept the txn in memory, led again, had it committed from there, and lost it from
+    // its own log at its next restart (a hole between epochs: docker, the fears, p4).
+    const unflushed = this.leaderState?.batch;
+    if (unflushed && unflushed.length > 0) this.persist.push({ op: 'append', txns: unflushed });
     if (this.leaderState || this.followerRole) {
       for (const [, handles] of this.waiters) {
         for (const h of handles) this.replies.push({ handle: h, ok: false, code: 'LEADER_LOST' });
