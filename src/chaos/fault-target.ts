@@ -6,7 +6,8 @@
 import type { NodeId } from '../vocabulary/names.js';
 import { KILLED, LEADER, MINORITY, type FaultSpec } from '../topology/topology-schema.js';
 import type { Topology } from '../topology/topology.js';
-import { bridgeHalves, drawMinority, ringCuts } from '../topology/fault-shapes.js';
+import { bridgeHalves, drawMinority } from '../topology/fault-shapes.js';
+import { ringCuts } from '../util/majority.js';
 import { majorityOf } from '../util/majority.js';
 import type { Random } from '../util/random.js';
 

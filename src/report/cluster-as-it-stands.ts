@@ -8,7 +8,8 @@
 import type { NodeId } from '../vocabulary/names.js';
 import type { Topology } from '../topology/topology.js';
 import type { FaultMark } from '../vocabulary/names.js';
-import { bridgeHalves, ringCuts } from '../topology/fault-shapes.js';
+import { bridgeHalves } from '../topology/fault-shapes.js';
+import { ringCuts } from '../util/majority.js';
 
 export interface ClusterState {
   /** Members that cannot take part: killed, paused or isolated, each with why. */

@@ -5,8 +5,8 @@
 // not during it, so that the report prints the whole schedule and the same seed replays it exactly;
 // only "leader" is left to the moment, as a hand-written fault leaves it.
 import type { NodeId } from '../vocabulary/names.js';
-import { Random } from '../util/random.js';
-import { drawMinority, shuffled } from './fault-shapes.js';
+import { Random, shuffled } from '../util/random.js';
+import { drawMinority } from './fault-shapes.js';
 import {
   LEADER,
   MINORITY,

@@ -34,3 +34,13 @@ export class Random {
     return -Math.log(1 - this.next()) * mean;
   }
 }
+
+/** `items` in an order drawn by `random` (Fisher–Yates). */
+export function shuffled<T>(items: readonly T[], random: Random): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}

@@ -13,8 +13,8 @@ import { NodeCore, type CoreTimers, type ResignOptions } from '../core/node-core
 import { createOracle } from '../core/oracles/registry.js';
 import type { Member, NodeId } from '../core/types.js';
 import type { Zxid } from '../../vocabulary/zxid.js';
-import { majorityOf } from '../../util/majority.js';
-import { Random } from '../../util/random.js';
+import { ringCuts } from '../../util/majority.js';
+import { Random, shuffled } from '../../util/random.js';
 import { EventQueue } from './event-queue.js';
 import { InvariantChecker } from './invariants.js';
 import { MemoryStore } from './memory-store.js';
@@ -683,21 +683,12 @@ export class Simulation {
         for (const a of half) for (const b of rest) if (!half.has(b)) dirs.push(...both(a, b));
         return this.hold(dirs, forMs);
       }
-      case 'ring': {
-        const order = [...ids];
-        for (let i = order.length - 1; i > 0; i--) {
-          const j = this.rng.int(0, i);
-          [order[i], order[j]] = [order[j]!, order[i]!];
-        }
-        // Each node keeps the k nearest either side: itself and 2k make a majority.
-        const n = order.length;
-        const k = Math.ceil((majorityOf(n) - 1) / 2);
-        const dirs: string[] = [];
-        for (let i = 0; i < n; i++)
-          for (let j = i + 1; j < n; j++)
-            if (Math.min(j - i, n - (j - i)) > k) dirs.push(...both(order[i]!, order[j]!));
-        return this.hold(dirs, forMs);
-      }
+      case 'ring':
+        // The nemesis's own ring: each node keeps the nearest either side that make it a majority.
+        return this.hold(
+          ringCuts(shuffled(ids, this.rng)).flatMap(([a, b]) => both(a, b)),
+          forMs,
+        );
     }
   }
 

@@ -17,6 +17,9 @@ export interface Check {
   readonly run: (r: CheckedResult, fail: (why: string) => void, skip: (why: string) => void) => void;
 }
 
+/** Whether a load agent was lost: its writes are in none of the agents' counts. */
+export const agentLost = (r: CheckedResult): boolean => Object.values(r.latency).some((l) => l.lost !== null);
+
 /**
  * The outage is measured by the agents, the first commit by the new leader: different processes,
  * whose wall clocks (each the kernel's monotonic clock + an offset calibrated at its start,

@@ -3,15 +3,14 @@
 // those writes it covered by a key it read on every live member. Fewer covered than counted are
 // writes nobody looked for (a list cut short: an agent that exited before handing it over), and
 // "nothing lost" would be said of writes never checked; more covered, writes counted twice.
-import { type Check, WINDOWS } from './check-kit.js';
+import { agentLost, type Check, WINDOWS } from './check-kit.js';
 
 export const finalReadCoverage = {
   id: 'finalReadCoverage',
   what: 'the final read covered every acknowledged write: the writes whose keys it read = the writes the agents’ histograms counted acknowledged',
   run: (r, fail, skip) => {
     const read = r.writes.finalRead;
-    if (Object.values(r.latency).some((l) => l.lost !== null))
-      return skip('a load agent was lost: its writes are in neither count');
+    if (agentLost(r)) return skip('a load agent was lost: its writes are in neither count');
     if (read === undefined) return skip('the run made no final read');
     if (read.writes === undefined) return skip('a stored run from before the final read counted writes');
     const counted = Object.values(r.latency).reduce(

@@ -2,7 +2,7 @@
 // writes apart in their totals (sent, acknowledged, failed). The safety verdict is the history's:
 // a write missing from it is a write no model was checked against, and one there twice or
 // completed there but failed in the totals says the two books were kept of different writes.
-import type { Check } from './check-kit.js';
+import { agentLost, type Check } from './check-kit.js';
 
 export const historyAgrees = {
   id: 'historyAgrees',
@@ -11,8 +11,7 @@ export const historyAgrees = {
     const h = r.safety?.writes;
     if (r.safety === undefined) return skip('the run had no reads: no history');
     if (h === undefined) return skip('a stored run from before the history counted its writes');
-    if (Object.values(r.latency).some((l) => l.lost !== null))
-      return skip('a load agent was lost: its operations are in neither book');
+    if (agentLost(r)) return skip('a load agent was lost: its operations are in neither book');
     const sent = r.writes.attempted - (r.writes.failedCodes?.OVERFLOW ?? 0);
     if (h.sent !== sent)
       fail(`the history holds ${h.sent} writes, the agents sent ${sent} (${r.writes.attempted} attempted)`);
